@@ -1,0 +1,121 @@
+package dev.primer.cli.bench;
+
+import dev.primer.BackendKind;
+import dev.primer.Primer;
+import dev.primer.cli.CliException;
+import dev.primer.cli.ExitCode;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code primer bench}: Primer's primitives timed on the GPU the way bench/baselines.py times CuPy
+ * and PyTorch (CUDA events, warm-up, median, random inputs beyond L2), verified, paired with the
+ * baselines by name, judged against the targets, and written as JSON and Markdown.
+ */
+@Command(name = "bench", mixinStandardHelpOptions = true,
+        description = "Benchmark Primer on the GPU: launch overhead, transfers and copy bandwidth (foundation), "
+                + "reduce, rows, segments, scan. Each result is verified, compared with the CuPy and PyTorch "
+                + "baselines of bench/baselines.py when given, and judged against the targets. Writes "
+                + "<out-dir>/<date>-<gpu>.json and .md and prints the report. Exit 1 if a result was wrong "
+                + "or a benchmark failed, 3 without a GPU.")
+public final class BenchCommand implements Callable<Integer> {
+
+    @Option(names = "--baselines", paramLabel = "FILE.json",
+            description = "Baseline records from bench/baselines.py --out, to compare with.")
+    Path baselinesFile;
+
+    @Option(names = "--out-dir", paramLabel = "DIR", defaultValue = "bench/results",
+            description = "Where the JSON and Markdown reports go (default: ${DEFAULT-VALUE}).")
+    Path outDir;
+
+    @Option(names = "--quick", description = "5 timed runs instead of 20, and baselines.py --quick sizes (2^24).")
+    boolean quick;
+
+    @Option(names = "--only", split = ",", paramLabel = "GROUP",
+            description = "Only these groups: foundation, reduce, rows, segments, scan.")
+    List<String> only;
+
+    @Option(names = "--segments", paramLabel = "FILE.npy",
+            description = "int64 segment offsets (baselines.py --segments-out), so both sides reduce the same segments.")
+    Path segmentsFile;
+
+    @Override
+    public Integer call() throws IOException {
+        if (!Cuda.isAvailable()) {
+            System.err.println("no GPU: " + Cuda.unavailableReason());
+            return ExitCode.NO_GPU;
+        }
+        Set<String> groups = groups();
+        Baselines baselines = baselinesFile == null ? Baselines.none() : loadBaselines();
+        if (segmentsFile != null && !Files.isReadable(segmentsFile)) throw CliException.usage("cannot read --segments " + segmentsFile);
+
+        PrintStream progress = System.err;
+        CudaContext ctx = Cuda.context();
+        List<BenchRecord> records = new ArrayList<>();
+        double copyGbps;
+        BenchEnvironment env;
+        try (Primer gpu = Primer.open(BackendKind.GPU)) {
+            BenchSetup s = new BenchSetup(ctx, gpu, quick, segmentsFile, progress);
+            env = BenchEnvironment.of(ctx.device(), quick, s.reps());
+            s.say("primer bench on " + gpu.description() + (quick ? " (--quick)" : "") + ", groups " + String.join(",", groups));
+            // The copy bandwidth is every table's yardstick: measured first, whatever the groups.
+            BenchRecord copy = FoundationBench.copy(s);
+            copyGbps = copy.ok() ? copy.gbps() : Double.NaN;
+            if (groups.contains(FoundationBench.GROUP)) records.addAll(FoundationBench.run(s, copy));
+            else records.add(copy);
+            if (groups.contains(ReduceBench.GROUP)) records.addAll(ReduceBench.run(s));
+            if (groups.contains(RowsBench.GROUP)) records.addAll(RowsBench.run(s));
+            if (groups.contains(SegmentsBench.GROUP)) records.addAll(SegmentsBench.run(s));
+            if (groups.contains(ScanBench.GROUP)) records.addAll(ScanBench.run(s));
+        }
+
+        BenchReport report = new BenchReport(env, records, baselines, copyGbps);
+        Path[] files = report.write(outDir);
+        PrintStream out = System.out;
+        out.print(report.markdown());
+        out.println();
+        out.println("wrote " + files[0]);
+        out.println("wrote " + files[1]);
+        long wrong = records.stream().filter(r -> Boolean.FALSE.equals(r.verified())).count();
+        long failed = records.stream().filter(r -> !r.ok()).count();
+        if (wrong + failed > 0) {
+            out.println("bench: " + wrong + " wrong result(s), " + failed + " benchmark(s) failed to run");
+            return ExitCode.CHECK_FAILED;
+        }
+        return ExitCode.OK;
+    }
+
+    private Set<String> groups() {
+        if (only == null || only.isEmpty()) return new LinkedHashSet<>(BenchReport.GROUPS);
+        Set<String> wanted = new LinkedHashSet<>();
+        for (String g : only) {
+            String name = g.trim().toLowerCase(Locale.ROOT);
+            if (!BenchReport.GROUPS.contains(name)) {
+                throw CliException.usage("unknown group '" + g + "' in --only: expected " + String.join(", ", BenchReport.GROUPS));
+            }
+            wanted.add(name);
+        }
+        return wanted;
+    }
+
+    private Baselines loadBaselines() {
+        try {
+            return Baselines.load(baselinesFile);
+        } catch (IOException | IllegalArgumentException e) {
+            throw CliException.usage("cannot read --baselines " + baselinesFile + ": " + e.getMessage());
+        }
+    }
+}

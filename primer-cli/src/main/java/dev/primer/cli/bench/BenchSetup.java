@@ -1,0 +1,44 @@
+package dev.primer.cli.bench;
+
+import dev.primer.Primer;
+import dev.primer.cuda.CudaContext;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+
+/**
+ * What every benchmark group needs: the GPU (as a CUDA context and as a Primer), how many warm-up
+ * and timed repetitions to run, and the sizes. Sizes are those of bench/baselines.py, so records of
+ * the same name pair up: 2^28 elements, or 2^24 with {@code --quick} (as baselines.py --quick).
+ */
+record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, PrintStream log) {
+    static final int WARMUP = 3;
+
+    int reps() { return quick ? 5 : 20; }
+
+    long n() { return quick ? 1L << 24 : 1L << 28; }
+
+    long[] rowsWide() { return quick ? new long[] {2048, 8192} : new long[] {2048, 262144}; }
+
+    long[] rowsNarrow() { return quick ? new long[] {262144, 64} : new long[] {4194304, 64}; }
+
+    long segmentValues() { return quick ? n() : 1L << 26; }
+
+    long syncN() { return 1L << 20; }
+
+    /**
+     * Copies of an input set needed so that rotating through them defeats the L2 cache: one when the
+     * set is at least 3 × L2, else enough for ~max(200 MB, 3.5 × L2) (baselines.py's rule).
+     */
+    int buffersFor(long setBytes) {
+        long l2 = Math.max(ctx.device().l2CacheBytes(), 1 << 20);
+        if (setBytes >= 3 * l2) return 1;
+        double target = Math.max(200e6, 3.5 * l2);
+        return (int) Math.ceil(target / setBytes);
+    }
+
+    void say(String line) {
+        log.println(line);
+        log.flush();
+    }
+}

@@ -1,0 +1,50 @@
+package dev.primer.cli.bench;
+
+import dev.primer.DType;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
+import java.util.stream.LongStream;
+
+/**
+ * Random host data with the distributions of bench/baselines.py: floats uniform in [0, 1), integers
+ * uniform in [-1000, 1000). Generated in parallel chunks, each from its own seed, so the contents
+ * depend only on the seed. The segment must be accessible from any thread (a shared or auto arena).
+ */
+final class RandomHost {
+    private static final long CHUNK = 1L << 20;
+
+    private RandomHost() {}
+
+    static MemorySegment fill(MemorySegment segment, DType type, long n, long seed) {
+        long chunks = (n + CHUNK - 1) / CHUNK;
+        LongStream.range(0, chunks).parallel().forEach(c -> {
+            SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + c);
+            long end = Math.min(n, (c + 1) * CHUNK);
+            for (long i = c * CHUNK; i < end; i++) {
+                switch (type) {
+                    case FLOAT -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble());
+                    case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextDouble());
+                    case INT -> segment.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt(-1000, 1000));
+                    case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong(-1000, 1000));
+                    case BYTE -> segment.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(-100, 100));
+                }
+            }
+        });
+        return segment;
+    }
+
+    /** Fills every byte (transfer tests: contents do not matter, but they are never all zeros). */
+    static MemorySegment fillBytes(MemorySegment segment, long seed) {
+        long words = segment.byteSize() / 8;
+        long chunks = (words + CHUNK - 1) / CHUNK;
+        LongStream.range(0, chunks).parallel().forEach(c -> {
+            SplittableRandom random = new SplittableRandom(seed + c);
+            long end = Math.min(words, (c + 1) * CHUNK);
+            for (long i = c * CHUNK; i < end; i++) segment.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, random.nextLong());
+        });
+        for (long i = words * 8; i < segment.byteSize(); i++) segment.set(ValueLayout.JAVA_BYTE, i, (byte) 0x5A);
+        return segment;
+    }
+}

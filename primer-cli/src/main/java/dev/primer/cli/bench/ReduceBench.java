@@ -1,0 +1,116 @@
+package dev.primer.cli.bench;
+
+import dev.primer.DType;
+import dev.primer.DeviceArray;
+import dev.primer.FloatArray;
+import dev.primer.Op;
+import dev.primer.cuda.CudaContext;
+import dev.primer.gpu.GpuReduce;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The production device-wide reduce on n elements (2^28; 2^24 with --quick): the kernel sequence
+ * alone, timed with events and writing its result to a device buffer (no host copy in the timed
+ * region); and the call as a Java user makes it, Primer.sum(FloatArray) on 2^20 floats, timed on the
+ * host, result read back included. Each answer is checked once against a host loop.
+ */
+final class ReduceBench {
+    static final String GROUP = "reduce";
+    static final String SYNC_NAME = "sum_sync_f32_2^20";
+    private static final int SYNC_WARMUP = 200;
+    private static final int SYNC_CALLS = 2000;
+
+    private ReduceBench() {}
+
+    /** One benchmark: a type and an operator, or (op == null) argMax. */
+    private record Case(String name, DType type, Op op, int outBytes) {}
+
+    static List<BenchRecord> run(BenchSetup s) {
+        List<BenchRecord> out = new ArrayList<>();
+        for (Case c : List.of(
+                new Case("sum_f32", DType.FLOAT, Op.SUM, 4),      // out bytes as the baselines count them (CuPy's result)
+                new Case("sum_i32", DType.INT, Op.SUM, 8),
+                new Case("sum_f64", DType.DOUBLE, Op.SUM, 8),
+                new Case("max_f32", DType.FLOAT, Op.MAX, 4),
+                new Case("argmax_f32", DType.FLOAT, null, 8))) {
+            out.add(Guard.run(s, GROUP, c.name(), c.type().toString(), String.valueOf(s.n()), () -> measure(s, c)));
+        }
+        out.add(Guard.run(s, GROUP, SYNC_NAME, "float32", String.valueOf(s.syncN()), () -> sync(s)));
+        return out;
+    }
+
+    private static BenchRecord measure(BenchSetup s, Case c) {
+        CudaContext ctx = s.ctx();
+        long n = s.n();
+        long bytes = n * c.type().byteSize();
+        int buffers = s.buffersFor(bytes);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), c.type(), n, 71 + c.type().ordinal());
+            DeviceArray[] in = new DeviceArray[buffers];
+            long[] pointers = new long[buffers];
+            for (int b = 0; b < buffers; b++) {
+                in[b] = closer.add(s.gpu().allocate(c.type(), n));
+                in[b].copyFrom(host);
+                pointers[b] = in[b].devicePointer();
+            }
+            long result = ctx.allocate(64);
+            closer.add(() -> ctx.free(result));
+            EventTimer timer = closer.add(new EventTimer(ctx));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> launch(ctx, c, pointers[i % buffers], n, result));
+            ctx.synchronize();
+            String check = verify(s, c, in[0], host, n);
+            return BenchRecord.measured(GROUP, c.name(), c.type().toString(), String.valueOf(n), n, (double) bytes + c.outBytes(), t,
+                    check.startsWith("ok"), check + "; kernels only (result left on the device); " + buffers + " buffer(s)");
+        }
+    }
+
+    private static void launch(CudaContext ctx, Case c, long in, long n, long result) {
+        if (c.op() == null) GpuReduce.argExtremeInto(ctx, c.type(), true, in, n, result);
+        else GpuReduce.reduceInto(ctx, c.type(), c.op(), in, n, result);
+    }
+
+    /** Primer's answer through the facade (the same kernels) against a host loop over the same data. */
+    private static String verify(BenchSetup s, Case c, DeviceArray a, MemorySegment host, long n) {
+        if (c.op() == null) {
+            long got = s.gpu().argMax(a), want = HostReference.argMaxFloat(host, n);
+            return got == want ? "ok: index " + got + " as on the host" : "FAILED: index " + got + ", host " + want;
+        }
+        double got = Twins.reduce(s.gpu(), a, c.op()).doubleValue();
+        double want = c.op() == Op.MAX ? HostReference.maxFloat(host, n) : HostReference.sum(host, c.type(), 0, n);
+        if (c.type() == DType.INT) {
+            return got == want ? "ok: exact" : String.format(Locale.ROOT, "FAILED: %.0f, host %.0f", got, want);
+        }
+        double err = HostReference.relativeError(got, want);
+        return err <= 1e-6 ? String.format(Locale.ROOT, "ok: rel err %.1e vs host float64", err)
+                : String.format(Locale.ROOT, "FAILED: %s, host %s (rel err %.1e)", got, want, err);
+    }
+
+    /** What a Java user sees: Primer.sum(FloatArray) of 2^20 floats, result on the host, wall time per call. */
+    private static BenchRecord sync(BenchSetup s) {
+        long n = s.syncN();
+        int buffers = s.buffersFor(4 * n);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = RandomHost.fill(arena.allocate(4 * n, 64), DType.FLOAT, n, 81);
+            FloatArray[] in = new FloatArray[buffers];
+            for (int b = 0; b < buffers; b++) {
+                in[b] = closer.add(s.gpu().allocateFloats(n));
+                in[b].copyFrom(host);
+            }
+            int calls = s.quick() ? 500 : SYNC_CALLS;
+            float[] last = new float[1];
+            Timing t = Timing.wall(SYNC_WARMUP, calls, i -> last[0] = s.gpu().sum(in[i % buffers]));
+            double want = HostReference.sum(host, DType.FLOAT, 0, n);
+            double err = HostReference.relativeError(last[0], want);
+            boolean ok = err <= 1e-6;
+            String note = String.format(Locale.ROOT, "%.2f µs per call (median of %d after %d warm-up; host wall time,"
+                            + " result read back); rel err %.1e vs host; %d buffers rotated",
+                    t.medianMs() * 1e3, calls, SYNC_WARMUP, err, buffers);
+            return BenchRecord.measured(GROUP, SYNC_NAME, "float32", String.valueOf(n), n, 4.0 * n + 4, t, ok, note);
+        }
+    }
+}

@@ -1,0 +1,98 @@
+package dev.primer.cli.bench;
+
+import dev.primer.ByteArray;
+import dev.primer.DType;
+import dev.primer.DeviceArray;
+import dev.primer.LongArray;
+import dev.primer.Op;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Self-test of the production scans: inclusive and exclusive, every operator of every dtype, int32
+ * into int64, in place, and segmented by head flags and by offsets, against the CPU backend.
+ * Float scans accumulate in their own type, so their tolerance is wider than a reduction's: relative
+ * to the running sum of |x| for SUM, to the value for PROD.
+ */
+final class ScanSelftest {
+    private ScanSelftest() {}
+
+    static List<Long> sizes(boolean quick) {
+        return quick ? List.of(1L, 33L, 5000L) : List.of(1L, 33L, 5000L, 300000L);
+    }
+
+    /** Relative tolerance of a float scan (see the class comment). */
+    static double rel(DType type, Op op) {
+        if (type == DType.DOUBLE) return 1e-10;
+        return op == Op.PROD ? 1e-3 : 1e-5;
+    }
+
+    enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS }
+
+    /** The GPU scans int32, int64, float32 and float64 (int8 scans are declined by design). */
+    static final List<DType> TYPES = List.of(DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE);
+
+    static void scans(CheckLog log, Twins t, boolean quick) {
+        log.note("scans: int8 is left out (the GPU backend does not scan int8)");
+        for (long n : sizes(quick)) {
+            for (DType type : TYPES) {
+                for (Op op : Op.values()) {
+                    if (!op.supports(type)) continue;
+                    for (Kind kind : Kind.values()) {
+                        log.check(String.format(Locale.ROOT, "scan %s %s %s n=%d", kind.name().toLowerCase(Locale.ROOT), op, type, n),
+                                () -> scan(t, kind, type, type, op, n, false));
+                    }
+                }
+            }
+            for (Kind kind : List.of(Kind.INCLUSIVE, Kind.EXCLUSIVE)) {
+                log.check(String.format(Locale.ROOT, "scan %s SUM int32->int64 n=%d", kind.name().toLowerCase(Locale.ROOT), n),
+                        () -> scan(t, kind, DType.INT, DType.LONG, Op.SUM, n, false));
+            }
+        }
+        for (DType type : List.of(DType.INT, DType.FLOAT)) {
+            log.check("scan inclusive SUM " + type + " n=5000 in place", () -> scan(t, Kind.INCLUSIVE, type, type, Op.SUM, 5000, true));
+        }
+    }
+
+    private static String scan(Twins t, Kind kind, DType inType, DType outType, Op op, long n, boolean inPlace) {
+        long seed = 4242L + 1000L * inType.ordinal() + 100L * op.ordinal() + 10L * kind.ordinal() + n;
+        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+            MemorySegment host = SelftestData.values(arena, inType, op, n, seed);
+            DeviceArray[] in = t.upload(closer, inType, host, n);
+            DeviceArray[] out = inPlace ? in : t.allocate(closer, outType, n);
+            switch (kind) {
+                case INCLUSIVE -> {
+                    t.gpu().inclusiveScan(in[0], out[0], op);
+                    t.cpu().inclusiveScan(in[1], out[1], op);
+                }
+                case EXCLUSIVE -> {
+                    if (outType.isFloatingPoint()) {
+                        t.gpu().exclusiveScan(in[0], out[0], op, 0.5);
+                        t.cpu().exclusiveScan(in[1], out[1], op, 0.5);
+                    } else {
+                        t.gpu().exclusiveScan(in[0], out[0], op, 7L);
+                        t.cpu().exclusiveScan(in[1], out[1], op, 7L);
+                    }
+                }
+                case BY_FLAGS -> {
+                    MemorySegment flags = SelftestData.flags(arena, n, seed + 1);
+                    DeviceArray[] f = t.upload(closer, DType.BYTE, flags, n);
+                    t.gpu().segmentedInclusiveScan(in[0], (ByteArray) f[0], out[0], op);
+                    t.cpu().segmentedInclusiveScan(in[1], (ByteArray) f[1], out[1], op);
+                }
+                case BY_OFFSETS -> {
+                    long[] offsets = SelftestData.offsets(n, seed + 2);
+                    LongArray og = closer.add(t.gpu().upload(offsets)), oc = closer.add(t.cpu().upload(offsets));
+                    t.gpu().segmentedInclusiveScan(in[0], og, out[0], op);
+                    t.cpu().segmentedInclusiveScan(in[1], oc, out[1], op);
+                }
+            }
+            double[] scale = Compare.runningAbsSum(host, inType, n);
+            return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), outType, n, op,
+                    i -> scale[(int) i] + 1, rel(outType, op));
+        }
+    }
+}

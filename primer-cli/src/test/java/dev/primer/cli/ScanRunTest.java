@@ -1,0 +1,40 @@
+package dev.primer.cli;
+
+import dev.primer.DType;
+import dev.primer.io.Npy;
+import dev.primer.io.NpyArray;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.lang.foreign.ValueLayout;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** {@code primer run inclusive-scan / exclusive-scan} on the CPU backend. */
+class ScanRunTest {
+    @TempDir Path dir;
+
+    @Test void inclusiveSumOfInt32WritesInt64() throws IOException {
+        Path in = dir.resolve("in.npy"), out = dir.resolve("out.npy");
+        Npy.write(in, new int[] {Integer.MAX_VALUE, 1, 2});
+        Cli.Result r = Cli.run("run", "inclusive-scan", in.toString(), "-o", out.toString(), "--backend", "cpu");
+        assertEquals(0, r.exitCode(), r::toString);
+        NpyArray a = Npy.read(out);
+        assertEquals(DType.LONG, a.dtype());
+        assertArrayEquals(new long[] {Integer.MAX_VALUE, Integer.MAX_VALUE + 1L, Integer.MAX_VALUE + 3L},
+                a.data().toArray(ValueLayout.JAVA_LONG));
+    }
+
+    @Test void exclusiveMaxWithInit() throws IOException {
+        Path in = dir.resolve("in.npy");
+        Npy.write(in, new double[] {1, 5, 2, 7});
+        Map<String, Object> m = MiniJson.object(Cli.run("run", "exclusive-scan", in.toString(), "--op", "max",
+                "--init", "3", "--json", "--backend", "cpu").out());
+        assertEquals(java.util.List.of(3.0, 3.0, 5.0, 5.0), m.get("head"));
+        assertEquals("max", m.get("scanOp"));
+    }
+}

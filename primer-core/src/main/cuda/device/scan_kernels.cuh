@@ -1,0 +1,670 @@
+// Device-wide scan in one pass: decoupled look-back (Merrill & Garland 2016), made deterministic.
+//
+// Per block (one tile of TILE_ITEMS = BLOCK_THREADS * ROWS * VEC items, VEC = 16 bytes of input):
+//   1. Thread 0 takes the tile number from a counter in scratch: tiles start in the order they
+//      are numbered, so a tile only ever waits for tiles that are already running (no deadlock
+//      whatever order the hardware schedules blocks in). The block that draws the last number puts
+//      the counter back to zero: every block has drawn by then.
+//   2. Every thread issues ROWS coalesced 16-byte loads (a warp's load covers one row; see
+//      block_scan.cuh for the arrangement), scans its VEC items, and the block scans the chunks.
+//   3. Warp 0 publishes the tile's aggregate (A), looks back at its predecessors' status for the
+//      tile's exclusive prefix, publishes the inclusive prefix (P), and hands the prefix to the
+//      block; every thread writes its items with 16-byte stores.
+//
+// Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
+// is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
+// aligned vector load, whatever the slice offset. Stores use vectors where the output is aligned the
+// same way (always, when in == out) and single elements otherwise.
+//
+// DETERMINISM. Which predecessor a tile finds with a P differs from run to run, so CUB's look-back,
+// which combines "the nearest P" with the A's after it as a tree, associates a float sum differently
+// each run. Here every P is, by construction, the LEFT FOLD of the aggregates before it:
+//     P_0 = init op A_0,   P_i = (...((P_j op A_(j+1)) op A_(j+2)) ... op A_(i-1)) op A_i
+// where j is whichever predecessor was found with P. By induction P_j = init op A_0 op ... op A_j
+// folded left to right, and folding on from it gives the same left fold whatever j was: the
+// exclusive prefix of every tile is the same bits on every run, and so is every output (A_i comes
+// from the block scan, which has a fixed association). The price is that the A's between j and i
+// are combined one after the other by one lane instead of as a tree: about (i - j) dependent
+// operations, a few hundred cycles when j is within a window or two -- the common case. The values
+// of up to LOOKBACK_WINDOWS windows are kept in shared memory; if no P turns up within them the
+// warp starts again from the nearest window (tile i - 1 reaches P eventually, so this terminates).
+// Operators that are exactly associative (integers, min/max, bitwise) get any association bitwise
+// identical, and use the faster tree combine per window instead (ExactlyAssociative below).
+//
+// STATUS WORDS (scratch, 24 bytes per tile at a fixed stride, after a 16-byte header holding the
+// tile counter): { u64 word; u64 aggregate; u64 inclusive; }.
+//   word, high half: epoch << 3 | head << 2 | state (1 = A, 2 = P); low half: the value itself for
+//   4-byte values, so one 64-bit load reads state and value together (single-copy atomic; relaxed
+//   at device scope is enough since nothing else is published through it). 8-byte values go to
+//   `aggregate` / `inclusive` first and the word is stored with release; readers load the word with
+//   acquire, then the value. A reader never confuses A and P values: they live in separate fields
+//   and each is written once per launch.
+//   The epoch (1 .. 2^29 - 1, a new one per launch, chosen by the host) makes every word of an
+//   earlier launch read as "nothing yet", so the words need no clearing between launches: no extra
+//   launch, no memset. The host clears the whole buffer when its epoch counter wraps. Because the
+//   stride is fixed and words only ever hold status words, leftovers of any earlier launch (any
+//   dtype, any tile count) sit in the same fields and fail the epoch test.
+//   Loads and stores use ld/st.relaxed|acquire|release.gpu (PTX), never volatile: they go to L2,
+//   the point of coherence, and carry the ordering the memory model needs.
+//
+// SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
+// (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
+// The init is folded into each head element (init op x) and the first tile's prefix is (init, 0),
+// so every segment, including one that starts before the first head, begins with the init.
+//
+// This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
+// so NVRTC can instantiate scan_kernel<...> for a user-defined operator. Such an operator takes the
+// ordered (deterministic) look-back unless ExactlyAssociative is specialised for it. Values in the
+// status words must be 4 or 8 bytes.
+#pragma once
+#include "../ops.cuh"
+#include "../warp/warp_scan.cuh"
+#include "../block/block_scan.cuh"
+
+namespace primer {
+
+/** Launch shape of the device scan; ScanPolicy.java mirrors these numbers. */
+struct ScanPolicyConstants {
+    static constexpr int BLOCK_THREADS = 256;
+    static constexpr int ROWS = 4;                  // 16-byte loads per thread per tile
+    static constexpr int MIN_BLOCKS_PER_SM = 3;     // caps registers at 80: no spills, >= 3 blocks per SM
+    static constexpr int VECTOR_BYTES = 16;
+    static constexpr int SCRATCH_HEADER_BYTES = 16; // the tile counter, then the status slots
+    static constexpr int STATUS_SLOT_BYTES = 24;
+    static constexpr int LOOKBACK_WINDOWS = 8;      // windows of 32 tiles kept for the ordered fold
+    static constexpr int EPOCH_BITS = 29;
+    static constexpr int SEGMENT_STARTS_BLOCK = 256;  // threads per block of segment_tile_starts
+};
+
+// ---------------------------------------------------------------------------------------------
+// Segmented values and operators.
+
+/** A value and whether a segment starts within the span it covers. */
+template <typename T>
+struct Segmented {
+    T value;
+    int head;
+};
+
+template <typename Op, typename T>
+struct SegmentedOp {
+    Op op;
+    static __device__ __forceinline__ Segmented<T> identity() { return {Op::identity(), 0}; }
+    __device__ __forceinline__ Segmented<T> operator()(Segmented<T> a, Segmented<T> b) const {
+        return {b.head ? b.value : op(a.value, b.value), a.head | b.head};
+    }
+};
+
+/** Whether every association gives the same bits (then the look-back may combine as a tree). */
+template <typename Op> struct ExactlyAssociative { static constexpr bool value = false; };
+template <typename T> struct ExactlyAssociative<Min<T>> { static constexpr bool value = true; };  // a selection
+template <typename T> struct ExactlyAssociative<Max<T>> { static constexpr bool value = true; };
+template <typename T> struct ExactlyAssociative<BitAnd<T>> { static constexpr bool value = true; };
+template <typename T> struct ExactlyAssociative<BitOr<T>> { static constexpr bool value = true; };
+template <typename T> struct ExactlyAssociative<BitXor<T>> { static constexpr bool value = true; };
+template <> struct ExactlyAssociative<Sum<int>> { static constexpr bool value = true; };  // mod 2^32
+template <> struct ExactlyAssociative<Sum<long long>> { static constexpr bool value = true; };
+template <> struct ExactlyAssociative<Prod<int>> { static constexpr bool value = true; };
+template <> struct ExactlyAssociative<Prod<long long>> { static constexpr bool value = true; };
+template <typename Op, typename T>
+struct ExactlyAssociative<SegmentedOp<Op, T>> { static constexpr bool value = ExactlyAssociative<Op>::value; };
+
+namespace scan_detail {
+
+template <bool C, typename A, typename B> struct Select { using type = A; };
+template <typename A, typename B> struct Select<false, A, B> { using type = B; };
+
+template <typename T>
+__device__ __forceinline__ T from_bits(unsigned long long bits) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+    T value;
+    if constexpr (sizeof(T) == 4) {
+        const unsigned low = (unsigned)bits;
+        __builtin_memcpy(&value, &low, 4);
+    } else {
+        __builtin_memcpy(&value, &bits, 8);
+    }
+    return value;
+}
+
+template <typename T>
+__device__ __forceinline__ unsigned long long to_bits(T value) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+    if constexpr (sizeof(T) == 4) {
+        unsigned low;
+        __builtin_memcpy(&low, &value, 4);
+        return low;
+    } else {
+        unsigned long long bits;
+        __builtin_memcpy(&bits, &value, 8);
+        return bits;
+    }
+}
+
+// ---- memory-model accesses at device (gpu) scope ----
+
+__device__ __forceinline__ unsigned long long load_relaxed(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ unsigned long long load_acquire(const unsigned long long* p) {
+    unsigned long long v;
+    asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void store_release(unsigned long long* p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+
+// ---- what a status word carries: a 4/8-byte value and a head bit ----
+
+template <typename V>
+struct StatusPayload {
+    static constexpr bool IN_WORD = sizeof(V) == 4;
+    static __device__ __forceinline__ unsigned long long bits(V v) { return to_bits(v); }
+    static __device__ __forceinline__ unsigned head(V) { return 0; }
+    static __device__ __forceinline__ V make(unsigned long long bits, unsigned) { return from_bits<V>(bits); }
+};
+template <typename T>
+struct StatusPayload<Segmented<T>> {
+    static constexpr bool IN_WORD = sizeof(T) == 4;
+    static __device__ __forceinline__ unsigned long long bits(Segmented<T> v) { return to_bits(v.value); }
+    static __device__ __forceinline__ unsigned head(Segmented<T> v) { return v.head ? 1u : 0u; }
+    static __device__ __forceinline__ Segmented<T> make(unsigned long long bits, unsigned head) {
+        return {from_bits<T>(bits), (int)head};
+    }
+};
+
+}  // namespace scan_detail
+
+// ---------------------------------------------------------------------------------------------
+// Tile status.
+
+struct TileStatusSlot {
+    unsigned long long word;
+    unsigned long long aggregate;
+    unsigned long long inclusive;
+};
+static_assert(sizeof(TileStatusSlot) == ScanPolicyConstants::STATUS_SLOT_BYTES, "slot layout");
+
+constexpr unsigned TILE_NOTHING = 0u, TILE_AGGREGATE = 1u, TILE_PREFIX = 2u;
+
+template <typename V>
+struct TileStatus {
+    using Payload = scan_detail::StatusPayload<V>;
+    TileStatusSlot* slots;
+    unsigned epoch;
+
+    __device__ __forceinline__ void publish(long long tile, unsigned state, V value) const {
+        const unsigned long long header =
+            (unsigned long long)((epoch << 3) | (Payload::head(value) << 2) | state) << 32;
+        TileStatusSlot& slot = slots[tile];
+        if constexpr (Payload::IN_WORD) {
+            scan_detail::store_relaxed(&slot.word, header | Payload::bits(value));
+        } else {
+            scan_detail::store_relaxed(state == TILE_PREFIX ? &slot.inclusive : &slot.aggregate, Payload::bits(value));
+            scan_detail::store_release(&slot.word, header);  // the value above is visible first
+        }
+    }
+
+    /** TILE_NOTHING while the tile has published nothing in this launch; else its state and value. */
+    __device__ __forceinline__ unsigned poll(long long tile, V& value) const {
+        const TileStatusSlot& slot = slots[tile];
+        if constexpr (Payload::IN_WORD) {
+            const unsigned long long w = scan_detail::load_relaxed(&slot.word);
+            if ((unsigned)(w >> 35) != epoch) return TILE_NOTHING;
+            value = Payload::make(w & 0xffffffffull, (unsigned)(w >> 34) & 1u);
+            return (unsigned)(w >> 32) & 3u;
+        } else {
+            const unsigned long long w = scan_detail::load_acquire(&slot.word);
+            if ((unsigned)(w >> 35) != epoch) return TILE_NOTHING;
+            const unsigned state = (unsigned)(w >> 32) & 3u;
+            value = Payload::make(scan_detail::load_relaxed(state == TILE_PREFIX ? &slot.inclusive : &slot.aggregate),
+                                  (unsigned)(w >> 34) & 1u);
+            return state;
+        }
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Look-back. Called by all 32 lanes of one warp for a tile >= 1; returns, in every lane, the
+// combination of tiles 0 .. tile-1 preceded by the init (the tile's exclusive prefix).
+
+namespace scan_detail {
+
+/** Waits until none of the 32 predecessors of this window is TILE_NOTHING; returns this lane's state. */
+template <typename V>
+__device__ __forceinline__ unsigned poll_window(const TileStatus<V>& status, long long predecessor, V& value) {
+    // Before tile 0 there is nothing: such lanes lie below tile 0, which is always a P, so their
+    // (zero) value is never combined.
+    unsigned state = TILE_AGGREGATE;
+    value = V{};
+    if (predecessor >= 0) state = status.poll(predecessor, value);
+    while (__any_sync(0xffffffffu, state == TILE_NOTHING)) {
+        if (state == TILE_NOTHING) state = status.poll(predecessor, value);
+    }
+    return state;
+}
+
+}  // namespace scan_detail
+
+template <typename V, int WINDOWS, bool ORDERED>
+struct LookbackStorage {
+    V window[WINDOWS][32];
+};
+template <typename V, int WINDOWS>
+struct LookbackStorage<V, WINDOWS, false> {};
+
+/** Exactly associative operators: each window is combined as a tree. */
+template <typename V, typename Op>
+__device__ __forceinline__ V lookback_tree(const TileStatus<V>& status, long long tile, Op op) {
+    const int lane = (int)lane_id();
+    V prefix{};
+    bool first_window = true;
+    for (long long window_end = tile - 1;; window_end -= 32) {
+        V value;
+        const unsigned state = scan_detail::poll_window(status, window_end - 31 + lane, value);
+        const unsigned prefixes = __ballot_sync(0xffffffffu, state == TILE_PREFIX);
+        const int start = prefixes ? 31 - __clz(prefixes) : 0;  // the nearest P, or the whole window
+        V window_total;
+        warp_inclusive_scan(lane >= start ? value : Op::identity(), op, window_total);
+        prefix = first_window ? window_total : op(window_total, prefix);  // this window lies before
+        first_window = false;
+        if (prefixes) return prefix;
+    }
+}
+
+/** Any operator: the left fold from the nearest P found (see DETERMINISM above). */
+template <int WINDOWS, typename V, typename Op>
+__device__ __forceinline__ V lookback_ordered(const TileStatus<V>& status, long long tile, Op op,
+                                              LookbackStorage<V, WINDOWS, true>& storage) {
+    const int lane = (int)lane_id();
+    int window = 0, prefix_lane = 0;
+    for (;;) {
+        V value;
+        const unsigned state = scan_detail::poll_window(status, tile - 32 * (long long)(window + 1) + lane, value);
+        storage.window[window][lane] = value;  // lane 31: the nearest predecessor
+        const unsigned prefixes = __ballot_sync(0xffffffffu, state == TILE_PREFIX);
+        if (prefixes) {
+            prefix_lane = 31 - __clz(prefixes);
+            break;
+        }
+        window = window + 1 == WINDOWS ? 0 : window + 1;  // out of room: start again from the nearest
+    }
+    __syncwarp();
+    V prefix{};
+    if (lane == 0) {
+        prefix = storage.window[window][prefix_lane];
+        for (int l = prefix_lane + 1; l < 32; ++l) prefix = op(prefix, storage.window[window][l]);
+        for (int w = window - 1; w >= 0; --w) {
+#pragma unroll 8
+            for (int l = 0; l < 32; ++l) prefix = op(prefix, storage.window[w][l]);
+        }
+    }
+    prefix = warp_shfl(prefix, 0);
+    __syncwarp();  // the buffer may be written again only after lane 0 has read it
+    return prefix;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Where segments start: none, an int8 flag per element, or a sorted offsets array.
+//   load<VEC>(index, n): issued with the chunk's data (one tile ahead); returns a raw word that is
+//     not looked at until the tile is scanned, so the load stays in flight meanwhile;
+//   prepare(tile, tile_start, storage): every thread, once per tile before it is scanned (may
+//     hold barriers);
+//   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
+//     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item).
+
+struct NoHeads {
+    static constexpr bool SEGMENTED = false;
+    struct Storage {};
+    template <int VEC>
+    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
+    __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
+    template <int VEC>
+    __device__ __forceinline__ unsigned bits(unsigned, int, const Storage&) const { return 0u; }
+};
+
+struct FlagHeads {
+    static constexpr bool SEGMENTED = true;
+    const signed char* flags;  // nonzero: a segment starts here
+    struct Storage {};
+    /** The chunk's VEC flag bytes as one word (zero for elements outside [0, n)). */
+    template <int VEC>
+    __device__ __forceinline__ unsigned load(long long index, long long n) const {
+        static_assert(VEC == 2 || VEC == 4, "VEC flag bytes fit a word");
+        const signed char* p = flags + index;
+        if (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0) {
+            if constexpr (VEC == 4) return *reinterpret_cast<const unsigned*>(p);
+            else return *reinterpret_cast<const unsigned short*>(p);
+        }
+        unsigned word = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            if (index + k >= 0 && index + k < n) word |= (unsigned)(unsigned char)flags[index + k] << (8 * k);
+        }
+        return word;
+    }
+    __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
+    template <int VEC>
+    __device__ __forceinline__ unsigned bits(unsigned word, int, const Storage&) const {
+        unsigned heads = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) heads |= ((word >> (8 * k)) & 0xffu) ? 1u << k : 0u;
+        return heads;
+    }
+};
+
+template <int TILE_ITEMS, int BLOCK_THREADS>
+struct OffsetHeads {
+    static constexpr bool SEGMENTED = true;
+    const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array
+    const long long* tile_first;  // per tile (and one more): the first k >= 1 with offsets[k] >= tile start
+    long long begin;              // offsets[0]: element 0 of this scan
+    struct Storage {
+        unsigned bits[TILE_ITEMS / 32];
+    };
+    template <int VEC>
+    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
+    /**
+     * The tile's segment starts as a bitmap in shared memory. Zeroing it is safe without a barrier
+     * first: the previous tile's bitmap was read before that tile's block scan, whose barriers
+     * every thread has passed since.
+     */
+    __device__ __forceinline__ void prepare(long long tile, long long tile_start, Storage& s) const {
+        for (int w = threadIdx.x; w < TILE_ITEMS / 32; w += BLOCK_THREADS) s.bits[w] = 0u;
+        __syncthreads();
+        const long long end = tile_first[tile + 1];
+        for (long long k = tile_first[tile] + threadIdx.x; k < end; k += BLOCK_THREADS) {
+            const long long at = offsets[k] - begin - tile_start;
+            if (at >= 0 && at < TILE_ITEMS) atomicOr(&s.bits[at >> 5], 1u << (at & 31));  // guards unsorted input
+        }
+        __syncthreads();
+    }
+    template <int VEC>
+    __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
+        return (s.bits[tile_offset >> 5] >> (tile_offset & 31)) & ((1u << VEC) - 1u);  // VEC divides 32
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Loads and stores of one chunk (VEC consecutive elements starting at element `index`).
+
+namespace scan_detail {
+
+template <int VEC, typename T>
+__device__ __forceinline__ void load_chunk(const T* in, long long index, long long n, T (&x)[VEC]) {
+    static_assert(VEC * sizeof(T) == 16, "a chunk is one 16-byte vector");
+    if (index >= 0 && index + VEC <= n) {  // aligned by construction of the tiles
+        const uint4 raw = *reinterpret_cast<const uint4*>(in + index);
+        __builtin_memcpy(x, &raw, 16);
+    } else {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) x[k] = (index + k >= 0 && index + k < n) ? in[index + k] : T(0);
+    }
+}
+
+template <int VEC, typename T>
+__device__ __forceinline__ void store_chunk(T* out, long long index, long long n, const T (&v)[VEC]) {
+    constexpr int BYTES = VEC * (int)sizeof(T);
+    static_assert(BYTES % 16 == 0, "whole vectors");
+    T* p = out + index;
+    if (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+        uint4 raw[BYTES / 16];
+        __builtin_memcpy(raw, v, BYTES);
+#pragma unroll
+        for (int q = 0; q < BYTES / 16; ++q) reinterpret_cast<uint4*>(p)[q] = raw[q];
+    } else {
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            if (index + k >= 0 && index + k < n) out[index + k] = v[k];
+        }
+    }
+}
+
+}  // namespace scan_detail
+
+/** Elements of input the tile grid starts before in[0]: in's distance past a 16-byte boundary. */
+template <typename InT>
+__device__ __forceinline__ long long scan_shift(const InT* in) {
+    return (long long)((reinterpret_cast<unsigned long long>(in) % 16) / sizeof(InT));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scan itself.
+
+namespace scan_detail {
+
+constexpr unsigned NO_TILE = 0xffffffffu;
+
+/**
+ * Thread 0 only: the next tile number, or NO_TILE (>= tiles) once they are all taken. Every block
+ * draws until its first failure, so a launch draws exactly tiles + gridDim.x numbers; whoever draws
+ * the last of them knows nobody will draw again and puts the counter back to zero.
+ */
+__device__ __forceinline__ unsigned draw_tile(unsigned* counter, unsigned tiles) {
+    const unsigned t = atomicAdd(counter, 1u);
+    if (t == tiles + gridDim.x - 1) atomicExch(counter, 0u);
+    return t < tiles ? t : NO_TILE;
+}
+
+}  // namespace scan_detail
+
+/**
+ * out[i] = init op in[0] op ... op in[i] (inclusive != 0) or init op in[0] op ... op in[i-1]
+ * (exclusive; out[0] = init); segmented: the same within each segment. in == out is allowed.
+ * Pointers aligned to their element size. Launch: blockDim.x = BLOCK_THREADS, any gridDim.x >= 1
+ * (at most what fits on the device at once is best: blocks loop over tiles), tiles =
+ * ceil((n + scan_shift(in)) / TILE_ITEMS) (checked), n >= 1, scratch >= 16 + 24 * tiles bytes
+ * (counter zero), epoch in [1, 2^29) and different from the previous launch's on this scratch.
+ *
+ * Each block loops: while it scans one tile it already has the loads of its next tile in flight
+ * (the registers that held this tile's input are free once it is scanned), so the time a tile
+ * spends waiting in the look-back overlaps the next tile's memory latency.
+ */
+template <int BLOCK_THREADS, int ROWS, typename InT, typename OutT, typename Op, typename Heads>
+__device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long n, long long tile_count,
+                                            long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch,
+                                            const Heads& heads) {
+    constexpr int VEC = ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT);
+    constexpr int WARPS = BLOCK_THREADS / 32;
+    constexpr int ROW_ITEMS = 32 * VEC;
+    constexpr int WARP_ITEMS = ROW_ITEMS * ROWS;
+    constexpr long long TILE_ITEMS = (long long)WARP_ITEMS * WARPS;
+    constexpr bool SEGMENTED = Heads::SEGMENTED;
+    constexpr int WINDOWS = ScanPolicyConstants::LOOKBACK_WINDOWS;
+    using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
+    using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
+    constexpr bool ORDERED = !ExactlyAssociative<ScanOp>::value;
+
+    __shared__ struct {
+        unsigned first_tiles[2];
+        unsigned drawn[2];  // by iteration parity: written before a block scan, read after it
+        BlockScanStorage<Acc, BLOCK_THREADS> scan;
+        LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
+        typename Heads::Storage heads;
+    } s;
+
+    const Op op{};
+    const ScanOp scan_op{};
+    const OutT init = scan_detail::from_bits<OutT>((unsigned long long)init_bits);
+    const long long shift = scan_shift(in);
+    const unsigned tiles = (unsigned)tile_count;
+    unsigned* tile_counter = reinterpret_cast<unsigned*>(scratch);
+    const TileStatus<Acc> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
+                                 epoch};
+    const int lane = (int)lane_id();
+    const int warp = (int)(threadIdx.x / 32);
+    const int thread_offset = warp * WARP_ITEMS + lane * VEC;  // row 0's chunk, within a tile
+
+    if (threadIdx.x == 0) {
+        if (blockIdx.x == 0 && (n + shift + TILE_ITEMS - 1) / TILE_ITEMS != tile_count) __trap();  // host and device disagree on the tile size
+        const unsigned first = scan_detail::draw_tile(tile_counter, tiles);
+        s.first_tiles[0] = first;
+        s.first_tiles[1] = first == scan_detail::NO_TILE ? scan_detail::NO_TILE : scan_detail::draw_tile(tile_counter, tiles);
+    }
+    __syncthreads();
+    unsigned tile = s.first_tiles[0], next = s.first_tiles[1];
+    if (tile == scan_detail::NO_TILE) return;
+
+    // The input of a tile: x (and raw head flags), loaded one tile ahead.
+    InT x[ROWS][VEC];
+    unsigned raw_heads[ROWS];
+    auto load_tile = [&](unsigned t) {
+        const long long first = (long long)t * TILE_ITEMS - shift + thread_offset;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            scan_detail::load_chunk<VEC>(in, first + r * ROW_ITEMS, n, x[r]);
+            raw_heads[r] = heads.template load<VEC>(first + r * ROW_ITEMS, n);
+        }
+    };
+    load_tile(tile);
+
+    for (unsigned iteration = 0;; ++iteration) {
+        const long long tile_start = (long long)tile * TILE_ITEMS - shift;  // element index of the tile's first item
+        const long long first = tile_start + thread_offset;
+        heads.prepare(tile, tile_start, s.heads);
+
+        // This thread's chunks, scanned. Elements past the end are the identity (they only feed
+        // outputs that are not stored, and the last tile's status, which nobody reads). Elements
+        // before in[0] (tile 0, chunk 0 of thread 0: `lead` of them) are skipped, not combined.
+        const int lead = first < 0 ? (int)-first : 0;
+        unsigned head_bits[ROWS];
+        Acc a[ROWS][VEC];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                const long long i = first + r * ROW_ITEMS + k;
+                const bool valid = i >= 0 && i < n;
+                const OutT v = valid ? (OutT)x[r][k] : Op::identity();
+                if constexpr (SEGMENTED) {
+                    const bool head = valid && ((head_bits[r] >> k) & 1u);
+                    a[r][k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                } else {
+                    a[r][k] = v;
+                }
+                const int skip = r == 0 ? lead : 0;
+                if (k > skip) a[r][k] = scan_op(a[r][k - 1], a[r][k]);
+            }
+        }
+        Acc chunk_total[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) chunk_total[r] = a[r][VEC - 1];
+
+        // x is free: start on the next tile, and draw the one after it.
+        if (next != scan_detail::NO_TILE) load_tile(next);
+        if (threadIdx.x == 0) {
+            s.drawn[iteration & 1] = next == scan_detail::NO_TILE ? scan_detail::NO_TILE
+                                                                  : scan_detail::draw_tile(tile_counter, tiles);
+        }
+
+        // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A, then P.
+        auto tile_prefix = [&](Acc aggregate) -> Acc {
+            Acc prefix;
+            if (tile == 0) {
+                if constexpr (SEGMENTED) prefix = Acc{init, 0};
+                else prefix = init;
+            } else {
+                if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+                if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
+                else prefix = lookback_tree(status, tile, scan_op);
+            }
+            if (lane == 0) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
+            return prefix;
+        };
+        Acc prefix[ROWS];
+        block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
+        const unsigned after_next = s.drawn[iteration & 1];
+
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int skip = r == 0 ? lead : 0;
+            OutT o[VEC];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                Acc result;
+                if (inclusive) result = scan_op(prefix[r], a[r][k]);
+                else result = k <= skip ? prefix[r] : scan_op(prefix[r], a[r][k - 1]);
+                if constexpr (SEGMENTED) {
+                    const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
+                    o[k] = !inclusive && head ? init : result.value;
+                } else {
+                    o[k] = result;
+                }
+            }
+            scan_detail::store_chunk<VEC>(out, first + r * ROW_ITEMS, n, o);
+        }
+
+        if (next == scan_detail::NO_TILE) return;
+        tile = next;
+        next = after_next;
+    }
+}
+
+/**
+ * Segmented-by-offsets helper: tile_first[t] (t = 0 .. tiles) = the first k in [1, segments) with
+ * offsets[k] >= begin - shift + t * tile_items, or segments if none (binary search, one thread per
+ * tile). A tile's segment starts are then offsets[tile_first[t] .. tile_first[t+1]).
+ */
+__device__ __forceinline__ void segment_tile_starts(const long long* offsets, long long segments, long long begin,
+                                                    long long shift, long long tile_items, long long tiles,
+                                                    long long* tile_first) {
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > tiles) return;
+    const long long key = begin - shift + t * tile_items;
+    long long lo = 1, hi = segments;
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    tile_first[t] = lo;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels as templates, for NVRTC with a user-defined operator (Op: a functor with identity()
+// and operator(), on OutT). Launch as described at device_scan; ScanPolicy.java gives the shape.
+
+#define PRIMER_SCAN_LAUNCH_BOUNDS \
+    __launch_bounds__(ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::MIN_BLOCKS_PER_SM)
+
+template <typename InT, typename OutT, typename Op>
+__global__ void PRIMER_SCAN_LAUNCH_BOUNDS scan_kernel(const InT* in, OutT* out, long long n, long long tiles,
+                                                      long long init_bits, int inclusive, unsigned char* scratch,
+                                                      unsigned epoch) {
+    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, InT, OutT, Op>(
+        in, out, n, tiles, init_bits, inclusive, scratch, epoch, NoHeads{});
+}
+
+template <typename T, typename Op>
+__global__ void PRIMER_SCAN_LAUNCH_BOUNDS segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out,
+                                                                      long long n, long long tiles, long long init_bits,
+                                                                      int inclusive, unsigned char* scratch,
+                                                                      unsigned epoch) {
+    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, T, T, Op>(
+        in, out, n, tiles, init_bits, inclusive, scratch, epoch, FlagHeads{flags});
+}
+
+template <typename T>
+__host__ __device__ constexpr int scan_tile_items() {
+    return ScanPolicyConstants::BLOCK_THREADS * ScanPolicyConstants::ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(T));
+}
+
+template <typename T, typename Op>
+__global__ void PRIMER_SCAN_LAUNCH_BOUNDS segmented_scan_offsets_kernel(const T* in, const long long* offsets,
+                                                                        const long long* tile_first, T* out, long long n,
+                                                                        long long tiles, long long begin,
+                                                                        long long init_bits, int inclusive,
+                                                                        unsigned char* scratch, unsigned epoch) {
+    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, T, T, Op>(
+        in, out, n, tiles, init_bits, inclusive, scratch, epoch,
+        OffsetHeads<scan_tile_items<T>(), ScanPolicyConstants::BLOCK_THREADS>{offsets, tile_first, begin});
+}
+
+}  // namespace primer

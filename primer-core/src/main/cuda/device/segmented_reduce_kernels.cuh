@@ -1,0 +1,621 @@
+// Batched and segmented reduce: one result per row of a row-major (rows, cols) matrix, or one per
+// CSR segment values[offsets[s], offsets[s+1]).
+//
+// The building block is group_fold: G cooperating threads (a few lanes, a warp or a whole block)
+// fold a range [begin, end) of one row into per-thread accumulators. The range is cut into
+// [head | body | tail]: scalar loads up to the first 16-byte boundary (rows start anywhere when
+// cols is odd), 16-byte vector loads for the body, scalars for the rest. Every thread issues the
+// loads of a whole batch (U vectors for each of R rows) before it folds any of them, so enough bytes
+// are in flight to keep HBM busy even when a row gives a thread a single vector.
+//
+// Batched rows (uniform length, so the host picks one kernel, see SegmentedReducePolicy.java):
+//   rows_group   G lanes per row, G in {1, 2, 4, 8, 16, 32}, then a shuffle reduce within G lanes.
+//                G = 1 is thread-per-row; 64 float columns use G = 16, one float4 per lane.
+//                Vector loads when every row is 16-byte aligned, coalesced scalar loads otherwise.
+//   rows_warp    a warp per row (a few hundred to a few thousand columns).
+//   rows_chunk   a block per (row, chunk): long rows. With one chunk per row it writes the result;
+//                with several (few rows, huge cols) it leaves partials in scratch and
+//   rows_combine folds each row's partials in chunk order.
+//
+// CSR segments (lengths vary freely, e.g. power law), three launches and no host round trip:
+//   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
+//                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
+//                     two at a time; long ones (> C) are queued as (segment, chunk) work items.
+//   segments_long     persistent blocks, a block per work item: the part of a long segment inside
+//                     one chunk of C elements, into a partial slot fixed by the chunk.
+//   segments_combine  a block per long segment folds its partials in chunk order.
+//   Chunks tile the flat range [offsets[0], offsets[nseg]) in pieces of C elements, where
+//   C = max(LONG_CHUNK_MIN, total / MAX_CHUNKS rounded up): every kernel computes C from the
+//   two end offsets, so scratch is bounded (MAX_CHUNKS) without the host knowing the total.
+//   A segment longer than C cannot lie inside one chunk, so a chunk meets at most two long
+//   segments: the one covering its first element (slot 2j) and one starting inside it (slot 2j+1).
+//
+// Determinism: which thread folds which element, and the order partials combine, depend only on
+// the shape, the offsets and the input address, never on timing (the work queue's order varies,
+// but a work item's slot and its fold do not). No float atomics; results are bitwise reproducible.
+//
+// Scratch layout (zero-filled once by the host; counters are put back to zero by the host after
+// each call):
+//   [0, 8)     overflow flag: int64 SUM that does not fit a long sets it to 2^63 - (first index)
+//   [8, 16)    count of queued work items (segments)
+//   [16, 24)   count of long segments (segments)
+//   [256, ...) rows: partial slots (rows * chunks); segments: 2 * MAX_CHUNKS partial slots, then
+//              2 * MAX_CHUNKS work items, then MAX_CHUNKS long segment ids.
+//   Every partial slot is 16 bytes.
+//
+// Self-contained (ops.cuh, warp/, block/ only), so NVRTC can instantiate it for other operators.
+#pragma once
+#include "../ops.cuh"
+#include "../warp/warp_reduce.cuh"
+#include "../block/block_reduce.cuh"
+
+namespace primer {
+namespace segmented {
+
+/** Shape constants; SegmentedReducePolicy.java mirrors them. */
+struct Constants {
+    static constexpr int BLOCK_THREADS = 256;
+    static constexpr int CHUNK_VECS_PER_THREAD = 4;   // rows_chunk / segments_long: vectors in flight
+    static constexpr int WARP_VECS_PER_LANE = 4;      // rows_warp: vectors in flight per lane
+    static constexpr int MEDIUM_VECS_PER_LANE = 2;    // medium segments, two at a time
+    static constexpr int ROWS_PER_GROUP = 4;          // rows_group: rows in flight per group of lanes
+    static constexpr int SHORT_SEGMENT = 32;          // folded by one lane
+    static constexpr long long LONG_CHUNK_MIN = 2048; // C's floor: shorter segments never leave the warp
+    static constexpr long long MAX_CHUNKS = 1LL << 16;
+    static constexpr long long CHUNK_ALIGN = 64;      // C is a multiple of this
+    static constexpr int SLOT_BYTES = 16;
+    static constexpr int HEADER_BYTES = 256;
+    static constexpr int OVERFLOW_FLAG_OFFSET = 0;
+    static constexpr int ITEM_COUNT_OFFSET = 8;
+    static constexpr int LONG_COUNT_OFFSET = 16;
+};
+
+/** What one entry point reduces: input T, accumulator A, output Out, operator Op on A. */
+template <typename T_, typename A_, typename Out_, typename Op_>
+struct Recipe {
+    using T = T_;
+    using A = A_;
+    using Out = Out_;
+    using Op = Op_;
+};
+
+/** An input element as an accumulator: a conversion, or (key, index within the row) for ArgMin/Max. */
+template <typename T, typename A>
+struct Lift {
+    static __device__ __forceinline__ A apply(T x, long long) { return (A)x; }
+};
+template <typename T>
+struct Lift<T, KeyIndex<T>> {
+    static __device__ __forceinline__ KeyIndex<T> apply(T x, long long index) { return {x, index}; }
+};
+
+/** Records that result `which` overflowed; the flag keeps the smallest such index. */
+__device__ __forceinline__ void mark_overflow(unsigned long long* flag, long long which) {
+    atomicMax(flag, (1ULL << 63) - (unsigned long long)which);
+}
+
+/** An accumulator as the output element: a conversion (double -> float rounds once), or the index. */
+template <typename A, typename Out>
+struct Finish {
+    static __device__ __forceinline__ Out apply(A a, long long, unsigned long long*) { return (Out)a; }
+};
+template <typename T>
+struct Finish<KeyIndex<T>, long long> {
+    static __device__ __forceinline__ long long apply(KeyIndex<T> a, long long, unsigned long long*) { return a.index; }
+};
+/** int64 SUM is exact in 128 bits; a total outside the long range raises the overflow flag. */
+template <>
+struct Finish<__int128, long long> {
+    static __device__ __forceinline__ long long apply(__int128 a, long long which, unsigned long long* flag) {
+        const long long low = (long long)(unsigned long long)a;
+        if ((__int128)low != a) mark_overflow(flag, which);
+        return low;
+    }
+};
+
+/** 16 bytes of T: what one vector load brings. */
+template <typename T>
+struct alignas(16) Vector16 {
+    static constexpr int ITEMS = 16 / (int)sizeof(T);
+    T item[ITEMS];
+};
+
+template <typename T>
+__device__ __forceinline__ Vector16<T> load_vector(const Vector16<T>* p) {
+    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
+    Vector16<T> v;
+    __builtin_memcpy(&v, &raw, sizeof(v));
+    return v;
+}
+
+/** Folds one vector as a small tree (one dependent step on the running accumulator per vector). */
+template <class Rc>
+__device__ __forceinline__ typename Rc::A fold_vector(const Vector16<typename Rc::T>& v, long long first_index) {
+    using A = typename Rc::A;
+    constexpr int ITEMS = Vector16<typename Rc::T>::ITEMS;
+    typename Rc::Op op;
+    A t[ITEMS];
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) t[k] = Lift<typename Rc::T, A>::apply(v.item[k], first_index + k);
+#pragma unroll
+    for (int step = 1; step < ITEMS; step *= 2) {
+#pragma unroll
+        for (int k = 0; k + step < ITEMS; k += 2 * step) t[k] = op(t[k], t[k + step]);
+    }
+    return t[0];
+}
+
+/**
+ * G threads (lane = 0..G-1 among them) fold R ranges base[r][0, length[r]) into acc[r]; element i
+ * of range r has index index_offset[r] + i (for ArgMin/Max). Each thread folds its elements in a
+ * fixed order: head scalars, body vectors lane, lane + G, ..., tail scalars; the caller then
+ * combines the G threads' accumulators. Index: int where the caller bounds the length, else
+ * long long. Empty ranges are fine.
+ */
+template <int G, int U, int R, typename Index, class Rc>
+__device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R], const Index (&length)[R],
+                                           const long long (&index_offset)[R], int lane,
+                                           typename Rc::A (&acc)[R]) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using V = Vector16<T>;
+    constexpr int VEC = V::ITEMS;
+    constexpr int SCALARS = (VEC - 1 + G - 1) / G;  // head (or tail) elements one thread may hold
+    typename Rc::Op op;
+
+    int head[R];
+    Index vectors[R], tail_begin[R];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const int misaligned = (int)((reinterpret_cast<size_t>(base[r]) & 15u) / sizeof(T));
+        head[r] = (VEC - misaligned) & (VEC - 1);
+        if (head[r] > length[r]) head[r] = (int)length[r];
+        vectors[r] = (length[r] - head[r]) / VEC;
+        tail_begin[r] = head[r] + vectors[r] * VEC;
+    }
+
+    // First batch: every load of it in flight before any fold.
+    T head_items[R][SCALARS], tail_items[R][SCALARS];
+    V body_items[R][U];
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+        for (int k = 0; k < SCALARS; ++k) {
+            const int e = lane + k * G;
+            if (e < head[r]) head_items[r][k] = base[r][e];
+        }
+        const V* body = reinterpret_cast<const V*>(base[r] + head[r]);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const Index v = lane + (Index)u * G;
+            if (v < vectors[r]) body_items[r][u] = load_vector(body + v);
+        }
+#pragma unroll
+        for (int k = 0; k < SCALARS; ++k) {
+            const Index e = tail_begin[r] + lane + k * G;
+            if (e < length[r]) tail_items[r][k] = base[r][e];
+        }
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+#pragma unroll
+        for (int k = 0; k < SCALARS; ++k) {
+            const int e = lane + k * G;
+            if (e < head[r]) acc[r] = op(acc[r], Lift<T, A>::apply(head_items[r][k], index_offset[r] + e));
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const Index v = lane + (Index)u * G;
+            if (v < vectors[r]) {
+                acc[r] = op(acc[r], fold_vector<Rc>(body_items[r][u], index_offset[r] + head[r] + (long long)v * VEC));
+            }
+        }
+    }
+
+    // Ranges longer than one batch: the rest of the body, U vectors per thread at a time.
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        const V* body = reinterpret_cast<const V*>(base[r] + head[r]);
+        for (Index v0 = (Index)G * U; v0 < vectors[r]; v0 += (Index)G * U) {
+            V items[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const Index v = v0 + lane + (Index)u * G;
+                if (v < vectors[r]) items[u] = load_vector(body + v);
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                const Index v = v0 + lane + (Index)u * G;
+                if (v < vectors[r]) {
+                    acc[r] = op(acc[r], fold_vector<Rc>(items[u], index_offset[r] + head[r] + (long long)v * VEC));
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < SCALARS; ++k) {
+            const Index e = tail_begin[r] + lane + k * G;
+            if (e < length[r]) acc[r] = op(acc[r], Lift<T, A>::apply(tail_items[r][k], index_offset[r] + e));
+        }
+    }
+}
+
+/** Combines the accumulators of each aligned group of 2^log2_lanes lanes (every lane gets its group's). */
+template <typename A, typename Op>
+__device__ __forceinline__ A group_reduce(A value, int log2_lanes, Op op) {
+    switch (log2_lanes) {
+        case 1: return warp_reduce_lanes<2>(value, op);
+        case 2: return warp_reduce_lanes<4>(value, op);
+        case 3: return warp_reduce_lanes<8>(value, op);
+        case 4: return warp_reduce_lanes<16>(value, op);
+        case 5: return warp_reduce_lanes<32>(value, op);
+        default: return value;
+    }
+}
+
+template <typename A>
+__device__ __forceinline__ A* partial_slot(unsigned char* scratch, long long slot) {
+    return reinterpret_cast<A*>(scratch + Constants::HEADER_BYTES + slot * Constants::SLOT_BYTES);
+}
+
+__device__ __forceinline__ unsigned long long* overflow_flag(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::OVERFLOW_FLAG_OFFSET);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Batched rows
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * 2^log2_lanes lanes (G) per row, R rows per group at a time. At each of the R steps the warp's
+ * 32 / G groups take consecutive rows, so a warp reads one contiguous stretch. Meant for short rows
+ * (the host picks G >= cols / (16 / sizeof(T))), so a lane holds about one vector per row and R rows'
+ * loads are in flight together. VECTORIZED (every row 16-byte aligned: an aligned input and cols a
+ * multiple of the vector) uses 16-byte loads; otherwise lanes load scalars, still coalesced (a group
+ * reads G consecutive elements). Two instantiations rather than a branch: each gets the registers
+ * of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
+ */
+template <class Rc, bool VECTORIZED, int R, int BLOCK>
+__device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in, long long rows, long long cols,
+                                           int log2_lanes, typename Rc::Out* __restrict__ out,
+                                           unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using V = Vector16<T>;
+    constexpr int VEC = V::ITEMS;
+    typename Rc::Op op;
+    const int lanes = 1 << log2_lanes;
+    const int groups_per_warp = 32 >> log2_lanes;
+    const long long rows_per_warp_step = (long long)groups_per_warp * R;
+    const int lane = threadIdx.x & 31;
+    const int group = lane >> log2_lanes;
+    const int lane_in_group = lane & (lanes - 1);
+    const int n = (int)cols;
+    const long long warps = (long long)gridDim.x * (BLOCK / 32);
+
+    // The loop bound is the same for the whole warp: every lane reaches the shuffles.
+    for (long long first = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows_per_warp_step;
+         first < rows; first += warps * rows_per_warp_step) {
+        long long row[R];
+        const T* p[R];
+        A acc[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            row[r] = first + (long long)r * groups_per_warp + group;
+            p[r] = in + (row[r] < rows ? row[r] : 0) * cols;
+            acc[r] = Rc::Op::identity();
+        }
+        if constexpr (VECTORIZED) {
+            const int vectors = n / VEC;
+            for (int v0 = 0; v0 < vectors; v0 += lanes) {
+                const int v = v0 + lane_in_group;
+                V items[R];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    if (row[r] < rows && v < vectors) items[r] = load_vector(reinterpret_cast<const V*>(p[r]) + v);
+                }
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+                    if (row[r] < rows && v < vectors) acc[r] = op(acc[r], fold_vector<Rc>(items[r], (long long)v * VEC));
+                }
+            }
+        } else {
+            for (int c0 = 0; c0 < n; c0 += lanes * VEC) {
+                T items[R][VEC];
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) {
+                        const int c = c0 + lane_in_group + k * lanes;
+                        if (row[r] < rows && c < n) items[r][k] = p[r][c];
+                    }
+                }
+#pragma unroll
+                for (int r = 0; r < R; ++r) {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) {
+                        const int c = c0 + lane_in_group + k * lanes;
+                        if (row[r] < rows && c < n) acc[r] = op(acc[r], Lift<T, A>::apply(items[r][k], c));
+                    }
+                }
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            acc[r] = group_reduce(acc[r], log2_lanes, op);
+            if (lane_in_group == 0 && row[r] < rows) {
+                out[row[r]] = Finish<A, typename Rc::Out>::apply(acc[r], row[r], overflow_flag(scratch));
+            }
+        }
+    }
+}
+
+/** A warp per row, U vectors per lane in flight: rows of a few hundred to a few thousand elements. */
+template <class Rc, int U, int BLOCK>
+__device__ __forceinline__ void rows_warp(const typename Rc::T* __restrict__ in, long long rows, long long cols,
+                                          typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * (BLOCK / 32);
+    for (long long row = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5); row < rows; row += warps) {
+        const typename Rc::T* base[1] = {in + row * cols};
+        const long long length[1] = {cols};
+        const long long index_offset[1] = {0};
+        A acc[1] = {Rc::Op::identity()};
+        group_fold<32, U, 1, long long, Rc>(base, length, index_offset, lane, acc);
+        acc[0] = warp_reduce(acc[0], op);
+        if (lane == 0) out[row] = Finish<A, typename Rc::Out>::apply(acc[0], row, overflow_flag(scratch));
+    }
+}
+
+/**
+ * A block per (row, chunk). A row's body vectors (after its head) are cut into chunks of
+ * chunk_vecs vectors; chunk 0 also takes the head, the last chunk the tail. With one chunk per row
+ * the block writes the result; otherwise its partial goes to slot row * chunks + chunk.
+ */
+template <class Rc, int BLOCK, int U>
+__device__ __forceinline__ void rows_chunk(const typename Rc::T* __restrict__ in, long long rows, long long cols,
+                                           long long chunks, long long chunk_vecs, typename Rc::Out* __restrict__ out,
+                                           unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    constexpr int VEC = Vector16<T>::ITEMS;
+    typename Rc::Op op;
+    const long long work = rows * chunks;
+    for (long long w = blockIdx.x; w < work; w += gridDim.x) {
+        const long long row = w / chunks;
+        const long long chunk = w - row * chunks;
+        const long long row_begin = row * cols;
+        const long long row_end = row_begin + cols;
+        const unsigned misaligned = (unsigned)((reinterpret_cast<size_t>(in + row_begin) & 15u) / sizeof(T));
+        long long head = (long long)((VEC - misaligned) & (VEC - 1));
+        if (head > cols) head = cols;
+        long long begin = chunk == 0 ? row_begin : row_begin + head + chunk * chunk_vecs * VEC;
+        long long end = chunk == chunks - 1 ? row_end : row_begin + head + (chunk + 1) * chunk_vecs * VEC;
+        if (begin > row_end) begin = row_end;
+        if (end > row_end) end = row_end;
+        if (end < begin) end = begin;
+        const T* base[1] = {in + begin};
+        const long long length[1] = {end - begin};
+        const long long index_offset[1] = {begin - row_begin};
+        A acc[1] = {Rc::Op::identity()};
+        group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
+        const A total = block_reduce<BLOCK>(acc[0], op);
+        if (threadIdx.x == 0) {
+            if (chunks == 1) out[row] = Finish<A, typename Rc::Out>::apply(total, row, overflow_flag(scratch));
+            else *partial_slot<A>(scratch, w) = total;
+        }
+    }
+}
+
+/** A warp per row folds the row's chunk partials in chunk order. */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void rows_combine(long long rows, long long chunks, typename Rc::Out* __restrict__ out,
+                                             unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    const int lane = threadIdx.x & 31;
+    const long long warps = (long long)gridDim.x * (BLOCK / 32);
+    for (long long row = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5); row < rows; row += warps) {
+        A acc = Rc::Op::identity();
+        for (long long c = lane; c < chunks; c += 32) acc = op(acc, *partial_slot<A>(scratch, row * chunks + c));
+        acc = warp_reduce(acc, op);
+        if (lane == 0) out[row] = Finish<A, typename Rc::Out>::apply(acc, row, overflow_flag(scratch));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// CSR segments
+// ---------------------------------------------------------------------------------------------
+
+/** One queued piece of a long segment: the part of `segment` inside chunk `chunk`. */
+struct LongWork {
+    long long segment;
+    long long chunk;
+};
+
+/** C: the chunk length, from the flat total alone, so every kernel derives the same one. */
+__device__ __forceinline__ long long long_chunk_length(long long total) {
+    if (total < 0) total = 0;
+    long long c = (total + Constants::MAX_CHUNKS - 1) / Constants::MAX_CHUNKS;
+    if (c < Constants::LONG_CHUNK_MIN) c = Constants::LONG_CHUNK_MIN;
+    return (c + Constants::CHUNK_ALIGN - 1) / Constants::CHUNK_ALIGN * Constants::CHUNK_ALIGN;
+}
+
+__device__ __forceinline__ unsigned long long* item_count(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::ITEM_COUNT_OFFSET);
+}
+__device__ __forceinline__ unsigned long long* long_count(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::LONG_COUNT_OFFSET);
+}
+__device__ __forceinline__ LongWork* work_items(unsigned char* scratch) {
+    return reinterpret_cast<LongWork*>(scratch + Constants::HEADER_BYTES
+                                       + 2 * Constants::MAX_CHUNKS * Constants::SLOT_BYTES);
+}
+__device__ __forceinline__ long long* long_segments(unsigned char* scratch) {
+    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES
+                                        + 2 * Constants::MAX_CHUNKS * Constants::SLOT_BYTES
+                                        + 2 * Constants::MAX_CHUNKS * (long long)sizeof(LongWork));
+}
+
+/** The partial slot of long segment [start, ...) in chunk j: 2j if it covers the chunk's start. */
+__device__ __forceinline__ long long long_slot(long long start, long long flat_base, long long chunk_length,
+                                               long long j) {
+    return 2 * j + (start > flat_base + j * chunk_length ? 1 : 0);
+}
+
+/** A warp per 32 consecutive segments; see the header comment. */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_small(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               typename Rc::Out* __restrict__ out,
+                                               unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    constexpr unsigned FULL = 0xffffffffu;
+    constexpr int SHORT_BATCH = 8;
+    typename Rc::Op op;
+    const int lane = threadIdx.x & 31;
+    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
+    if (first_segment >= nseg) return;  // the whole warp
+    const long long s = first_segment + lane;
+    const bool valid = s < nseg;
+    const long long flat_base = __ldg(offsets);
+    const long long chunk_length = long_chunk_length(__ldg(offsets + nseg) - flat_base);
+    long long start = 0, end = 0;
+    if (valid) {
+        start = __ldg(offsets + s);
+        end = __ldg(offsets + s + 1);
+        if (end < start) end = start;  // malformed offsets read as an empty segment
+    }
+    const long long length = end - start;
+    unsigned long long* flag = overflow_flag(scratch);
+
+    // Short: this lane alone, SHORT_BATCH loads in flight.
+    if (valid && length <= Constants::SHORT_SEGMENT) {
+        A acc = Rc::Op::identity();
+        const int n = (int)length;
+        for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
+            T items[SHORT_BATCH];
+#pragma unroll
+            for (int k = 0; k < SHORT_BATCH; ++k) {
+                if (i0 + k < n) items[k] = in[start + i0 + k];
+            }
+#pragma unroll
+            for (int k = 0; k < SHORT_BATCH; ++k) {
+                if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+            }
+        }
+        out[s] = Finish<A, Out>::apply(acc, s, flag);
+    }
+
+    // Medium: the whole warp, two segments at a time.
+    unsigned medium = __ballot_sync(FULL, valid && length > Constants::SHORT_SEGMENT && length <= chunk_length);
+    while (medium) {
+        const int a = __ffs(medium) - 1;
+        medium &= medium - 1;
+        const int b = medium ? __ffs(medium) - 1 : a;
+        const bool two = medium != 0;
+        if (two) medium &= medium - 1;
+        const long long start_a = __shfl_sync(FULL, start, a);
+        const long long start_b = __shfl_sync(FULL, start, b);
+        const T* base[2] = {in + start_a, in + start_b};
+        const int length[2] = {(int)(__shfl_sync(FULL, end, a) - start_a),
+                               two ? (int)(__shfl_sync(FULL, end, b) - start_b) : 0};
+        const long long index_offset[2] = {0, 0};
+        A acc[2] = {Rc::Op::identity(), Rc::Op::identity()};
+        group_fold<32, Constants::MEDIUM_VECS_PER_LANE, 2, int, Rc>(base, length, index_offset, lane, acc);
+        acc[0] = warp_reduce(acc[0], op);
+        acc[1] = warp_reduce(acc[1], op);
+        if (lane == 0) {
+            out[first_segment + a] = Finish<A, Out>::apply(acc[0], first_segment + a, flag);
+            if (two) out[first_segment + b] = Finish<A, Out>::apply(acc[1], first_segment + b, flag);
+        }
+    }
+
+    // Long: queue one work item per chunk the segment meets.
+    unsigned long_mask = __ballot_sync(FULL, valid && length > chunk_length);
+    while (long_mask) {
+        const int b = __ffs(long_mask) - 1;
+        long_mask &= long_mask - 1;
+        const long long seg_start = __shfl_sync(FULL, start, b);
+        const long long seg_end = __shfl_sync(FULL, end, b);
+        const long long first_chunk = (seg_start - flat_base) / chunk_length;
+        const long long last_chunk = (seg_end - 1 - flat_base) / chunk_length;
+        if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) continue;  // malformed offsets: never overrun scratch
+        const long long parts = last_chunk - first_chunk + 1;
+        unsigned long long item_base = 0;
+        if (lane == 0) {
+            item_base = atomicAdd(item_count(scratch), (unsigned long long)parts);
+            const unsigned long long index = atomicAdd(long_count(scratch), 1ULL);
+            long_segments(scratch)[index] = first_segment + b;
+        }
+        item_base = __shfl_sync(FULL, item_base, 0);
+        for (long long t = lane; t < parts; t += 32) {
+            work_items(scratch)[item_base + t] = LongWork{first_segment + b, first_chunk + t};
+        }
+    }
+}
+
+/** Persistent blocks: a block per queued (segment, chunk) item, partial into its chunk's slot. */
+template <class Rc, int BLOCK, int U>
+__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in,
+                                              const long long* __restrict__ offsets, long long nseg,
+                                              unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    const long long items = (long long)*item_count(scratch);
+    if (items == 0) return;
+    const long long flat_base = offsets[0];
+    const long long chunk_length = long_chunk_length(offsets[nseg] - flat_base);
+    const LongWork* work = work_items(scratch);
+    for (long long i = blockIdx.x; i < items; i += gridDim.x) {
+        const LongWork item = work[i];
+        const long long seg_start = offsets[item.segment];
+        const long long seg_end = offsets[item.segment + 1];
+        const long long chunk_begin = flat_base + item.chunk * chunk_length;
+        const long long begin = seg_start > chunk_begin ? seg_start : chunk_begin;
+        const long long end = seg_end < chunk_begin + chunk_length ? seg_end : chunk_begin + chunk_length;
+        const typename Rc::T* base[1] = {in + begin};
+        const long long length[1] = {end > begin ? end - begin : 0};
+        const long long index_offset[1] = {begin - seg_start};
+        A acc[1] = {Rc::Op::identity()};
+        group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
+        const A total = block_reduce<BLOCK>(acc[0], op);
+        if (threadIdx.x == 0) {
+            *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, item.chunk)) = total;
+        }
+    }
+}
+
+/** Persistent blocks: a block per long segment folds its partials in chunk order. */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_combine(const long long* __restrict__ offsets, long long nseg,
+                                                 typename Rc::Out* __restrict__ out,
+                                                 unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    const long long longs = (long long)*long_count(scratch);
+    if (longs == 0) return;
+    const long long flat_base = offsets[0];
+    const long long chunk_length = long_chunk_length(offsets[nseg] - flat_base);
+    const long long* ids = long_segments(scratch);
+    for (long long i = blockIdx.x; i < longs; i += gridDim.x) {
+        const long long s = ids[i];
+        const long long seg_start = offsets[s];
+        const long long seg_end = offsets[s + 1];
+        const long long first_chunk = (seg_start - flat_base) / chunk_length;
+        const long long parts = (seg_end - 1 - flat_base) / chunk_length - first_chunk + 1;
+        A acc = Rc::Op::identity();
+#pragma unroll 4
+        for (long long k = threadIdx.x; k < parts; k += BLOCK) {
+            acc = op(acc, *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, first_chunk + k)));
+        }
+        const A total = block_reduce<BLOCK>(acc, op);
+        if (threadIdx.x == 0) out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer

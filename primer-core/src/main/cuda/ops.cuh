@@ -1,0 +1,110 @@
+// Binary operators shared by every collective (warp -> block -> device) and the ladder.
+//
+// Each operator is a stateless functor with
+//   static __device__ T identity();          // x op identity == x
+//   __device__ T operator()(T a, T b) const;  // associative (and commutative, for these)
+// The semantics follow Java so that GPU and CPU backends agree:
+//   Min/Max follow Math.min/Math.max: NaN wins, and -0.0 < 0.0.
+//   ArgMin/ArgMax keep the first index of the extreme (NaN counts as the extreme, as in NumPy).
+#pragma once
+#include <cstdint>
+
+namespace primer {
+
+template <typename T> struct Limits;
+template <> struct Limits<int8_t>  { static __device__ __forceinline__ int8_t lowest() { return -128; } static __device__ __forceinline__ int8_t highest() { return 127; } };
+template <> struct Limits<int32_t> { static __device__ __forceinline__ int32_t lowest() { return INT32_MIN; } static __device__ __forceinline__ int32_t highest() { return INT32_MAX; } };
+template <> struct Limits<long long> { static __device__ __forceinline__ long long lowest() { return (long long)0x8000000000000000ULL; } static __device__ __forceinline__ long long highest() { return 0x7fffffffffffffffLL; } };
+template <> struct Limits<float>   { static __device__ __forceinline__ float lowest() { return -__int_as_float(0x7f800000); } static __device__ __forceinline__ float highest() { return __int_as_float(0x7f800000); } };
+template <> struct Limits<double>  { static __device__ __forceinline__ double lowest() { return -__longlong_as_double(0x7ff0000000000000LL); } static __device__ __forceinline__ double highest() { return __longlong_as_double(0x7ff0000000000000LL); } };
+
+template <typename T> __device__ __forceinline__ bool is_nan(T) { return false; }
+template <> __device__ __forceinline__ bool is_nan<float>(float x) { return x != x; }
+template <> __device__ __forceinline__ bool is_nan<double>(double x) { return x != x; }
+
+template <typename T> __device__ __forceinline__ bool is_negative_zero(T) { return false; }
+template <> __device__ __forceinline__ bool is_negative_zero<float>(float x) { return __float_as_int(x) == (int)0x80000000; }
+template <> __device__ __forceinline__ bool is_negative_zero<double>(double x) { return __double_as_longlong(x) == (long long)0x8000000000000000ULL; }
+
+/** Java's total "less than" for min/max: NaN is below nothing and above nothing; -0.0 < 0.0. */
+template <typename T> __device__ __forceinline__ bool java_less(T a, T b) {
+    return a < b || (a == b && is_negative_zero(a) && !is_negative_zero(b));
+}
+
+template <typename T> struct Sum {
+    static __device__ __forceinline__ T identity() { return T(0); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+template <typename T> struct Prod {
+    static __device__ __forceinline__ T identity() { return T(1); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+};
+template <typename T> struct Min {
+    static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return java_less(b, a) ? b : a;
+    }
+};
+template <typename T> struct Max {
+    static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return java_less(a, b) ? b : a;
+    }
+};
+template <typename T> struct BitAnd {
+    static __device__ __forceinline__ T identity() { return T(~T(0)); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a & b; }
+};
+template <typename T> struct BitOr {
+    static __device__ __forceinline__ T identity() { return T(0); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a | b; }
+};
+template <typename T> struct BitXor {
+    static __device__ __forceinline__ T identity() { return T(0); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return a ^ b; }
+};
+
+/** A value with the index it came from: the element type of ArgMin/ArgMax. */
+template <typename T> struct KeyIndex {
+    T key;
+    long long index;
+};
+
+/** Index of the first minimum; an empty input yields index -1. */
+template <typename T> struct ArgMin {
+    static __device__ __forceinline__ KeyIndex<T> identity() { return {Limits<T>::highest(), -1}; }
+    __device__ __forceinline__ KeyIndex<T> operator()(KeyIndex<T> a, KeyIndex<T> b) const {
+        if (a.index < 0) return b;
+        if (b.index < 0) return a;
+        bool a_nan = is_nan(a.key), b_nan = is_nan(b.key);
+        if (a_nan || b_nan) {
+            if (a_nan && b_nan) return a.index <= b.index ? a : b;
+            return a_nan ? a : b;
+        }
+        if (java_less(b.key, a.key)) return b;
+        if (java_less(a.key, b.key)) return a;
+        return a.index <= b.index ? a : b;
+    }
+};
+/** Index of the first maximum; an empty input yields index -1. */
+template <typename T> struct ArgMax {
+    static __device__ __forceinline__ KeyIndex<T> identity() { return {Limits<T>::lowest(), -1}; }
+    __device__ __forceinline__ KeyIndex<T> operator()(KeyIndex<T> a, KeyIndex<T> b) const {
+        if (a.index < 0) return b;
+        if (b.index < 0) return a;
+        bool a_nan = is_nan(a.key), b_nan = is_nan(b.key);
+        if (a_nan || b_nan) {
+            if (a_nan && b_nan) return a.index <= b.index ? a : b;
+            return a_nan ? a : b;
+        }
+        if (java_less(a.key, b.key)) return b;
+        if (java_less(b.key, a.key)) return a;
+        return a.index <= b.index ? a : b;
+    }
+};
+
+}  // namespace primer

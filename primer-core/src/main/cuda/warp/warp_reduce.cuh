@@ -1,0 +1,72 @@
+// Warp-wide reduction by butterfly shuffles: log2(32) exchange steps, no shared memory, and every
+// lane ends with the warp's total (a butterfly, unlike a tree, leaves nobody out).
+//
+// All 32 lanes must call it (full mask): since Volta a warp is not guaranteed to run in lockstep,
+// so the *_sync shuffles name the participating lanes explicitly.
+//
+// Every lane computes op(own, partner) with the operands in the opposite order to its partner, so
+// the lanes agree bitwise only for commutative operators; every operator in ops.cuh is one.
+#pragma once
+#include "../ops.cuh"
+
+namespace primer {
+
+namespace detail {
+
+/**
+ * __shfl_xor_sync for any trivially copyable type: the value travels as 32-bit words (one shuffle
+ * per word), so int8_t, long long, double, __int128 and user structs all work the same way.
+ */
+template <typename T>
+__device__ __forceinline__ T shfl_xor_words(T value, int lane_mask) {
+    constexpr int WORDS = (int)((sizeof(T) + 3) / 4);
+    int words[WORDS] = {};
+    __builtin_memcpy(words, &value, sizeof(T));  // the builtin: NVRTC has no <cstring>
+#pragma unroll
+    for (int w = 0; w < WORDS; ++w) words[w] = __shfl_xor_sync(0xffffffffu, words[w], lane_mask);
+    __builtin_memcpy(&value, words, sizeof(T));
+    return value;
+}
+
+template <typename T>
+__device__ __forceinline__ T shfl_xor(T value, int lane_mask) { return shfl_xor_words(value, lane_mask); }
+
+/** 128-bit integers as two halves (a byte copy of them would go through local memory). */
+__device__ __forceinline__ __int128 shfl_xor(__int128 value, int lane_mask) {
+    const unsigned long long low = __shfl_xor_sync(0xffffffffu, (unsigned long long)value, lane_mask);
+    const long long high = __shfl_xor_sync(0xffffffffu, (long long)(value >> 64), lane_mask);
+    return (__int128)(((unsigned __int128)(unsigned long long)high << 64) | low);
+}
+
+/** Key and index go separately, so the padding of KeyIndex<float> / KeyIndex<int> is not shuffled. */
+template <typename T>
+__device__ __forceinline__ KeyIndex<T> shfl_xor(KeyIndex<T> value, int lane_mask) {
+    value.key = shfl_xor_words(value.key, lane_mask);
+    value.index = __shfl_xor_sync(0xffffffffu, value.index, lane_mask);
+    return value;
+}
+
+}  // namespace detail
+
+/**
+ * Reduces within each aligned group of LANES consecutive lanes (LANES a power of two, 1..32): every
+ * lane of a group gets that group's total. All 32 lanes must call it.
+ * A block reduction uses LANES = warps per block for its last step, sparing the useless rounds.
+ */
+template <int LANES, typename T, typename Op>
+__device__ __forceinline__ T warp_reduce_lanes(T value, Op op) {
+    static_assert(LANES >= 1 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "LANES: a power of two <= 32");
+#pragma unroll
+    for (int lane_mask = LANES / 2; lane_mask > 0; lane_mask >>= 1) {
+        value = op(value, detail::shfl_xor(value, lane_mask));
+    }
+    return value;
+}
+
+/** The warp's total, in every lane. All 32 lanes must call it. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce(T value, Op op) {
+    return warp_reduce_lanes<32>(value, op);
+}
+
+}  // namespace primer

@@ -1,0 +1,56 @@
+package dev.primer;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * What a backend provides: memory and the primitives, on arrays already validated by {@link Primer}.
+ * Implemented by the GPU ({@code dev.primer.gpu.GpuBackend}) and the CPU
+ * ({@code dev.primer.cpu.CpuBackend}); not meant for implementation outside Primer.
+ */
+public interface Backend extends AutoCloseable {
+    BackendKind kind();
+
+    /** e.g. "NVIDIA H200 (sm_90, 132 SMs)" or "CPU (2 cores, Vector API 256-bit)". */
+    String description();
+
+    Buffer allocate(long bytes);
+
+    /** Copies {@code bytes} from host memory (heap or native) into the buffer at {@code offset}. */
+    void copyIn(MemorySegment src, Buffer dst, long offset, long bytes);
+
+    /** Copies {@code bytes} from the buffer at {@code offset} into host memory. */
+    void copyOut(Buffer src, long offset, MemorySegment dst, long bytes);
+
+    void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes);
+
+    /** Sets {@code count} elements of {@code elementBytes} each to the pattern's low bytes. */
+    void fill(Buffer dst, long offset, long count, int elementBytes, long pattern);
+
+    /** Waits for all work issued so far (a no-op on the CPU). */
+    void synchronize();
+
+    // ---- reduce ----
+    long reduceIntegral(DeviceArray in, Op op);
+
+    double reduceFloating(DeviceArray in, Op op);
+
+    long argExtreme(DeviceArray in, boolean max);
+
+    void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out);
+
+    void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out);
+
+    void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out);
+
+    void argExtremeSegments(DeviceArray in, boolean max, LongArray offsets, LongArray out);
+
+    // ---- scan ----
+    void scan(DeviceArray in, DeviceArray out, Op op, boolean inclusive, long initBits);
+
+    void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
+
+    void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits);
+
+    @Override
+    void close();
+}

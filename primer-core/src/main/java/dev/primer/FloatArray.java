@@ -1,0 +1,55 @@
+package dev.primer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Objects;
+
+/** A backend-resident array of {@code float} (FLOAT). Made by {@link Primer}; see {@link DeviceArray}. */
+public final class FloatArray extends DeviceArray {
+    FloatArray(Memory memory, long offsetBytes, long length, boolean owner) {
+        super(memory, offsetBytes, length, owner);
+    }
+
+    @Override public DType dtype() { return DType.FLOAT; }
+
+    /** A view of elements [from, to) sharing this array's memory. */
+    public FloatArray slice(long from, long to) {
+        checkSliceBounds(from, to);
+        return new FloatArray(memory, offsetBytes() + from * ValueLayout.JAVA_FLOAT.byteSize(), to - from, false);
+    }
+
+    /** Downloads all elements into a new Java array. */
+    public float[] toArray() {
+        float[] out = new float[checkedHostLength()];
+        copyTo(MemorySegment.ofArray(out));
+        return out;
+    }
+
+    /** Downloads all elements into {@code dst}, whose length must equal this array's. */
+    public void copyTo(float[] dst) {
+        Objects.requireNonNull(dst, "dst");
+        checkHostArray(dst.length, "dst");
+        copyTo(MemorySegment.ofArray(dst));
+    }
+
+    /** Uploads {@code src}, whose length must equal this array's. */
+    public void copyFrom(float[] src) {
+        Objects.requireNonNull(src, "src");
+        checkHostArray(src.length, "src");
+        copyFrom(MemorySegment.ofArray(src));
+    }
+
+    /** One element (a small download: for tests and spot checks, not loops). */
+    public float get(long index) {
+        Objects.checkIndex(index, length());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment one = arena.allocate(ValueLayout.JAVA_FLOAT);
+            slice(index, index + 1).copyTo(one);
+            return one.get(ValueLayout.JAVA_FLOAT, 0);
+        }
+    }
+
+    /** Sets every element to {@code value}. */
+    public void fill(float value) { fillBits(Float.floatToRawIntBits(value) & 0xFFFF_FFFFL); }
+}

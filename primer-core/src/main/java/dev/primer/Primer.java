@@ -1,0 +1,303 @@
+package dev.primer;
+
+import dev.primer.cpu.CpuBackend;
+import dev.primer.cuda.Cuda;
+import dev.primer.gpu.GpuBackend;
+import dev.primer.io.Npy;
+import dev.primer.io.NpyArray;
+
+import java.io.IOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Primer's entry point: a backend (the GPU or the CPU) and the primitives on its arrays.
+ *
+ * <pre>{@code
+ * try (Primer primer = Primer.open();                 // the GPU if usable, else the CPU
+ *      FloatArray x = primer.upload(new float[] {1, 2, 3})) {
+ *     float total = primer.sum(x);
+ * }
+ * }</pre>
+ *
+ * <p>Arrays live on the backend that made them; primitives take arrays and return scalars or new
+ * arrays; nothing is copied to the host unless asked. Accumulators: int32 and int8 SUM and PROD
+ * accumulate in int64; int64 SUM is exact (ArithmeticException when the true sum does not fit a
+ * long); PROD of integers wraps like Java multiplication; float32 SUM and PROD accumulate in float64
+ * and round once; MIN and MAX follow Math.min / Math.max (NaN wins, -0.0 &lt; 0.0); ARGMIN/ARGMAX give
+ * the first index of the extreme (NaN counts as the extreme), -1 when empty. Float results are
+ * bitwise identical from run to run on one backend; GPU and CPU agree within the documented bound
+ * (docs/semantics.md) and exactly for everything else.
+ *
+ * <p>Methods of one Primer are serialised (thread-safe); use several Primers for concurrency.
+ */
+public final class Primer implements AutoCloseable {
+    private final Backend backend;
+
+    private Primer(Backend backend) {
+        this.backend = backend;
+    }
+
+    /** The GPU when one is usable, else the CPU. */
+    public static Primer open() { return open(BackendKind.AUTO); }
+
+    /** The named backend; GPU throws IllegalStateException with the reason when none is usable. */
+    public static Primer open(BackendKind kind) {
+        Objects.requireNonNull(kind, "kind");
+        return switch (kind) {
+            case GPU -> new Primer(new GpuBackend(Cuda.context()));
+            case CPU -> new Primer(new CpuBackend());
+            case AUTO -> Cuda.isAvailable() ? open(BackendKind.GPU) : open(BackendKind.CPU);
+        };
+    }
+
+    public BackendKind kind() { return backend.kind(); }
+
+    public String description() { return backend.description(); }
+
+    /** The backend, for code that extends Primer (ladders, benchmarks). */
+    public Backend backend() { return backend; }
+
+    // ---------------------------------------------------------------- arrays
+
+    /** A new array of {@code length} elements of {@code type}; contents undefined. */
+    public synchronized DeviceArray allocate(DType type, long length) {
+        Objects.requireNonNull(type, "type");
+        if (length < 0) throw new IllegalArgumentException("length must be >= 0: " + length);
+        long bytes = Math.multiplyExact(length, (long) type.byteSize());
+        Buffer buffer = backend.allocate(bytes);
+        DeviceArray.Memory memory = new DeviceArray.Memory(backend, buffer, type + " array of " + length + " elements");
+        return switch (type) {
+            case BYTE -> new ByteArray(memory, 0, length, true);
+            case INT -> new IntArray(memory, 0, length, true);
+            case LONG -> new LongArray(memory, 0, length, true);
+            case FLOAT -> new FloatArray(memory, 0, length, true);
+            case DOUBLE -> new DoubleArray(memory, 0, length, true);
+        };
+    }
+
+    public ByteArray allocateBytes(long length) { return (ByteArray) allocate(DType.BYTE, length); }
+    public IntArray allocateInts(long length) { return (IntArray) allocate(DType.INT, length); }
+    public LongArray allocateLongs(long length) { return (LongArray) allocate(DType.LONG, length); }
+    public FloatArray allocateFloats(long length) { return (FloatArray) allocate(DType.FLOAT, length); }
+    public DoubleArray allocateDoubles(long length) { return (DoubleArray) allocate(DType.DOUBLE, length); }
+
+    /** Uploads {@code length} elements of {@code type} from host memory (heap or native). */
+    public DeviceArray upload(DType type, MemorySegment src, long length) {
+        Objects.requireNonNull(src, "src");
+        DeviceArray a = allocate(type, length);
+        try {
+            a.copyFrom(src);
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
+        }
+        return a;
+    }
+
+    public ByteArray upload(byte[] src) { return (ByteArray) upload(DType.BYTE, MemorySegment.ofArray(Objects.requireNonNull(src, "src")), src.length); }
+    public IntArray upload(int[] src) { return (IntArray) upload(DType.INT, MemorySegment.ofArray(Objects.requireNonNull(src, "src")), src.length); }
+    public LongArray upload(long[] src) { return (LongArray) upload(DType.LONG, MemorySegment.ofArray(Objects.requireNonNull(src, "src")), src.length); }
+    public FloatArray upload(float[] src) { return (FloatArray) upload(DType.FLOAT, MemorySegment.ofArray(Objects.requireNonNull(src, "src")), src.length); }
+    public DoubleArray upload(double[] src) { return (DoubleArray) upload(DType.DOUBLE, MemorySegment.ofArray(Objects.requireNonNull(src, "src")), src.length); }
+
+    /** Reads a .npy file (any shape, C order) into a flat array of its dtype. */
+    public DeviceArray load(Path npyFile) throws IOException {
+        Objects.requireNonNull(npyFile, "npyFile");
+        try (Arena arena = Arena.ofConfined()) {
+            NpyArray npy = Npy.read(npyFile, arena);
+            return upload(npy.dtype(), npy.data(), npy.data().byteSize() / npy.dtype().byteSize());
+        }
+    }
+
+    /** Writes an array as a 1-d .npy file. */
+    public void save(Path npyFile, DeviceArray array) throws IOException {
+        save(npyFile, array, new long[] {array.length()});
+    }
+
+    /** Writes an array as a .npy file of the given shape (whose product must be the length). */
+    public void save(Path npyFile, DeviceArray array, long[] shape) throws IOException {
+        Objects.requireNonNull(npyFile, "npyFile");
+        own(array, "array");
+        long product = 1;
+        for (long d : shape) product = Math.multiplyExact(product, d);
+        if (product != array.length()) {
+            throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " holds " + product
+                    + " elements; the array has " + array.length());
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocate(Math.max(1, array.byteSize()), 64).asSlice(0, array.byteSize());
+            array.copyTo(host);
+            Npy.write(npyFile, array.dtype(), shape, host);
+        }
+    }
+
+    /** Waits for all work issued so far. Primitives that return scalars already wait. */
+    public synchronized void synchronize() { backend.synchronize(); }
+
+    // ---------------------------------------------------------------- reduce
+
+    /** Sum of int8 elements, accumulated in int64. */
+    public long sum(ByteArray a) { return reduce(a, Op.SUM); }
+    /** Sum of int32 elements, accumulated in int64 (exact below 2^32 elements). */
+    public long sum(IntArray a) { return reduce(a, Op.SUM); }
+    /** Exact sum; ArithmeticException when it does not fit a long. */
+    public long sum(LongArray a) { return reduce(a, Op.SUM); }
+    /** Sum accumulated in float64, rounded once to float32. */
+    public float sum(FloatArray a) { return reduce(a, Op.SUM); }
+    public double sum(DoubleArray a) { return reduce(a, Op.SUM); }
+
+    /** SUM/PROD accumulate in int64; the others return the element's value widened. */
+    public synchronized long reduce(ByteArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
+    /** SUM/PROD accumulate in int64; the others return the element's value widened. */
+    public synchronized long reduce(IntArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
+    public synchronized long reduce(LongArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
+    /** SUM and PROD accumulate in float64 and round once. */
+    public synchronized float reduce(FloatArray a, Op op) { return (float) backend.reduceFloating(checkReduce(a, op), op); }
+    public synchronized double reduce(DoubleArray a, Op op) { return backend.reduceFloating(checkReduce(a, op), op); }
+
+    /** Index of the first minimum (NaN counts as the minimum); -1 when empty. */
+    public synchronized long argMin(DeviceArray a) { return backend.argExtreme(checkArg(a), false); }
+    /** Index of the first maximum (NaN counts as the maximum); -1 when empty. */
+    public synchronized long argMax(DeviceArray a) { return backend.argExtreme(checkArg(a), true); }
+
+    /**
+     * Reduces each row of a row-major (rows × cols) matrix. The result's type is the accumulator's:
+     * int64 for int8/int32 SUM and PROD, float32 for float32 (accumulated in float64), else the input's.
+     */
+    public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, Op op) {
+        checkRows(matrix, rows, cols, op);
+        DeviceArray out = allocate(Reductions.outputType(matrix.dtype(), op), rows);
+        return fillOrClose(out, () -> backend.reduceRows(matrix, op, rows, cols, out));
+    }
+
+    /** Index within each row of its first minimum or maximum. */
+    public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
+        checkRows(matrix, rows, cols, Op.MIN);
+        LongArray out = allocateLongs(rows);
+        return fillOrClose(out, () -> backend.argExtremeRows(matrix, max, rows, cols, out));
+    }
+
+    /**
+     * Reduces each segment [offsets[i], offsets[i+1]) of {@code values}; empty segments give the
+     * operator's identity. Output type as for {@link #reduceRows}.
+     */
+    public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, Op op) {
+        long segments = checkSegments(values, offsets, op);
+        DeviceArray out = allocate(Reductions.outputType(values.dtype(), op), segments);
+        return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out));
+    }
+
+    /** Index within each segment of its first minimum or maximum; -1 for empty segments. */
+    public synchronized LongArray argExtremeSegments(DeviceArray values, LongArray offsets, boolean max) {
+        long segments = checkSegments(values, offsets, Op.MIN);
+        LongArray out = allocateLongs(segments);
+        return fillOrClose(out, () -> backend.argExtremeSegments(values, max, offsets, out));
+    }
+
+    // ---------------------------------------------------------------- scan
+
+    /** out[i] = in[0] op ... op in[i]. {@code out} may be {@code in}. */
+    public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, Op op) {
+        checkScan(in, out, op);
+        backend.scan(in, out, op, true, Reductions.identityBits(out.dtype(), op));
+    }
+
+    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for integer outputs. */
+    public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, Op op, long init) {
+        checkScan(in, out, op);
+        backend.scan(in, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+    }
+
+    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for float32/float64 outputs. */
+    public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, Op op, double init) {
+        checkScan(in, out, op);
+        backend.scan(in, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
+    }
+
+    /** Inclusive scan restarting at every element whose head flag is non-zero. */
+    public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
+        checkScan(in, out, op);
+        own(headFlags, "headFlags");
+        if (headFlags.length() != in.length()) {
+            throw new IllegalArgumentException("headFlags has " + headFlags.length() + " elements, in has " + in.length());
+        }
+        backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op));
+    }
+
+    /** Inclusive scan of each segment [offsets[i], offsets[i+1]). */
+    public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
+        checkScan(in, out, op);
+        checkSegments(in, offsets, op);
+        backend.segmentedScanByOffsets(in, offsets, out, op, true, Reductions.identityBits(out.dtype(), op));
+    }
+
+    @Override
+    public synchronized void close() { backend.close(); }
+
+    @Override
+    public String toString() { return "Primer[" + backend.description() + "]"; }
+
+    // ---------------------------------------------------------------- argument checks
+
+    private <A extends DeviceArray> A own(A a, String name) {
+        Objects.requireNonNull(a, name);
+        a.requireOpen();
+        if (a.backendImpl() != backend) {
+            throw new IllegalArgumentException(name + " belongs to another Primer (" + a.backend() + "); copy it over first");
+        }
+        return a;
+    }
+
+    private DeviceArray checkReduce(DeviceArray a, Op op) {
+        own(a, "array");
+        Objects.requireNonNull(op, "op");
+        op.requireSupports(a.dtype(), "op");
+        return a;
+    }
+
+    private DeviceArray checkArg(DeviceArray a) {
+        own(a, "array");
+        if (a.dtype() == DType.BYTE) throw new IllegalArgumentException("array: argMin/argMax take int32, int64, float32 or float64, not int8");
+        return a;
+    }
+
+    private void checkRows(DeviceArray matrix, long rows, long cols, Op op) {
+        checkReduce(matrix, op);
+        if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
+        if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
+        if (Math.multiplyHigh(rows, cols) != 0 || rows * cols != matrix.length()) {
+            throw new IllegalArgumentException("rows × cols = " + rows + " × " + cols + " does not match the matrix length " + matrix.length());
+        }
+    }
+
+    private long checkSegments(DeviceArray values, LongArray offsets, Op op) {
+        checkReduce(values, op);
+        own(offsets, "offsets");
+        if (offsets.length() < 1) throw new IllegalArgumentException("offsets needs at least one element (segments + 1)");
+        return offsets.length() - 1;
+    }
+
+    private void checkScan(DeviceArray in, DeviceArray out, Op op) {
+        checkReduce(in, op);
+        own(out, "out");
+        if (out.length() != in.length()) throw new IllegalArgumentException("out has " + out.length() + " elements, in has " + in.length());
+        boolean widening = in.dtype() == DType.INT && out.dtype() == DType.LONG && op == Op.SUM;
+        if (out.dtype() != in.dtype() && !widening) {
+            throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
+                    + " (out must match in, or be int64 for an int32 SUM)");
+        }
+    }
+
+    private static <A extends DeviceArray> A fillOrClose(A out, Runnable fill) {
+        try {
+            fill.run();
+            return out;
+        } catch (RuntimeException e) {
+            out.close();
+            throw e;
+        }
+    }
+}

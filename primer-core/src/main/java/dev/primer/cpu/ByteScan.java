@@ -1,0 +1,44 @@
+package dev.primer.cpu;
+
+import dev.primer.Op;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * int8 scan of a chunk, one element at a time (int8 scans are rare; integers are exact in any order):
+ * into int8 (wrapping as Java's byte arithmetic) or, for SUM, into int64.
+ */
+final class ByteScan implements ChunkScanner {
+    private final Op op;
+    private final boolean inclusive, toLong;
+    private final MemorySegment in, out;
+    private final long identity;
+
+    ByteScan(Op op, boolean inclusive, boolean toLong, MemorySegment in, MemorySegment out) {
+        this.op = op;
+        this.inclusive = inclusive;
+        this.toLong = toLong;
+        this.in = in;
+        this.out = out;
+        this.identity = LaneOps.integralIdentity(op, Byte.MIN_VALUE, Byte.MAX_VALUE);
+    }
+
+    @Override public long chunk(long from, long to, long carry, boolean write) {
+        long r = identity;
+        for (long i = from; i < to; i++) {
+            long before = r;
+            r = LaneOps.apply(op, r, in.get(ValueLayout.JAVA_BYTE, i));
+            if (write) {
+                long value = LaneOps.apply(op, carry, inclusive ? r : before);
+                if (toLong) out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, value);
+                else out.set(ValueLayout.JAVA_BYTE, i, (byte) value);
+            }
+        }
+        return r;
+    }
+
+    @Override public long combine(long carry, long total) {
+        return LaneOps.apply(op, carry, total);
+    }
+}

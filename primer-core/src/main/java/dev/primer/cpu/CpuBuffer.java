@@ -1,0 +1,22 @@
+package dev.primer.cpu;
+
+import dev.primer.Buffer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/** Native host memory in its own shared arena, so it can be freed on close. */
+final class CpuBuffer implements Buffer {
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment segment;
+
+    CpuBuffer(long bytes) {
+        segment = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+    }
+
+    @Override public long byteSize() { return segment.byteSize(); }
+
+    @Override public MemorySegment hostSegment() { return segment; }
+
+    @Override public void free() { arena.close(); }
+}

@@ -1,0 +1,136 @@
+package dev.primer.cpu;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.Reductions;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Whole-array reductions on the CPU: the reference the GPU backend must equal.
+ *
+ * <p><b>Order.</b> The input splits into chunks of {@value Parallel#CHUNK} elements; each chunk
+ * reduces in a fixed order (see {@link FloatingKernels}) and chunk results combine over a fixed
+ * balanced tree (see {@link Parallel#reduceChunks}). Chunks run in parallel on fork/join; the
+ * order never depends on the number of threads, so float results are identical run to run and on
+ * any thread count.
+ *
+ * <p><b>Accumulators.</b> int8/int32 SUM and PROD accumulate in int64 (SUM exact while fewer than
+ * 2^32 int32 elements; PROD wraps as Java's long multiplication). int64 SUM is exact (128-bit) and
+ * throws ArithmeticException when the true sum does not fit a long; int64 PROD wraps. float32 SUM and
+ * PROD accumulate in double (each float converts exactly); float64 in double. MIN/MAX follow
+ * Math.min/Math.max: NaN wins, -0.0 &lt; 0.0. A floating result that is NaN is returned as the
+ * canonical {@link Double#NaN}; a SUM that is zero is +0.0 (the lanes start at +0.0).
+ *
+ * <p><b>Error bound (SUM).</b> Every element reaches the result through at most
+ * {@code d(n) = 4115 + ceil(log2(ceil(n / 65536)))} double roundings ({@link #sumRoundings}), so
+ * {@code |result - exact| <= gamma(d) * sum(|x_i|)} with {@code gamma(d) = d u / (1 - d u)},
+ * {@code u = 2^-53}: below {@code 5e-13 * sum(|x_i|)} up to 2^40 elements. For float32 that is far
+ * below the final rounding to float the caller applies; two correct implementations (this one and the
+ * GPU's) therefore differ by at most {@code (d_cpu + d_gpu) u sum(|x_i|)} before rounding to float.
+ *
+ * <p>Inputs are MemorySegments (native, or heap ones) holding at least {@code n} elements in native
+ * byte order.
+ */
+public final class CpuReduce {
+    private CpuReduce() {}
+
+    /**
+     * SUM/PROD/MIN/MAX/AND/OR/XOR of {@code n} int8/int32/int64 elements, as a long (see the class
+     * comment for accumulators). Empty input gives the identity: SUM 0, PROD 1, MIN the type's
+     * MAX_VALUE, MAX its MIN_VALUE, AND -1 (all ones), OR/XOR 0.
+     *
+     * @throws ArithmeticException if an int64 SUM does not fit a long
+     */
+    public static long reduceIntegral(DType type, Op op, MemorySegment in, long n) {
+        checkReduce(type, op, in, n);
+        if (type.isFloatingPoint()) {
+            throw new IllegalArgumentException("type: " + type + " is floating-point; use reduceFloating");
+        }
+        if (n == 0) return Reductions.identityBits(type, op);
+        return integralRange(type, op, in, 0, n, "sum");
+    }
+
+    /**
+     * SUM/PROD/MIN/MAX of {@code n} float32/float64 elements, in double. Empty input gives SUM 0.0,
+     * PROD 1.0, MIN +Infinity, MAX -Infinity.
+     */
+    public static double reduceFloating(DType type, Op op, MemorySegment in, long n) {
+        checkReduce(type, op, in, n);
+        if (!type.isFloatingPoint()) {
+            throw new IllegalArgumentException("type: " + type + " is an integer type; use reduceIntegral");
+        }
+        if (n == 0) {
+            return switch (op) {
+                case SUM -> 0.0;
+                case PROD -> 1.0;
+                case MIN -> Double.POSITIVE_INFINITY;
+                default -> Double.NEGATIVE_INFINITY;
+            };
+        }
+        return floatingRange(type, op, in, 0, n);
+    }
+
+    /**
+     * Index of the first maximum ({@code max}) or minimum of {@code n} elements; -1 when empty. NaN
+     * counts as the extreme either way (so the first NaN wins), and -0.0 &lt; 0.0.
+     */
+    public static long argExtreme(DType type, boolean max, MemorySegment in, long n) {
+        Checks.nonNull(type, "type");
+        Checks.nonNegative(n, "n");
+        Checks.holds(in, n, type, "in");
+        if (n == 0) return -1;
+        return argRange(type, max, in, 0, n);
+    }
+
+    /**
+     * The number of roundings on the longest path from an element to a SUM/PROD result of {@code n}
+     * floating-point elements (see the class comment's error bound).
+     */
+    public static int sumRoundings(long n) {
+        long chunks = Math.max(1, Parallel.chunks(n));
+        return FloatingKernels.ROUNDINGS_PER_CHUNK + (64 - Long.numberOfLeadingZeros(chunks - 1));
+    }
+
+    private static void checkReduce(DType type, Op op, MemorySegment in, long n) {
+        Checks.nonNull(type, "type");
+        Checks.nonNull(op, "op");
+        Checks.nonNegative(n, "n");
+        Checks.holds(in, n, type, "in");
+        op.requireSupports(type, "op");
+    }
+
+    // ---- shared with CpuSegmentedReduce: [from, to) non-empty, chunks aligned at from ----
+
+    /** Integer reduction of {@code [from, to)}; an int64 SUM that overflows names {@code what}. */
+    static long integralRange(DType type, Op op, MemorySegment in, long from, long to, String what) {
+        ExactLongSum exact = exactRange(type, op, in, from, to);
+        if (exact != null) return exact.longValueExact(what);
+        return Parallel.reduceChunks(from, to,
+                (a, b) -> IntegralKernels.reduce(type, op, in, a, b),
+                (x, y) -> LaneOps.apply(op, (long) x, (long) y));
+    }
+
+    /** The exact 128-bit int64 SUM of {@code [from, to)}, or null when not an int64 SUM. */
+    static ExactLongSum exactRange(DType type, Op op, MemorySegment in, long from, long to) {
+        if (type != DType.LONG || op != Op.SUM) return null;
+        return Parallel.reduceChunks(from, to, (a, b) -> IntegralKernels.longSum(in, a, b), ExactLongSum::plus);
+    }
+
+    /** Floating-point reduction of {@code [from, to)} in double, NaN canonical. */
+    static double floatingRange(DType type, Op op, MemorySegment in, long from, long to) {
+        double r = Parallel.reduceChunks(from, to,
+                type == DType.FLOAT
+                        ? (a, b) -> FloatingKernels.reduceFloat(op, in, a, b)
+                        : (a, b) -> FloatingKernels.reduceDouble(op, in, a, b),
+                (x, y) -> LaneOps.apply(op, (double) x, (double) y));
+        return Double.isNaN(r) ? Double.NaN : r;
+    }
+
+    /** Absolute index of the first extreme of {@code [from, to)}. */
+    static long argRange(DType type, boolean max, MemorySegment in, long from, long to) {
+        return Parallel.reduceChunks(from, to,
+                (a, b) -> ArgKernels.chunk(type, max, in, a, b),
+                (x, y) -> ArgKernels.Best.combine(x, y, max)).index();
+    }
+}

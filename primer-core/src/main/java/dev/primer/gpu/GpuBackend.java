@@ -1,0 +1,112 @@
+package dev.primer.gpu;
+
+import dev.primer.Backend;
+import dev.primer.BackendKind;
+import dev.primer.Buffer;
+import dev.primer.ByteArray;
+import dev.primer.DeviceArray;
+import dev.primer.LongArray;
+import dev.primer.Op;
+import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.CudaDevice;
+
+import java.lang.foreign.MemorySegment;
+
+/** The GPU backend: device memory, and the device-wide algorithms of this package. */
+public final class GpuBackend implements Backend {
+    private final CudaContext ctx;
+
+    public GpuBackend(CudaContext ctx) {
+        this.ctx = ctx;
+    }
+
+    public CudaContext context() { return ctx; }
+
+    @Override public BackendKind kind() { return BackendKind.GPU; }
+
+    @Override public String description() {
+        CudaDevice d = ctx.device();
+        return d.name() + " (sm_" + d.computeMajor() + d.computeMinor() + ", " + d.multiprocessorCount() + " SMs)";
+    }
+
+    @Override public Buffer allocate(long bytes) { return new GpuBuffer(ctx, ctx.allocate(bytes), bytes); }
+
+    @Override public void copyIn(MemorySegment src, Buffer dst, long offset, long bytes) {
+        ctx.copyToDevice(dst.deviceAddress() + offset, src, bytes);
+    }
+
+    @Override public void copyOut(Buffer src, long offset, MemorySegment dst, long bytes) {
+        ctx.copyToHost(dst, src.deviceAddress() + offset, bytes);
+    }
+
+    @Override public void copy(Buffer src, long srcOffset, Buffer dst, long dstOffset, long bytes) {
+        ctx.copyDeviceToDevice(dst.deviceAddress() + dstOffset, src.deviceAddress() + srcOffset, bytes);
+    }
+
+    @Override public void fill(Buffer dst, long offset, long count, int elementBytes, long pattern) {
+        long p = dst.deviceAddress() + offset;
+        switch (elementBytes) {
+            case 1 -> ctx.memset8(p, (byte) pattern, count);
+            case 4 -> ctx.memset32(p, (int) pattern, count);
+            case 8 -> {
+                if (count == 0) break;
+                long grid = Math.min((count + 255) / 256, 8L * ctx.device().multiprocessorCount());
+                ctx.module("fill").kernel("fill_u64").launch(grid, 256, 0, p, count, pattern);
+            }
+            default -> throw new IllegalArgumentException("element size " + elementBytes);
+        }
+    }
+
+    @Override public void synchronize() { ctx.synchronize(); }
+
+    // ---- reduce ----
+
+    @Override public long reduceIntegral(DeviceArray in, Op op) {
+        return GpuReduce.reduceIntegral(ctx, in.dtype(), op, in.devicePointer(), in.length());
+    }
+
+    @Override public double reduceFloating(DeviceArray in, Op op) {
+        return GpuReduce.reduceFloating(ctx, in.dtype(), op, in.devicePointer(), in.length());
+    }
+
+    @Override public long argExtreme(DeviceArray in, boolean max) {
+        return GpuReduce.argExtreme(ctx, in.dtype(), max, in.devicePointer(), in.length());
+    }
+
+    @Override public void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out) {
+        GpuSegmentedReduce.reduceRows(ctx, in.dtype(), op, in.devicePointer(), rows, cols, out.devicePointer());
+    }
+
+    @Override public void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out) {
+        GpuSegmentedReduce.reduceSegments(ctx, in.dtype(), op, in.devicePointer(), offsets.devicePointer(),
+                offsets.length() - 1, out.devicePointer());
+    }
+
+    @Override public void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out) {
+        GpuSegmentedReduce.argExtremeRows(ctx, in.dtype(), max, in.devicePointer(), rows, cols, out.devicePointer());
+    }
+
+    @Override public void argExtremeSegments(DeviceArray in, boolean max, LongArray offsets, LongArray out) {
+        GpuSegmentedReduce.argExtremeSegments(ctx, in.dtype(), max, in.devicePointer(), offsets.devicePointer(),
+                offsets.length() - 1, out.devicePointer());
+    }
+
+    // ---- scan ----
+
+    @Override public void scan(DeviceArray in, DeviceArray out, Op op, boolean inclusive, long initBits) {
+        GpuScan.scan(ctx, in.dtype(), out.dtype(), op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
+        GpuScan.segmentedScanByFlags(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
+                out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits) {
+        GpuScan.segmentedScanByOffsets(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), offsets.devicePointer(),
+                offsets.length() - 1, out.devicePointer());
+    }
+
+    /** The context is shared by every GPU Primer of this process and lives as long as it. */
+    @Override public void close() { }
+}

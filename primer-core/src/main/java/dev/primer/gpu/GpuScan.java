@@ -1,0 +1,268 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.cuda.CudaContext;
+
+import java.lang.foreign.ValueLayout;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.WeakHashMap;
+
+/**
+ * Device-wide scans (prefix sums and their kin) on device pointers: one launch, single pass,
+ * decoupled look-back (module {@code scan}, see {@code device/scan_kernels.cuh}).
+ *
+ * <p>Semantics. {@code out[i] = init op in[0] op ... op in[i]} (inclusive) or
+ * {@code init op in[0] op ... op in[i-1]} (exclusive; {@code out[0] = init}). The init starts the
+ * inclusive scans too, as CUB's InclusiveScanInit does; {@link #identityBits} gives the operator's
+ * identity for a plain inclusive scan (for float/double SUM that is -0.0, which leaves every value
+ * bitwise alone, including a leading -0.0). {@code initBits} holds the init as raw bits of the
+ * output type: {@code Float.floatToRawIntBits}, {@code Double.doubleToRawLongBits}, or the integer
+ * itself (for 4-byte types only the low 32 bits count).
+ *
+ * <p>Accumulation happens in the output type: int32 SUM wraps mod 2^32 unless the output is int64
+ * ({@code INT -> LONG}, the only mixed pair). Float results are bitwise identical from run to run
+ * (fixed association; see the kernel header), and differ from a sequential left-to-right sum by
+ * rounding only. MIN/MAX follow Math.min/Math.max.
+ *
+ * <p>{@code in == out} (in place) is allowed when the types have the same size; otherwise the
+ * ranges must not overlap. Pointers must be aligned to their element size; any 16-byte
+ * misalignment (a slice) is fine. Arguments are checked and an {@link IllegalArgumentException}
+ * names the offending one. All work is issued on the context's stream; nothing waits for it,
+ * except {@link #segmentedScanByOffsets}, which reads two offsets back first.
+ */
+public final class GpuScan {
+    private GpuScan() {}
+
+    private static final String MODULE = "scan";
+    private static final String STATUS_SCRATCH = "scan";
+    private static final String SEGMENT_SCRATCH = "scan.segment-starts";
+
+    /** Per context: the last epoch used, and the largest status area asked for. */
+    private static final class Epochs {
+        int last;
+        long statusBytes;
+    }
+
+    private static final Map<CudaContext, Epochs> EPOCHS = new WeakHashMap<>();
+
+    /**
+     * Scans {@code n} elements of {@code inType} at {@code in} into {@code outType} at {@code out}.
+     * Supported: {@code outType == inType} for every operator the type supports (int8 excepted), and
+     * {@code INT -> LONG} for SUM.
+     */
+    public static void scan(CudaContext ctx, DType inType, DType outType, Op op, boolean inclusive, long initBits,
+                            long in, long out, long n) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(inType, "inType");
+        Objects.requireNonNull(outType, "outType");
+        Objects.requireNonNull(op, "op");
+        requireScannable(inType, "inType");
+        op.requireSupports(inType, "op");
+        boolean widening = inType == DType.INT && outType == DType.LONG;
+        if (outType != inType && !(widening && op == Op.SUM)) {
+            throw new IllegalArgumentException("outType: " + inType + " scans into " + inType
+                    + (inType == DType.INT ? " (or int64 for SUM)" : "") + ", not " + outType);
+        }
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
+        if (n == 0) return;
+        requireAligned(in, inType, "in");
+        requireAligned(out, outType, "out");
+        requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
+        requireTileCount(n, in, inType);
+
+        String kernel = widening ? "scan_sum_i32_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
+        long tiles = ScanPolicy.tiles(n, in, inType);
+        Epochs epochs = epochs(ctx);
+        synchronized (epochs) {
+            long[] status = status(ctx, epochs, tiles);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+                    in, out, n, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+        }
+    }
+
+    /**
+     * Segmented scan: a segment starts at every element whose byte in {@code headFlags} (int8,
+     * {@code n} of them) is nonzero, and at element 0 whatever its flag. Each segment is scanned
+     * as by {@link #scan} with the same init.
+     */
+    public static void segmentedScanByFlags(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
+                                            long in, long headFlags, long out, long n) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        requireScannable(type, "type");
+        op.requireSupports(type, "op");
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
+        if (n == 0) return;
+        requireAligned(in, type, "in");
+        requireAligned(out, type, "out");
+        if (headFlags == 0) throw new IllegalArgumentException("headFlags: null device pointer");
+        requireInPlaceOrDisjoint(in, n * type.byteSize(), out, n * type.byteSize());
+        if (overlaps(headFlags, n, out, n * type.byteSize())) {
+            throw new IllegalArgumentException("headFlags: overlaps out");
+        }
+        requireTileCount(n, in, type);
+
+        String kernel = "segscan_flags_" + opName(op) + "_" + type.kernelSuffix();
+        long tiles = ScanPolicy.tiles(n, in, type);
+        Epochs epochs = epochs(ctx);
+        synchronized (epochs) {
+            long[] status = status(ctx, epochs, tiles);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+                    in, headFlags, out, n, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+        }
+    }
+
+    /**
+     * Segmented scan by offsets: segment k is {@code [offsets[k], offsets[k+1])} ({@code offsets}:
+     * int64, {@code segments + 1} of them, non-decreasing, {@code offsets[0] >= 0}). Elements
+     * outside {@code [offsets[0], offsets[segments])} are not touched; empty segments are fine.
+     * Reads {@code offsets[0]} and {@code offsets[segments]} back to the host (one synchronize).
+     */
+    public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
+                                              long in, long offsets, long segments, long out) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        requireScannable(type, "type");
+        op.requireSupports(type, "op");
+        if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
+        if (segments == 0) return;
+        if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
+        if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
+                + Long.toHexString(offsets) + " is not aligned to 8 bytes");
+        requireAligned(in, type, "in");
+        requireAligned(out, type, "out");
+
+        long begin = readLong(ctx, offsets);
+        long end = readLong(ctx, offsets + 8 * segments);
+        if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
+        if (end < begin) {
+            throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " < offsets[0] = " + begin);
+        }
+        long n = end - begin;
+        if (n == 0) return;
+        long size = type.byteSize();
+        long inBase = in + begin * size, outBase = out + begin * size;
+        requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
+        if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
+            throw new IllegalArgumentException("offsets: overlaps out");
+        }
+        requireTileCount(n, inBase, type);
+
+        long tiles = ScanPolicy.tiles(n, inBase, type);
+        long shift = ScanPolicy.shift(inBase, type);
+        String kernel = "segscan_offsets_" + opName(op) + "_" + type.kernelSuffix();
+        Epochs epochs = epochs(ctx);
+        synchronized (epochs) {
+            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, 8 * (tiles + 1));
+            long startsGrid = (tiles + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK;
+            ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
+                    offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type), tiles, tileFirst);
+            long[] status = status(ctx, epochs, tiles);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+                    inBase, offsets, tileFirst, outBase, n, begin, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+        }
+    }
+
+    /** The raw bits of {@code op}'s identity in {@code type}: an init that leaves a scan plain. */
+    public static long identityBits(DType type, Op op) {
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(op, "op");
+        op.requireSupports(type, "op");
+        return switch (type) {
+            case FLOAT -> Integer.toUnsignedLong(Float.floatToRawIntBits(switch (op) {
+                case SUM -> -0.0f;
+                case PROD -> 1.0f;
+                case MIN -> Float.POSITIVE_INFINITY;
+                case MAX -> Float.NEGATIVE_INFINITY;
+                default -> throw new AssertionError(op);
+            }));
+            case DOUBLE -> Double.doubleToRawLongBits(switch (op) {
+                case SUM -> -0.0;
+                case PROD -> 1.0;
+                case MIN -> Double.POSITIVE_INFINITY;
+                case MAX -> Double.NEGATIVE_INFINITY;
+                default -> throw new AssertionError(op);
+            });
+            case INT, LONG, BYTE -> {
+                boolean wide = type == DType.LONG;
+                yield switch (op) {
+                    case SUM, OR, XOR -> 0L;
+                    case PROD -> 1L;
+                    case AND -> -1L;
+                    case MIN -> wide ? Long.MAX_VALUE : (type == DType.INT ? Integer.MAX_VALUE : Byte.MAX_VALUE);
+                    case MAX -> wide ? Long.MIN_VALUE : (type == DType.INT ? Integer.MIN_VALUE : Byte.MIN_VALUE);
+                };
+            }
+        };
+    }
+
+    // ---- scratch and epochs ----
+
+    private static Epochs epochs(CudaContext ctx) {
+        synchronized (EPOCHS) {
+            return EPOCHS.computeIfAbsent(ctx, c -> new Epochs());
+        }
+    }
+
+    /**
+     * The status area for {@code tiles} tiles and a fresh epoch: {pointer, epoch}. Caller holds the
+     * lock on {@code epochs} until its launches are issued (the buffer may move when it grows).
+     * Status words of earlier launches need no clearing: they carry older epochs. When the epoch
+     * counter wraps, the whole area is cleared once, so no stale word can match a reused epoch.
+     */
+    private static long[] status(CudaContext ctx, Epochs epochs, long tiles) {
+        epochs.statusBytes = Math.max(epochs.statusBytes, ScanPolicy.scratchBytes(tiles));
+        long pointer = ctx.scratch(STATUS_SCRATCH, epochs.statusBytes);
+        int epoch = epochs.last + 1;
+        if (epoch >= ScanPolicy.EPOCH_LIMIT) {
+            ctx.memset8(pointer, (byte) 0, epochs.statusBytes);
+            epoch = 1;
+        }
+        epochs.last = epoch;
+        return new long[] {pointer, epoch};
+    }
+
+    // ---- checks ----
+
+    private static String opName(Op op) { return op.name().toLowerCase(Locale.ROOT); }
+
+    private static void requireScannable(DType type, String name) {
+        if (type == DType.BYTE) {
+            throw new IllegalArgumentException(name + ": int8 scans are not supported (scan int32, or int8 -> int32 first)");
+        }
+    }
+
+    private static void requireAligned(long pointer, DType type, String name) {
+        if (pointer == 0) throw new IllegalArgumentException(name + ": null device pointer");
+        if (Math.floorMod(pointer, type.byteSize()) != 0) {
+            throw new IllegalArgumentException(name + ": device pointer 0x" + Long.toHexString(pointer)
+                    + " is not aligned to " + type.byteSize() + " bytes");
+        }
+    }
+
+    private static boolean overlaps(long a, long aBytes, long b, long bBytes) {
+        return a < b + bBytes && b < a + aBytes;
+    }
+
+    private static void requireInPlaceOrDisjoint(long in, long inBytes, long out, long outBytes) {
+        if (in == out && inBytes == outBytes) return;
+        if (overlaps(in, inBytes, out, outBytes)) {
+            throw new IllegalArgumentException("out: overlaps in (in place needs out == in and equal element sizes)");
+        }
+    }
+
+    private static void requireTileCount(long n, long in, DType inType) {
+        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType) > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+        }
+    }
+
+    private static long readLong(CudaContext ctx, long pointer) {
+        return ctx.readback(pointer, 8).get(ValueLayout.JAVA_LONG, 0);
+    }
+}

@@ -1,0 +1,210 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.CudaKernel;
+
+import java.lang.foreign.ValueLayout;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Batched reduce (one result per row of a row-major matrix) and segmented reduce (one result per
+ * CSR segment {@code values[offsets[s], offsets[s+1])}) on the GPU. Kernels: module
+ * {@code segmented_reduce} ({@code device/segmented_reduce.cu}); kernel choice: {@link SegmentedReducePolicy}.
+ *
+ * <p>Output element type ({@link #outputType}) is the accumulator's, so that GPU and CPU agree:
+ * int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long); int64 SUM is
+ * accumulated exactly in 128 bits and a result that does not fit a long throws
+ * {@link ArithmeticException} naming the first such row or segment; int64 PROD wraps; float32 SUM
+ * and PROD are accumulated in double and rounded to float32 once per result (so batched float
+ * outputs are float32 arrays); float64 stays float64; MIN, MAX, AND, OR, XOR keep the input type
+ * (MIN/MAX as Math.min/Math.max: NaN wins, -0.0 &lt; 0.0). Arg-extremes give int64 indices within
+ * the row or segment: the first extreme, NaN counting as the extreme, -1 for an empty one.
+ * An empty row (cols = 0) or segment gives the operator's identity (0, 1, MAX_VALUE / +Inf for MIN,
+ * MIN_VALUE / -Inf for MAX, -1 for AND).
+ *
+ * <p>All pointers are device addresses. Offsets are int64, {@code segments + 1} of them, non-decreasing,
+ * relative to {@code in} ({@code offsets[0]} may be non-zero). The order in which elements are
+ * combined depends only on the shape, the offsets and the input address, never on timing, so results
+ * are bitwise identical run to run (no float atomics). Work is issued on the context's stream; only
+ * int64 SUM waits for it (to read the overflow flag).
+ */
+public final class GpuSegmentedReduce {
+    private GpuSegmentedReduce() {}
+
+    static final String MODULE = "segmented_reduce";
+    private static final String SCRATCH_OWNER = "GpuSegmentedReduce";
+    private static final Map<CudaKernel, Integer> BLOCKS_PER_SM = new ConcurrentHashMap<>();
+
+    /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
+    public static DType outputType(DType in, Op op) {
+        requireType(in);
+        Objects.requireNonNull(op, "op");
+        op.requireSupports(in, "op");
+        return switch (op) {
+            case SUM, PROD -> in == DType.INT ? DType.LONG : in;
+            case MIN, MAX, AND, OR, XOR -> in;
+        };
+    }
+
+    /** {@code out[r] = op over in[r * cols, (r + 1) * cols)} for r in [0, rows); out holds outputType elements. */
+    public static void reduceRows(CudaContext ctx, DType type, Op op, long in, long rows, long cols, long out) {
+        DType outType = outputType(type, op);
+        checkRows(ctx, type, in, rows, cols, out, outType);
+        if (rows == 0) return;
+        launchRows(ctx, type, kernelOp(op), in, rows, cols, out);
+        if (checksOverflow(type, op)) checkOverflow(ctx, "row");
+    }
+
+    /** {@code out[s] = op over in[offsets[s], offsets[s+1])} for s in [0, segments). */
+    public static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out) {
+        DType outType = outputType(type, op);
+        checkSegments(ctx, type, in, offsets, segments, out, outType);
+        if (segments == 0) return;
+        launchSegments(ctx, type, kernelOp(op), in, offsets, segments, out);
+        if (checksOverflow(type, op)) checkOverflow(ctx, "segment");
+    }
+
+    /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; out is int64. */
+    public static void argExtremeRows(CudaContext ctx, DType type, boolean max, long in, long rows, long cols, long out) {
+        requireType(type);
+        checkRows(ctx, type, in, rows, cols, out, DType.LONG);
+        if (rows == 0) return;
+        launchRows(ctx, type, max ? "argmax" : "argmin", in, rows, cols, out);
+    }
+
+    /** {@code out[s]} = index within segment s of its first maximum (max) or minimum, -1 if empty; out is int64. */
+    public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
+                                          long out) {
+        requireType(type);
+        checkSegments(ctx, type, in, offsets, segments, out, DType.LONG);
+        if (segments == 0) return;
+        launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out);
+    }
+
+    // ---- launches ----
+
+    private static void launchRows(CudaContext ctx, DType type, String op, long in, long rows, long cols, long out) {
+        int sms = ctx.device().multiprocessorCount();
+        SegmentedReducePolicy.RowsPlan plan = SegmentedReducePolicy.rows(type, in, rows, cols, sms);
+        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.rowsScratchBytes(plan, rows));
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        switch (plan.kernel()) {
+            case GROUP -> kernel(ctx, plan.vectorized() ? "rows_vector" : "rows_scalar", op, type).launch(plan.grid(),
+                    block, 0, in, rows, cols, plan.log2Lanes(), out, scratch);
+            case WARP -> kernel(ctx, "rows_warp", op, type).launch(plan.grid(), block, 0, in, rows, cols, out, scratch);
+            case CHUNK -> {
+                kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), block, 0,
+                        in, rows, cols, plan.chunksPerRow(), plan.chunkVectors(), out, scratch);
+                if (plan.needsCombine()) {
+                    kernel(ctx, "rows_combine", op, type).launch(SegmentedReducePolicy.rowsCombineGrid(rows), block, 0,
+                            rows, plan.chunksPerRow(), out, scratch);
+                }
+            }
+        }
+    }
+
+    private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+                                       long out) {
+        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        kernel(ctx, "segments_small", op, type).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0,
+                in, offsets, segments, out, scratch);
+        CudaKernel longPart = kernel(ctx, "segments_long", op, type);
+        longPart.launch(persistentGrid(ctx, longPart), block, 0, in, offsets, segments, scratch);
+        CudaKernel combine = kernel(ctx, "segments_combine", op, type);
+        combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
+        // The work-item and long-segment counters go back to zero for the next call.
+        ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
+    }
+
+    /** As many blocks as fit on the device at once: the persistent kernels loop over their work. */
+    private static long persistentGrid(CudaContext ctx, CudaKernel kernel) {
+        int perSm = BLOCKS_PER_SM.computeIfAbsent(kernel,
+                k -> Math.max(1, k.maxActiveBlocksPerSm(SegmentedReducePolicy.BLOCK_THREADS, 0)));
+        return (long) perSm * ctx.device().multiprocessorCount();
+    }
+
+    private static CudaKernel kernel(CudaContext ctx, String kind, String op, DType type) {
+        return ctx.module(MODULE).kernel("segreduce_" + kind + "_" + op + "_" + type.kernelSuffix());
+    }
+
+    private static String kernelOp(Op op) {
+        return switch (op) {
+            case SUM -> "sum";
+            case PROD -> "prod";
+            case MIN -> "min";
+            case MAX -> "max";
+            case AND -> "and";
+            case OR -> "or";
+            case XOR -> "xor";
+        };
+    }
+
+    private static boolean checksOverflow(DType type, Op op) {
+        return type == DType.LONG && op == Op.SUM;
+    }
+
+    /** Reads and clears the overflow flag: 2^63 - (first overflowing index), or 0. */
+    private static void checkOverflow(CudaContext ctx, String what) {
+        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.HEADER_BYTES);
+        long flag = ctx.readback(scratch + SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET, 8).get(ValueLayout.JAVA_LONG, 0);
+        if (flag == 0) return;
+        ctx.memset32(scratch + SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET, 0, 2);
+        long first = Long.MIN_VALUE - flag;
+        throw new ArithmeticException("int64 sum overflows a long in " + what + " " + first
+                + " (the sum is exact in 128 bits but does not fit the int64 output)");
+    }
+
+    // ---- argument checks ----
+
+    private static void requireType(DType type) {
+        Objects.requireNonNull(type, "type");
+        if (type == DType.BYTE) {
+            throw new IllegalArgumentException("type: " + type + " is not supported by batched/segmented reduce"
+                    + " (int32, int64, float32, float64)");
+        }
+    }
+
+    private static void checkRows(CudaContext ctx, DType type, long in, long rows, long cols, long out, DType outType) {
+        Objects.requireNonNull(ctx, "ctx");
+        if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
+        if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
+        long elements;
+        try {
+            elements = Math.multiplyExact(rows, cols);
+            Math.multiplyExact(elements, (long) type.byteSize());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("rows * cols overflows a long: " + rows + " * " + cols);
+        }
+        if (elements > 0) requirePointer(in, "in", type.byteSize());
+        if (rows > 0) requirePointer(out, "out", outType.byteSize());
+    }
+
+    private static void checkSegments(CudaContext ctx, DType type, long in, long offsets, long segments, long out,
+                                      DType outType) {
+        Objects.requireNonNull(ctx, "ctx");
+        if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
+        if (segments > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
+            throw new IllegalArgumentException("segments: too many (" + segments + ")");
+        }
+        requirePointer(offsets, "offsets", 8);
+        if (segments > 0) requirePointer(out, "out", outType.byteSize());
+        // in may be 0 only when every segment is empty: nothing is read then.
+        if (in % type.byteSize() != 0) {
+            throw new IllegalArgumentException("in: device address 0x" + Long.toHexString(in)
+                    + " is not aligned to the " + type.byteSize() + "-byte element");
+        }
+    }
+
+    private static void requirePointer(long pointer, String name, int alignment) {
+        if (pointer == 0) throw new IllegalArgumentException(name + ": null device pointer");
+        if (pointer % alignment != 0) {
+            throw new IllegalArgumentException(name + ": device address 0x" + Long.toHexString(pointer)
+                    + " is not aligned to the " + alignment + "-byte element");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+
+/**
+ * Launch shape of the device scan. Mirrors {@code ScanPolicyConstants} in
+ * {@code src/main/cuda/device/scan_kernels.cuh}; a kernel whose grid disagrees with its own tile size
+ * traps at once, so a mismatch cannot go unnoticed.
+ *
+ * <p>One block scans one tile of {@code BLOCK_THREADS * ROWS} 16-byte vectors of input: 4096
+ * elements of 4 bytes, 2048 of 8 bytes. The tiles are laid on 16-byte boundaries of the input, so
+ * tile 0 may start up to 3 elements before {@code in[0]} ({@link #shift}).
+ */
+public final class ScanPolicy {
+    private ScanPolicy() {}
+
+    public static final int BLOCK_THREADS = 256;
+    public static final int ROWS = 4;
+    public static final int VECTOR_BYTES = 16;
+    /** Scratch: a 16-byte header (the tile counter), then one status slot per tile. */
+    public static final int SCRATCH_HEADER_BYTES = 16;
+    public static final int STATUS_SLOT_BYTES = 24;
+    /** Epochs run 1 .. EPOCH_LIMIT - 1; the status words hold 29 bits of them. */
+    public static final int EPOCH_LIMIT = 1 << 29;
+    /** Threads per block of {@code segscan_offsets_tile_starts}. */
+    public static final int SEGMENT_STARTS_BLOCK = 256;
+
+    /** Elements per tile for this input type. */
+    public static int tileItems(DType inType) {
+        return BLOCK_THREADS * ROWS * (VECTOR_BYTES / inType.byteSize());
+    }
+
+    /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
+    public static long shift(long inPointer, DType inType) {
+        return Math.floorMod(inPointer, VECTOR_BYTES) / inType.byteSize();
+    }
+
+    /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}. */
+    public static long tiles(long n, long inPointer, DType inType) {
+        long items = tileItems(inType);
+        return (n + shift(inPointer, inType) + items - 1) / items;
+    }
+
+    /** Scratch bytes a scan of {@code tiles} tiles needs. */
+    public static long scratchBytes(long tiles) {
+        return SCRATCH_HEADER_BYTES + STATUS_SLOT_BYTES * tiles;
+    }
+}

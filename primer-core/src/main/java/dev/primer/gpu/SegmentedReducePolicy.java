@@ -1,0 +1,117 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+
+/**
+ * How batched and segmented reduce map onto the GPU: which kernel, how many lanes per row, how many
+ * chunks per row, how many blocks. Mirrors {@code primer::segmented::Constants} in
+ * {@code segmented_reduce_kernels.cuh}; the choice depends only on the shape, the dtype, the input's
+ * 16-byte alignment and the device, so results are reproducible run to run.
+ *
+ * <p>Rows have one length, so one kernel is picked per call:
+ * <ul>
+ *   <li>{@link RowsKernel#GROUP}: rows of at most 32 vectors (128 float32 columns): 2^k lanes per row,
+ *       k the smallest with one 16-byte vector per lane, each group holding four rows' loads in
+ *       flight. 64 float32 columns: 16 lanes, one float4 each, a warp reading 2 KiB contiguously.
+ *       Thread-per-row falls out as 1 lane (at most one vector of columns).</li>
+ *   <li>{@link RowsKernel#WARP}: a warp per row, up to {@link #WARP_MAX_COLS} columns, while there are
+ *       enough rows to fill the GPU with warps.</li>
+ *   <li>{@link RowsKernel#CHUNK}: a block per (row, chunk) for long rows. With enough rows, one chunk
+ *       per row and the block writes the result. With few rows (fewer than {@link #TARGET_BLOCKS_PER_SM}
+ *       blocks per SM) each row is cut into equal chunks of at least {@link #MIN_CHUNK_VECTORS}
+ *       vectors; partials go to scratch and a second small kernel folds them in chunk order.</li>
+ * </ul>
+ *
+ * <p>Segments vary in length, so the kernels adapt per segment on the device (see the .cuh header):
+ * a warp per 32 segments folds short ones lane by lane and medium ones warp by warp, and queues long
+ * ones as fixed chunks for persistent blocks, then a combine kernel. No host round trip.
+ */
+public final class SegmentedReducePolicy {
+    private SegmentedReducePolicy() {}
+
+    public static final int BLOCK_THREADS = 256;
+    static final int WARPS_PER_BLOCK = BLOCK_THREADS / 32;
+    static final int ROWS_PER_GROUP = 4;
+    static final int CHUNK_VECS_PER_THREAD = 4;
+    static final long WARP_MAX_COLS = 8192;
+    /** Below this many blocks per SM, long rows are split into several chunks each. */
+    static final int TARGET_BLOCKS_PER_SM = 16;
+    /** A chunk is at least two block-wide batches of loads. */
+    static final long MIN_CHUNK_VECTORS = 2L * BLOCK_THREADS * CHUNK_VECS_PER_THREAD;
+    /** Grid-stride kernels never need more blocks than this. */
+    static final long MAX_GRID = Integer.MAX_VALUE;
+
+    // Scratch layout (bytes), as in the .cuh.
+    static final long OVERFLOW_FLAG_OFFSET = 0;
+    static final long COUNTERS_OFFSET = 8;  // item count, long-segment count: 16 bytes
+    static final int COUNTER_WORDS = 4;
+    static final long HEADER_BYTES = 256;
+    static final long SLOT_BYTES = 16;
+    static final long MAX_CHUNKS = 1L << 16;
+    static final long WORK_ITEM_BYTES = 16;
+
+    /** The kernel family for batched rows. */
+    public enum RowsKernel { GROUP, WARP, CHUNK }
+
+    /**
+     * A plan for batched rows. {@code log2Lanes} and {@code vectorized} apply to GROUP; {@code chunksPerRow}
+     * and {@code chunkVectors} to CHUNK (chunksPerRow &gt; 1 adds the combine launch).
+     */
+    public record RowsPlan(RowsKernel kernel, int log2Lanes, boolean vectorized, long chunksPerRow,
+                           long chunkVectors, long grid) {
+        public boolean needsCombine() { return kernel == RowsKernel.CHUNK && chunksPerRow > 1; }
+    }
+
+    /** Elements per 16-byte vector. */
+    static int vectorItems(DType type) { return 16 / type.byteSize(); }
+
+    /** The plan for {@code rows} rows of {@code cols} elements at device address {@code in}. */
+    public static RowsPlan rows(DType type, long in, long rows, long cols, int multiprocessors) {
+        int vec = vectorItems(type);
+        if (cols <= 32L * vec) {
+            long vectorsPerRow = Math.max(1, (cols + vec - 1) / vec);
+            int log2Lanes = 64 - Long.numberOfLeadingZeros(vectorsPerRow - 1);  // ceil(log2)
+            boolean vectorized = (in & 15) == 0 && cols % vec == 0;
+            long rowsPerBlock = (long) WARPS_PER_BLOCK * (32 >> log2Lanes) * ROWS_PER_GROUP;
+            return new RowsPlan(RowsKernel.GROUP, log2Lanes, vectorized, 1, 0,
+                    Math.min(MAX_GRID, ceilDiv(rows, rowsPerBlock)));
+        }
+        long targetBlocks = (long) TARGET_BLOCKS_PER_SM * multiprocessors;
+        if (cols <= WARP_MAX_COLS && ceilDiv(rows, WARPS_PER_BLOCK) >= targetBlocks) {
+            return new RowsPlan(RowsKernel.WARP, 5, false, 1, 0, Math.min(MAX_GRID, ceilDiv(rows, WARPS_PER_BLOCK)));
+        }
+        long rowVectors = ceilDiv(cols, vec);
+        long chunks = 1;
+        if (rows < targetBlocks) {
+            chunks = Math.max(1, Math.min(ceilDiv(targetBlocks, rows), rowVectors / MIN_CHUNK_VECTORS));
+        }
+        long chunkVectors = ceilDiv(ceilDiv(rowVectors, chunks), BLOCK_THREADS) * BLOCK_THREADS;
+        chunks = ceilDiv(rowVectors, chunkVectors);
+        return new RowsPlan(RowsKernel.CHUNK, 0, false, chunks, chunkVectors,
+                Math.min(MAX_GRID, rows * chunks));
+    }
+
+    /** Scratch bytes a rows plan needs (the header, plus a slot per chunk when chunks combine). */
+    static long rowsScratchBytes(RowsPlan plan, long rows) {
+        return HEADER_BYTES + (plan.needsCombine() ? Math.multiplyExact(rows, plan.chunksPerRow()) * SLOT_BYTES : 0);
+    }
+
+    /** Blocks of the rows-combine kernel: a warp per row. */
+    static long rowsCombineGrid(long rows) {
+        return Math.min(MAX_GRID, ceilDiv(rows, WARPS_PER_BLOCK));
+    }
+
+    /** Scratch bytes of the segmented path: header, partial slots, work items, long-segment ids. */
+    static long segmentsScratchBytes() {
+        return HEADER_BYTES + 2 * MAX_CHUNKS * SLOT_BYTES + 2 * MAX_CHUNKS * WORK_ITEM_BYTES + MAX_CHUNKS * 8;
+    }
+
+    /** Blocks of segments_small: a warp per 32 segments. */
+    static long segmentsSmallGrid(long segments) {
+        return ceilDiv(segments, 32L * WARPS_PER_BLOCK);
+    }
+
+    static long ceilDiv(long a, long b) {
+        return (a + b - 1) / b;
+    }
+}

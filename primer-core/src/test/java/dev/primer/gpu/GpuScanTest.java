@@ -1,0 +1,508 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The device scan against a Java reference: every operator x dtype, awkward sizes, slices that start
+ * 1..3 elements past a 16-byte boundary, in place, inclusive and exclusive with an init, segmented by
+ * flags and by offsets, bitwise run-to-run identity of float sums, and argument errors.
+ *
+ * <p>Every output buffer is poisoned (0xFF bytes) before each run, with guard elements on both sides,
+ * and every element is checked: integers, MIN/MAX and bitwise exactly (Float.compare / Double.compare
+ * equality, so -0.0 != 0.0 and any NaN equals any NaN); float SUM against a double reference within
+ * {@code (i / tileItems + 64) * u * (|init| + sum |x_j|)}, float PROD within
+ * {@code (count + 64) * u * |reference|} (u = 2^-24 or 2^-53): the number of roundings on any element's
+ * path is at most its tile number (the look-back's left fold) plus a few dozen inside the tile.
+ */
+class GpuScanTest {
+    private static final long GUARD = 8;  // elements of poison on each side of an output
+    private static final int[] SIZES = {1, 2, 31, 33, 1023, 1025, 2049, 4095, 4097, (1 << 20) - 1, (1 << 20) + 1};
+    private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
+
+    private static CudaContext ctx;
+
+    @BeforeAll
+    static void gpu() {
+        Assumptions.assumeTrue(Cuda.isAvailable(), () -> "no GPU: " + Cuda.unavailableReason());
+        ctx = Cuda.context();
+    }
+
+    // ---- plain scans ----
+
+    @Test
+    void everyOperatorAndTypeMatchesTheReference() {
+        SplittableRandom random = new SplittableRandom(1);
+        for (DType type : TYPES) {
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                int config = 0;
+                for (int n : SIZES) {
+                    int maxShift = 16 / type.byteSize() - 1;
+                    for (int c = 0; c < 3; c++, config++) {
+                        int inShift = (config * 5 + c) % (maxShift + 1);
+                        int outShift = c == 1 ? (inShift + 1) % (maxShift + 1) : inShift;
+                        boolean inclusive = c != 1;
+                        long init = c == 0 ? GpuScan.identityBits(type, op) : someInit(type, op);
+                        checkScan(type, type, op, inclusive, init, n, inShift, outShift, c == 2, random.nextLong());
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void int32SumsIntoInt64() {
+        SplittableRandom random = new SplittableRandom(2);
+        for (int n : SIZES) {
+            for (int shift = 0; shift < 4; shift++) {
+                checkScan(DType.INT, DType.LONG, Op.SUM, shift % 2 == 0, shift * 1_000_000_007L, n, shift, (shift + 1) % 2,
+                        false, random.nextLong());
+            }
+        }
+    }
+
+    @Test
+    void largeInputs() {
+        int n = (1 << 24) + 7;
+        checkScan(DType.FLOAT, DType.FLOAT, Op.SUM, true, GpuScan.identityBits(DType.FLOAT, Op.SUM), n, 1, 1, false, 3);
+        checkScan(DType.INT, DType.INT, Op.SUM, false, 17, n, 3, 3, true, 4);
+        checkScan(DType.DOUBLE, DType.DOUBLE, Op.MAX, true, GpuScan.identityBits(DType.DOUBLE, Op.MAX), n, 1, 0, false, 5);
+        checkScan(DType.LONG, DType.LONG, Op.PROD, false, 3, n, 0, 1, false, 6);
+    }
+
+    @Test
+    void floatSumsAreBitwiseIdenticalFromRunToRun() {
+        long n = (1L << 24) + 7;
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment x = randomInput(arena, type, Op.SUM, n, 7);
+                long size = type.byteSize();
+                long in = ctx.allocate(size * n + 16), out = ctx.allocate(size * n + 16);
+                try {
+                    ctx.copyToDevice(in + size, x, size * n);
+                    MemorySegment first = null;
+                    for (int run = 0; run < 5; run++) {
+                        ctx.memset8(out, (byte) 0xFF, size * n + 16);
+                        GpuScan.scan(ctx, type, type, Op.SUM, true, 0, in + size, out + 2 * size, n);
+                        MemorySegment got = arena.allocate(size * n, 8);
+                        ctx.copyToHost(got, out + 2 * size, size * n);
+                        if (first == null) first = got;
+                        else assertEquals(-1L, first.mismatch(got), type + " run " + run + " differs bitwise from run 0");
+                    }
+                } finally {
+                    ctx.free(in);
+                    ctx.free(out);
+                }
+            }
+        }
+    }
+
+    /** More than 2^31 elements: 64-bit indices all the way. Needs ~26 GB of device memory. */
+    @Test
+    void int32ToInt64SumBeyondTwoToThe31() {
+        long n = (1L << 31) + 3;
+        long need = n * 4 + n * 8 + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        long in = ctx.allocate(4 * n), out = ctx.allocate(8 * n);
+        long chunk = 1L << 26;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment hostIn = arena.allocate(4 * chunk, 8), hostOut = arena.allocate(8 * chunk, 8);
+            for (long start = 0; start < n; start += chunk) {
+                long m = Math.min(chunk, n - start);
+                for (long j = 0; j < m; j++) hostIn.setAtIndex(ValueLayout.JAVA_INT, j, bigInput(start + j));
+                ctx.copyToDevice(in + 4 * start, hostIn, 4 * m);
+            }
+            ctx.memset8(out, (byte) 0xFF, 8 * n);
+            GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 5, in, out, n);
+            long acc = 5;
+            for (long start = 0; start < n; start += chunk) {
+                long m = Math.min(chunk, n - start);
+                ctx.copyToHost(hostOut, out + 8 * start, 8 * m);
+                for (long j = 0; j < m; j++) {
+                    acc += bigInput(start + j);
+                    long got = hostOut.getAtIndex(ValueLayout.JAVA_LONG, j);
+                    if (got != acc) fail("element " + (start + j) + ": expected " + acc + ", got " + got);
+                }
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
+    private static int bigInput(long i) {
+        long z = i * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 31)) * 0xBF58476D1CE4E5B9L;
+        return (int) Math.floorMod(z ^ (z >>> 29), 2001L) - 1000;
+    }
+
+    // ---- segmented ----
+
+    @Test
+    void segmentedByFlagsMatchesTheReference() {
+        SplittableRandom random = new SplittableRandom(8);
+        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3};
+        double[] rates = {0, 0.001, 0.05, 0.7};
+        for (DType type : TYPES) {
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                for (int n : sizes) {
+                    double rate = rates[random.nextInt(rates.length)];
+                    int shift = random.nextInt(16 / type.byteSize());
+                    checkSegmented(type, op, random.nextBoolean(), random.nextBoolean() ? someInit(type, op)
+                            : GpuScan.identityBits(type, op), n, shift, rate, false, random.nextLong());
+                }
+            }
+        }
+    }
+
+    @Test
+    void segmentedByOffsetsMatchesTheReferenceAndTouchesNothingOutside() {
+        SplittableRandom random = new SplittableRandom(9);
+        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3};
+        double[] rates = {0, 0.001, 0.05, 0.7};
+        for (DType type : TYPES) {
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                for (int n : sizes) {
+                    double rate = rates[random.nextInt(rates.length)];
+                    int shift = random.nextInt(16 / type.byteSize());
+                    checkSegmented(type, op, random.nextBoolean(), someInit(type, op), n, shift, rate, true, random.nextLong());
+                }
+            }
+        }
+    }
+
+    @Test
+    void segmentedFloatSumsAreBitwiseIdenticalFromRunToRun() {
+        for (boolean byOffsets : new boolean[] {false, true}) {
+            checkSegmented(DType.FLOAT, Op.SUM, true, 0, (1 << 22) + 5, 1, 0.0002, byOffsets, 10, 5);
+        }
+    }
+
+    @Test
+    void zeroSegmentsAndEmptyRangesDoNothing() {
+        long buf = ctx.allocate(64);
+        try {
+            ctx.memset8(buf, (byte) 0x5A, 64);
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, buf, 0, buf + 32);  // no segments
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 3);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 2);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 2);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 2, 2);
+                long off = ctx.allocate(24);
+                try {
+                    ctx.copyToDevice(off, offsets, 24);
+                    GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 2, buf);  // two empty segments
+                } finally {
+                    ctx.free(off);
+                }
+                GpuScan.scan(ctx, DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, buf, buf, 0);
+                MemorySegment host = arena.allocate(64);
+                ctx.copyToHost(host, buf, 64);
+                for (int i = 0; i < 64; i++) assertEquals((byte) 0x5A, host.get(ValueLayout.JAVA_BYTE, i), "byte " + i);
+            }
+        } finally {
+            ctx.free(buf);
+        }
+    }
+
+    // ---- argument errors ----
+
+    @Test
+    void argumentErrorsNameTheArgument() {
+        long a = ctx.allocate(1024), b = ctx.allocate(1024);
+        try {
+            assertThrows(NullPointerException.class, () -> GpuScan.scan(null, DType.INT, DType.INT, Op.SUM, true, 0, a, b, 4));
+            expect("inType", () -> GpuScan.scan(ctx, DType.BYTE, DType.BYTE, Op.SUM, true, 0, a, b, 4));
+            expect("outType", () -> GpuScan.scan(ctx, DType.FLOAT, DType.DOUBLE, Op.SUM, true, 0, a, b, 4));
+            expect("outType", () -> GpuScan.scan(ctx, DType.INT, DType.LONG, Op.MAX, true, 0, a, b, 4));
+            expect("op", () -> GpuScan.scan(ctx, DType.FLOAT, DType.FLOAT, Op.XOR, true, 0, a, b, 4));
+            expect("n", () -> GpuScan.scan(ctx, DType.INT, DType.INT, Op.SUM, true, 0, a, b, -1));
+            expect("in", () -> GpuScan.scan(ctx, DType.INT, DType.INT, Op.SUM, true, 0, a + 2, b, 4));
+            expect("in", () -> GpuScan.scan(ctx, DType.INT, DType.INT, Op.SUM, true, 0, 0, b, 4));
+            expect("out", () -> GpuScan.scan(ctx, DType.DOUBLE, DType.DOUBLE, Op.SUM, true, 0, a, b + 4, 4));
+            expect("out", () -> GpuScan.scan(ctx, DType.INT, DType.INT, Op.SUM, true, 0, a, a + 4, 4));       // overlap, not in place
+            expect("out", () -> GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 0, a, a, 4));          // in place, sizes differ
+            expect("type", () -> GpuScan.segmentedScanByFlags(ctx, DType.BYTE, Op.SUM, true, 0, a, b, a, 4));
+            expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, 0, b, 4));
+            expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b + 2, b, 4));
+            expect("n", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b, a, -5));
+            expect("segments", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, -1, a));
+            expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b + 4, 1, a));
+            expect("op", () -> GpuScan.segmentedScanByOffsets(ctx, DType.DOUBLE, Op.AND, true, 0, a, b, 1, a));
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 2);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 10);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 3);
+                ctx.copyToDevice(b, offsets, 16);
+                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a));
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, -1);
+                ctx.copyToDevice(b, offsets, 16);
+                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a));
+            }
+        } finally {
+            ctx.free(a);
+            ctx.free(b);
+        }
+    }
+
+    private static void expect(String argument, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(argument), "message should name " + argument + ": " + e.getMessage());
+    }
+
+    // ---- the machinery ----
+
+    /** Scans n random elements placed inShift / outShift elements past 16-byte boundaries; checks all. */
+    private static void checkScan(DType inType, DType outType, Op op, boolean inclusive, long initBits, long n,
+                                  int inShift, int outShift, boolean inPlace, long seed) {
+        String what = inType + "->" + outType + " " + op + (inclusive ? " inclusive" : " exclusive") + " n=" + n
+                + " shift=" + inShift + "/" + (inPlace ? "in place" : outShift) + " init=0x" + Long.toHexString(initBits);
+        long inSize = inType.byteSize(), outSize = outType.byteSize();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = randomInput(arena, inType, op, n, seed);
+            long inBytes = inSize * (n + 2 * GUARD) + 16, outBytes = outSize * (n + 2 * GUARD) + 16;
+            long inBuf = ctx.allocate(inBytes);
+            long outBuf = inPlace ? inBuf : ctx.allocate(outBytes);
+            try {
+                long in = inBuf + 16 + inSize * inShift;  // ctx.allocate is 256-byte aligned
+                long outOffset = inPlace ? 16 + inSize * inShift : 16 + outSize * outShift;
+                long out = outBuf + outOffset;
+                if (!inPlace) ctx.memset8(outBuf, (byte) 0xFF, outBytes);
+                ctx.copyToDevice(in, x, inSize * n);
+                GpuScan.scan(ctx, inType, outType, op, inclusive, initBits, in, out, n);
+                MemorySegment got = arena.allocate(inPlace ? inBytes : outBytes, 8);
+                ctx.copyToHost(got, outBuf, got.byteSize());
+                if (!inPlace) {
+                    checkPoison(what, got, 0, outOffset);
+                    checkPoison(what, got, outOffset + outSize * n, outBytes);
+                }
+                checkAgainstReference(what, inType, outType, op, inclusive, initBits, x, null, n, got.asSlice(outOffset));
+            } finally {
+                ctx.free(inBuf);
+                if (!inPlace) ctx.free(outBuf);
+            }
+        }
+    }
+
+    private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, double rate,
+                                       boolean byOffsets, long seed) {
+        checkSegmented(type, op, inclusive, initBits, n, shift, rate, byOffsets, seed, 1);
+    }
+
+    /** Segmented scan of n random elements with heads at the given rate (none forced at 0); runs times, bitwise equal. */
+    private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, double rate,
+                                       boolean byOffsets, long seed, int runs) {
+        String what = "segmented by " + (byOffsets ? "offsets " : "flags ") + type + " " + op
+                + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + " rate=" + rate;
+        SplittableRandom random = new SplittableRandom(seed ^ 0x5EED);
+        long size = type.byteSize();
+        long pad = byOffsets ? 5 : 0;  // elements before offsets[0] and after offsets[segments]: untouched
+        long total = n + 2 * pad;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = randomInput(arena, type, op, n, seed);
+            byte[] heads = new byte[(int) n];
+            List<Long> offsetList = new ArrayList<>();
+            offsetList.add(pad);
+            for (int i = 1; i < n; i++) {
+                if (random.nextDouble() < rate) {
+                    heads[i] = (byte) (1 + random.nextInt(120));  // any nonzero byte starts a segment
+                    offsetList.add(pad + i);
+                    if (random.nextInt(5) == 0) offsetList.add(pad + i);  // an empty segment
+                }
+            }
+            offsetList.add(pad + n);
+            if (random.nextBoolean()) offsetList.add(pad + n);  // a trailing empty segment
+            if (byOffsets && random.nextBoolean()) offsetList.addFirst(pad);  // a leading empty segment
+
+            long inBuf = ctx.allocate(size * total + 32), outBuf = ctx.allocate(size * total + 32);
+            long flagBuf = ctx.allocate(n + 16), offBuf = ctx.allocate(8L * offsetList.size());
+            try {
+                long in = inBuf + 16 + size * shift, out = outBuf + 16 + size * shift;
+                ctx.copyToDevice(in + size * pad, x, size * n);
+                long flags = flagBuf + (shift & 1);  // flags need no alignment
+                ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
+                MemorySegment off = arena.allocate(ValueLayout.JAVA_LONG, offsetList.size());
+                for (int k = 0; k < offsetList.size(); k++) off.setAtIndex(ValueLayout.JAVA_LONG, k, offsetList.get(k));
+                ctx.copyToDevice(offBuf, off, off.byteSize());
+                MemorySegment first = null;
+                for (int run = 0; run < runs; run++) {
+                    ctx.memset8(outBuf, (byte) 0xFF, size * total + 32);
+                    if (byOffsets) {
+                        GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out);
+                    } else {
+                        GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, initBits, in, flags, out, n);
+                    }
+                    MemorySegment got = arena.allocate(size * total, 8);
+                    ctx.copyToHost(got, out, size * total);
+                    if (run == 0) {
+                        checkPoison(what, got, 0, size * pad);
+                        checkPoison(what, got, size * (pad + n), size * total);
+                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(size * pad));
+                        first = got;
+                    } else {
+                        assertEquals(-1L, first.mismatch(got), what + ": run " + run + " differs bitwise from run 0");
+                    }
+                }
+            } finally {
+                ctx.free(inBuf);
+                ctx.free(outBuf);
+                ctx.free(flagBuf);
+                ctx.free(offBuf);
+            }
+        }
+    }
+
+    private static void checkPoison(String what, MemorySegment got, long from, long to) {
+        for (long b = from; b < to; b++) {
+            if (got.get(ValueLayout.JAVA_BYTE, b) != (byte) 0xFF) fail(what + ": byte " + b + " outside the output was written");
+        }
+    }
+
+    private static long someInit(DType type, Op op) {
+        return switch (type) {
+            case FLOAT -> Float.floatToRawIntBits(op == Op.PROD ? 1.0f : 0.5f);
+            case DOUBLE -> Double.doubleToRawLongBits(op == Op.PROD ? 1.0 : 0.5);
+            default -> op == Op.PROD ? 3 : op == Op.AND ? 0x7FFF_FFF7L : 12345;
+        };
+    }
+
+    /** Values that keep every operator interesting: odd factors for integer PROD, near-1 factors for float PROD. */
+    private static MemorySegment randomInput(Arena arena, DType type, Op op, long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        MemorySegment x = arena.allocate(type.byteSize() * n, 8);
+        for (long i = 0; i < n; i++) {
+            switch (type) {
+                case INT -> x.setAtIndex(ValueLayout.JAVA_INT, i, op == Op.PROD ? 2 * random.nextInt(-3, 3) + 1
+                        : op == Op.SUM ? random.nextInt(-1_000_000, 1_000_000) : random.nextInt());
+                case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, op == Op.PROD ? 2 * random.nextLong(-3, 3) + 1 : random.nextLong());
+                case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) floatValue(random, op, i, n));
+                case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, floatValue(random, op, i, n));
+                default -> throw new AssertionError(type);
+            }
+        }
+        return x;
+    }
+
+    private static double floatValue(SplittableRandom random, Op op, long i, long n) {
+        if (op == Op.PROD) return 0.999 + 0.002 * random.nextDouble();
+        if (op == Op.MIN || op == Op.MAX) {
+            if (n > 100 && i == n - 37) return Double.NaN;  // NaN wins from here on
+            int r = random.nextInt(500);
+            if (r == 0) return 0.0;
+            if (r == 1) return -0.0;
+            return random.nextDouble(-1000, 1000);
+        }
+        return random.nextDouble(-1, 1);
+    }
+
+    // ---- reference ----
+
+    private static void checkAgainstReference(String what, DType inType, DType outType, Op op, boolean inclusive, long initBits,
+                                              MemorySegment x, byte[] heads, long n, MemorySegment got) {
+        long tileItems = ScanPolicy.tileItems(inType);
+        switch (outType) {
+            case INT -> {
+                int init = (int) initBits, acc = init;
+                for (long i = 0; i < n; i++) {
+                    int xi = x.getAtIndex(ValueLayout.JAVA_INT, i);
+                    boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
+                    int before = head ? init : acc;
+                    acc = intOp(op, before, xi);
+                    int expect = inclusive ? acc : before, g = got.getAtIndex(ValueLayout.JAVA_INT, i);
+                    if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
+                }
+            }
+            case LONG -> {
+                long acc = initBits;
+                for (long i = 0; i < n; i++) {
+                    long xi = inType == DType.INT ? x.getAtIndex(ValueLayout.JAVA_INT, i) : x.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
+                    long before = head ? initBits : acc;
+                    acc = longOp(op, before, xi);
+                    long expect = inclusive ? acc : before, g = got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
+                }
+            }
+            case FLOAT, DOUBLE -> {
+                boolean single = outType == DType.FLOAT;
+                double u = single ? 0x1p-24 : 0x1p-53;
+                double init = single ? Float.intBitsToFloat((int) initBits) : Double.longBitsToDouble(initBits);
+                double acc = init, abs = Math.abs(init);
+                long count = 0;
+                for (long i = 0; i < n; i++) {
+                    double xi = single ? x.getAtIndex(ValueLayout.JAVA_FLOAT, i) : x.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                    boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
+                    double before = head ? init : acc, absBefore = head ? Math.abs(init) : abs;
+                    long countBefore = head ? 0 : count;
+                    if (op == Op.MIN || op == Op.MAX) {
+                        // exact, in the output type
+                        acc = single ? (double) (op == Op.MIN ? Math.min((float) before, (float) xi) : Math.max((float) before, (float) xi))
+                                : (op == Op.MIN ? Math.min(before, xi) : Math.max(before, xi));
+                    } else {
+                        acc = op == Op.SUM ? before + xi : before * xi;
+                    }
+                    abs = absBefore + Math.abs(xi);
+                    count = countBefore + 1;
+                    double g = single ? got.getAtIndex(ValueLayout.JAVA_FLOAT, i) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                    double expect = inclusive ? acc : before;
+                    if (op == Op.MIN || op == Op.MAX) {
+                        if (Double.compare(expect, g) != 0) fail(what + ": element " + i + " expected " + expect + ", got " + g);
+                    } else {
+                        double bound = op == Op.SUM
+                                ? 1.01 * (i / tileItems + 64) * u * (inclusive ? abs : absBefore)
+                                : 1.01 * ((inclusive ? count : countBefore) + 64) * u * Math.abs(expect);
+                        if (!(Math.abs(g - expect) <= bound)) {
+                            fail(what + ": element " + i + " expected " + expect + " +- " + bound + ", got " + g);
+                        }
+                    }
+                }
+            }
+            default -> throw new AssertionError(outType);
+        }
+    }
+
+    private static int intOp(Op op, int a, int b) {
+        return switch (op) {
+            case SUM -> a + b;
+            case PROD -> a * b;
+            case MIN -> Math.min(a, b);
+            case MAX -> Math.max(a, b);
+            case AND -> a & b;
+            case OR -> a | b;
+            case XOR -> a ^ b;
+        };
+    }
+
+    private static long longOp(Op op, long a, long b) {
+        return switch (op) {
+            case SUM -> a + b;
+            case PROD -> a * b;
+            case MIN -> Math.min(a, b);
+            case MAX -> Math.max(a, b);
+            case AND -> a & b;
+            case OR -> a | b;
+            case XOR -> a ^ b;
+        };
+    }
+}

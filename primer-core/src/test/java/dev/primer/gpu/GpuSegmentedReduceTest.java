@@ -1,0 +1,565 @@
+package dev.primer.gpu;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Batched and segmented reduce on the GPU against a Java reference: every operator and dtype, shapes
+ * that reach every kernel of {@link SegmentedReducePolicy}, outputs poisoned before each run and
+ * every element checked. Integers, MIN/MAX and arg-extremes must match exactly; float SUM/PROD within
+ * {@link #floatBound}: the GPU sums in double in its own order and rounds once, the reference is a
+ * compensated (Neumaier) sum rounded once.
+ */
+class GpuSegmentedReduceTest {
+    private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
+    private static final double EPS_DOUBLE = Math.ulp(1.0) / 2;  // 2^-53
+
+    /** Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk. */
+    private static final long[][] SHAPES = {
+            {1, 1}, {3, 0}, {5, 31}, {7, 33}, {1000, 1}, {333, 7}, {17, 1025}, {4096, 64}, {100, 128},
+            {17000, 300}, {2, (1 << 20) + 3}, {64, 100003}};
+
+    private CudaContext ctx;
+
+    @BeforeEach
+    void gpu() {
+        Assumptions.assumeTrue(Cuda.isAvailable(), () -> "no GPU: " + Cuda.unavailableReason());
+        ctx = Cuda.context();
+    }
+
+    // ------------------------------------------------------------------------------------ rows
+
+    static Stream<Arguments> typesAndShapes() {
+        List<Arguments> cases = new ArrayList<>();
+        for (DType t : TYPES) for (long[] s : SHAPES) cases.add(Arguments.of(t, s[0], s[1]));
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} rows={1} cols={2}")
+    @MethodSource("typesAndShapes")
+    void rowsMatchReferenceForEveryOperator(DType type, long rows, long cols) {
+        checkRowsAllOps(type, rows, cols, 0, 11 + rows * 31 + cols);
+    }
+
+    /** A slice one element in: rows are not 16-byte aligned, so heads and scalar paths are taken. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DType.class, names = {"INT", "LONG", "FLOAT", "DOUBLE"})
+    void rowsOfAnUnalignedSliceMatchReference(DType type) {
+        checkRowsAllOps(type, 4096, 64, 1, 5);
+        checkRowsAllOps(type, 100, 4000, 3, 6);
+        checkRowsAllOps(type, 3, 50000, 1, 7);
+    }
+
+    @Test
+    void zeroRowsIsANoOp() {
+        GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, 0, 0, 10, 0);
+        GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, 0, 0, 0, 0);
+    }
+
+    private void checkRowsAllOps(DType type, long rows, long cols, long offsetElements, long seed) {
+        long n = rows * cols;
+        try (Arena arena = Arena.ofConfined()) {
+            Host plain = Host.random(arena, type, n + offsetElements, false, new Random(seed));
+            Host special = Host.random(arena, type, n + offsetElements, true, new Random(seed + 1));
+            Host product = Host.forProduct(arena, type, n + offsetElements, new Random(seed + 2));
+            long[] offsets = new long[(int) rows + 1];
+            for (int r = 0; r <= rows; r++) offsets[r] = offsetElements + r * cols;
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                Host data = op == Op.PROD ? product : (op == Op.MIN || op == Op.MAX) ? special : plain;
+                runAndCheck(data, op, false, offsets, offsetElements, rows, cols, arena);
+            }
+            runAndCheck(special, null, false, offsets, offsetElements, rows, cols, arena);
+            runAndCheck(special, null, true, offsets, offsetElements, rows, cols, arena);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ segments
+
+    static Stream<Arguments> typesAndLayouts() {
+        List<Arguments> cases = new ArrayList<>();
+        for (DType t : TYPES) {
+            for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allEmpty", "one"}) {
+                cases.add(Arguments.of(t, layout));
+            }
+        }
+        return cases.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @MethodSource("typesAndLayouts")
+    void segmentsMatchReferenceForEveryOperator(DType type, String layout) {
+        long[] offsets = layout(layout, new Random(layout.hashCode()));
+        long n = offsets[offsets.length - 1];
+        try (Arena arena = Arena.ofConfined()) {
+            Random random = new Random(layout.hashCode() * 7L + type.ordinal());
+            Host plain = Host.random(arena, type, n, false, random);
+            Host special = Host.random(arena, type, n, true, random);
+            Host product = Host.forProduct(arena, type, n, random);
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                Host data = op == Op.PROD ? product : (op == Op.MIN || op == Op.MAX) ? special : plain;
+                runAndCheck(data, op, false, offsets, 0, -1, -1, arena);
+            }
+            runAndCheck(special, null, false, offsets, 0, -1, -1, arena);
+            runAndCheck(special, null, true, offsets, 0, -1, -1, arena);
+        }
+    }
+
+    @Test
+    void zeroSegmentsIsANoOp() {
+        long offsets = ctx.allocate(8);
+        try {
+            GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, 0, offsets, 0, 0);
+            GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false, 0, offsets, 0, 0);
+        } finally {
+            ctx.free(offsets);
+        }
+    }
+
+    /** Offsets of the named layout; offsets[0] is non-zero in most, and empty segments abound. */
+    private static long[] layout(String name, Random random) {
+        List<Long> lengths = new ArrayList<>();
+        long base = 0;
+        switch (name) {
+            case "mixed" -> {  // short, medium and a few long, empties in between
+                base = 13;
+                for (int i = 0; i < 3000; i++) {
+                    int kind = random.nextInt(10);
+                    lengths.add(kind < 3 ? 0L : kind < 7 ? random.nextInt(40) : kind < 9 ? random.nextInt(2000) : random.nextInt(9000));
+                }
+            }
+            case "thresholds" -> {  // around the short / medium / long boundaries (32, C = 2048)
+                base = 2048 * 3;  // long segments starting exactly on a chunk boundary, too
+                long[] edges = {0, 1, 2, 3, 4, 5, 7, 8, 9, 31, 32, 33, 63, 64, 65, 2047, 2048, 2049, 4095, 4096, 4097, 6144,
+                        10000, 2048 * 5, 2048 * 5 + 1};
+                for (int rep = 0; rep < 3; rep++) for (long e : edges) lengths.add(e);
+            }
+            case "hugeAndTiny" -> {  // one huge segment among many tiny ones
+                base = 5;
+                for (int i = 0; i < 50000; i++) lengths.add((long) random.nextInt(4));
+                lengths.add(3_000_001L);
+                for (int i = 0; i < 50000; i++) lengths.add((long) random.nextInt(4));
+            }
+            case "powerLaw" -> {  // Pareto(1.1) lengths, capped
+                base = 1;
+                for (int i = 0; i < 100000; i++) {
+                    double u = 1 - random.nextDouble();
+                    lengths.add((long) Math.min(2_000_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
+                }
+            }
+            case "allEmpty" -> {
+                base = 3;
+                for (int i = 0; i < 100; i++) lengths.add(0L);
+            }
+            case "one" -> {
+                base = 1;
+                lengths.add(1L);
+            }
+            default -> throw new IllegalArgumentException(name);
+        }
+        long[] offsets = new long[lengths.size() + 1];
+        offsets[0] = base;
+        for (int i = 0; i < lengths.size(); i++) offsets[i + 1] = offsets[i] + lengths.get(i);
+        return offsets;
+    }
+
+    // ------------------------------------------------------------------------------------ special cases
+
+    @Test
+    void longSumIsExactIn128BitsAndThrowsOnlyWhenTheResultOverflows() {
+        long max = Long.MAX_VALUE;
+        long[] values = {max, max, -max, -max, /* row 1 */ max, 1, 0, 0, /* row 2 */ 5, 6, 7, 8,
+                /* row 3 */ Long.MIN_VALUE, -1, 0, 0, /* row 4 */ max, max, max, 3};
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocateFrom(ValueLayout.JAVA_LONG, values);
+            long in = upload(host);
+            long out = ctx.allocate(8 * 5);
+            long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 4));
+            try {
+                ArithmeticException e = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 5, 4, out));
+                assertTrue(e.getMessage().contains("row 1"), e.getMessage());
+                // The flag was cleared: row 0 alone is fine.
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out);
+                MemorySegment back = download(arena, out, 8);
+                assertEquals(0, back.getAtIndex(ValueLayout.JAVA_LONG, 0), "max + max - max - max");
+                long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
+                try {
+                    ArithmeticException e2 = assertThrows(ArithmeticException.class,
+                            () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out));
+                    assertTrue(e2.getMessage().contains("segment 1"), e2.getMessage());
+                } finally {
+                    ctx.free(offsetsOverflow);
+                }
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out);
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+                ctx.free(offsets);
+            }
+        }
+    }
+
+    @Test
+    void longSumOverflowIsFoundInChunkedRowsAndLongSegments() {
+        long n = 300_000;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
+            for (long i = 0; i < n; i++) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE / 100_000);
+            long in = upload(host);
+            long out = ctx.allocate(8 * 3);
+            long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 50_000, 100_000, 300_000));
+            try {
+                ArithmeticException e = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
+                assertTrue(e.getMessage().contains("row 0"), e.getMessage());
+                ArithmeticException e2 = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out));
+                assertTrue(e2.getMessage().contains("segment 2"), e2.getMessage());
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+                ctx.free(offsets);
+            }
+        }
+    }
+
+    /** Float sums of the chunked and segmented paths are bitwise identical run to run. */
+    @Test
+    void floatResultsAreReproducible() {
+        long[] offsets = layout("powerLaw", new Random(99));
+        long n = offsets[offsets.length - 1];
+        try (Arena arena = Arena.ofConfined()) {
+            Host data = Host.random(arena, DType.FLOAT, n, false, new Random(3));
+            long in = upload(data.segment);
+            long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+            int segments = offsets.length - 1;
+            long out = ctx.allocate(4L * Math.max(segments, 1));
+            try {
+                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out);
+                MemorySegment first = download(arena, out, 4L * segments);
+                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
+                MemorySegment firstRows = download(arena, out, 12);
+                for (int run = 0; run < 3; run++) {
+                    ctx.memset8(out, (byte) 0xFF, 4L * segments);
+                    GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out);
+                    assertEquals(-1, first.mismatch(download(arena, out, 4L * segments)), "segments, run " + run);
+                    GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
+                    assertEquals(-1, firstRows.mismatch(download(arena, out, 12)), "rows, run " + run);
+                }
+            } finally {
+                ctx.free(in);
+                ctx.free(off);
+                ctx.free(out);
+            }
+        }
+    }
+
+    @Test
+    void nanAndSignedZeroFollowJava() {
+        float nan = Float.NaN;
+        float[] values = {0.0f, -0.0f, 1, /* row 1 */ -0.0f, 0.0f, -0.0f, /* row 2 */ 2, nan, 1, /* row 3 */ nan, 3, nan};
+        try (Arena arena = Arena.ofConfined()) {
+            long in = upload(arena.allocateFrom(ValueLayout.JAVA_FLOAT, values));
+            long out = ctx.allocate(8 * 4);
+            try {
+                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MIN, in, 4, 3, out);
+                MemorySegment min = download(arena, out, 16);
+                assertEquals(Float.floatToRawIntBits(-0.0f), min.getAtIndex(ValueLayout.JAVA_INT, 0));
+                assertEquals(Float.floatToRawIntBits(-0.0f), min.getAtIndex(ValueLayout.JAVA_INT, 1));
+                assertTrue(Float.isNaN(min.getAtIndex(ValueLayout.JAVA_FLOAT, 2)));
+                assertTrue(Float.isNaN(min.getAtIndex(ValueLayout.JAVA_FLOAT, 3)));
+                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MAX, in, 4, 3, out);
+                MemorySegment max = download(arena, out, 16);
+                assertEquals(1.0f, max.getAtIndex(ValueLayout.JAVA_FLOAT, 0));
+                assertEquals(Float.floatToRawIntBits(0.0f), max.getAtIndex(ValueLayout.JAVA_INT, 1));
+                GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, false, in, 4, 3, out);
+                MemorySegment argmin = download(arena, out, 32);
+                assertEquals(List.of(1L, 0L, 1L, 0L), longs(argmin, 4));
+                GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, true, in, 4, 3, out);
+                MemorySegment argmax = download(arena, out, 32);
+                assertEquals(List.of(2L, 1L, 1L, 0L), longs(argmax, 4));
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ arguments
+
+    @Test
+    void outputTypesFollowTheAccumulatorRules() {
+        assertEquals(DType.LONG, GpuSegmentedReduce.outputType(DType.INT, Op.SUM));
+        assertEquals(DType.LONG, GpuSegmentedReduce.outputType(DType.INT, Op.PROD));
+        assertEquals(DType.INT, GpuSegmentedReduce.outputType(DType.INT, Op.MAX));
+        assertEquals(DType.INT, GpuSegmentedReduce.outputType(DType.INT, Op.XOR));
+        assertEquals(DType.LONG, GpuSegmentedReduce.outputType(DType.LONG, Op.SUM));
+        assertEquals(DType.FLOAT, GpuSegmentedReduce.outputType(DType.FLOAT, Op.SUM));
+        assertEquals(DType.FLOAT, GpuSegmentedReduce.outputType(DType.FLOAT, Op.MIN));
+        assertEquals(DType.DOUBLE, GpuSegmentedReduce.outputType(DType.DOUBLE, Op.PROD));
+        assertThrows(IllegalArgumentException.class, () -> GpuSegmentedReduce.outputType(DType.FLOAT, Op.AND));
+        assertThrows(IllegalArgumentException.class, () -> GpuSegmentedReduce.outputType(DType.BYTE, Op.SUM));
+    }
+
+    @Test
+    void badArgumentsAreNamed() {
+        long buffer = ctx.allocate(1024);
+        try {
+            assertMessage("rows", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, -1, 4, buffer));
+            assertMessage("cols", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 1, -4, buffer));
+            assertMessage("rows * cols", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 1L << 40, 1L << 40, buffer));
+            assertMessage("in", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, 0, 2, 4, buffer));
+            assertMessage("in", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer + 2, 2, 4, buffer));
+            assertMessage("out", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 2, 4, 0));
+            assertMessage("out", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 2, 4, buffer + 4));
+            assertMessage("op", () -> GpuSegmentedReduce.reduceRows(ctx, DType.DOUBLE, Op.OR, buffer, 2, 4, buffer));
+            assertMessage("type", () -> GpuSegmentedReduce.reduceRows(ctx, DType.BYTE, Op.SUM, buffer, 2, 4, buffer));
+            assertMessage("type", () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.BYTE, true, buffer, 2, 4, buffer));
+            assertMessage("segments", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, -1, buffer));
+            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, 0, 3, buffer));
+            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 4, 3, buffer));
+            assertMessage("out", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, buffer, buffer, 3, 0));
+            assertMessage("in", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.DOUBLE, Op.MAX, buffer + 4, buffer, 3, buffer));
+            assertThrows(NullPointerException.class, () -> GpuSegmentedReduce.reduceRows(null, DType.INT, Op.SUM, buffer, 1, 1, buffer));
+        } finally {
+            ctx.free(buffer);
+        }
+    }
+
+    private static void assertMessage(String argument, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(argument), () -> "message should name " + argument + ": " + e.getMessage());
+    }
+
+    // ------------------------------------------------------------------------------------ the check
+
+    /**
+     * Runs op (or argmin/argmax when op is null) over rows (rows >= 0) or segments (rows = -1) given by
+     * offsets into data, on a poisoned output, and checks every result against the reference.
+     */
+    private void runAndCheck(Host data, Op op, boolean argMax, long[] offsets, long offsetElements, long rows, long cols,
+                             Arena arena) {
+        DType type = data.type;
+        int results = offsets.length - 1;
+        DType outType = op == null ? DType.LONG : GpuSegmentedReduce.outputType(type, op);
+        long outBytes = (long) results * outType.byteSize();
+        long in = upload(data.segment);
+        long out = ctx.allocate(Math.max(outBytes, 8));
+        long deviceOffsets = rows < 0 ? upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets)) : 0;
+        String what = (op == null ? (argMax ? "ARGMAX" : "ARGMIN") : op.toString()) + " " + type
+                + (rows < 0 ? " segments=" + results : " rows=" + rows + " cols=" + cols + " +" + offsetElements);
+        try {
+            ctx.memset8(out, (byte) 0xFF, outBytes);
+            long start = in + offsetElements * type.byteSize();
+            if (rows >= 0) {
+                if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
+                else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out);
+            } else {
+                if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out);
+                else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out);
+            }
+            MemorySegment got = download(arena, out, outBytes);
+            for (int r = 0; r < results; r++) {
+                long begin = offsets[r], end = offsets[r + 1];
+                if (op == null) {
+                    long expected = data.argExtreme(begin, end, argMax);
+                    long actual = got.getAtIndex(ValueLayout.JAVA_LONG, r);
+                    if (expected != actual) fail(what + ": result " + r + " expected index " + expected + " but was " + actual);
+                } else if (outType == DType.INT || outType == DType.LONG) {
+                    long expected = data.integral(op, begin, end);
+                    long actual = outType == DType.INT ? got.getAtIndex(ValueLayout.JAVA_INT, r) : got.getAtIndex(ValueLayout.JAVA_LONG, r);
+                    if (expected != actual) fail(what + ": result " + r + " expected " + expected + " but was " + actual);
+                } else {
+                    double actual = outType == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_FLOAT, r) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, r);
+                    data.checkFloating(op, begin, end, actual, outType, what + ": result " + r);
+                }
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+            if (deviceOffsets != 0) ctx.free(deviceOffsets);
+        }
+    }
+
+    private long upload(MemorySegment host) {
+        long pointer = ctx.allocate(Math.max(host.byteSize(), 16));
+        ctx.copyToDevice(pointer, host, host.byteSize());
+        return pointer;
+    }
+
+    private MemorySegment download(Arena arena, long pointer, long bytes) {
+        MemorySegment host = arena.allocate(Math.max(bytes, 1), 16);
+        ctx.copyToHost(host, pointer, bytes);
+        return host;
+    }
+
+    private static List<Long> longs(MemorySegment segment, int count) {
+        Long[] values = new Long[count];
+        for (int i = 0; i < count; i++) values[i] = segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+        return Arrays.asList(values);
+    }
+
+    /** Host data of one dtype with the Java reference of every operator. */
+    private record Host(DType type, MemorySegment segment) {
+        private static final double[] SPECIAL_FLOATS = {Double.NaN, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0};
+
+        /** Random values; `special` draws many duplicates (and NaN, +-0.0 for floats) to test ties. */
+        static Host random(Arena arena, DType type, long n, boolean special, Random random) {
+            MemorySegment s = arena.allocate(type.layout(), Math.max(n, 1));
+            for (long i = 0; i < n; i++) {
+                switch (type) {
+                    case INT -> s.setAtIndex(ValueLayout.JAVA_INT, i, special ? random.nextInt(7) - 3 : random.nextInt());
+                    case LONG -> s.setAtIndex(ValueLayout.JAVA_LONG, i,
+                            special ? random.nextInt(7) - 3 : random.nextLong() >> 20);  // random signs: sums stay far below 2^63
+                    case FLOAT -> s.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (special
+                            ? (random.nextInt(100) < 1 ? SPECIAL_FLOATS[0] : SPECIAL_FLOATS[1 + random.nextInt(6)])
+                            : random.nextDouble() * 2 - 1));
+                    case DOUBLE -> s.setAtIndex(ValueLayout.JAVA_DOUBLE, i, special
+                            ? (random.nextInt(100) < 1 ? SPECIAL_FLOATS[0] : SPECIAL_FLOATS[1 + random.nextInt(6)])
+                            : random.nextDouble() * 2 - 1);
+                    default -> throw new IllegalArgumentException(type.toString());
+                }
+            }
+            return new Host(type, s);
+        }
+
+        /** Floats near 1 (products stay finite over a million factors); random integers (products wrap). */
+        static Host forProduct(Arena arena, DType type, long n, Random random) {
+            if (!type.isFloatingPoint()) return random(arena, type, n, false, random);
+            MemorySegment s = arena.allocate(type.layout(), Math.max(n, 1));
+            for (long i = 0; i < n; i++) {
+                double v = 1 + (random.nextDouble() - 0.5) * 0.02;
+                if (type == DType.FLOAT) s.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) v);
+                else s.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+            }
+            return new Host(type, s);
+        }
+
+        long asLong(long i) {
+            return type == DType.INT ? segment.getAtIndex(ValueLayout.JAVA_INT, i) : segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+        }
+
+        double asDouble(long i) {
+            return type == DType.FLOAT ? segment.getAtIndex(ValueLayout.JAVA_FLOAT, i) : segment.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+        }
+
+        /** Integer results: exact (int64 SUM data never overflows here; PROD wraps as Java's long does). */
+        long integral(Op op, long begin, long end) {
+            long acc = switch (op) {
+                case SUM, OR, XOR -> 0;
+                case PROD -> 1;
+                case AND -> -1;
+                case MIN -> type == DType.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
+                case MAX -> type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+            };
+            for (long i = begin; i < end; i++) {
+                long x = asLong(i);
+                acc = switch (op) {
+                    case SUM -> Math.addExact(acc, x);
+                    case PROD -> acc * x;
+                    case MIN -> Math.min(acc, x);
+                    case MAX -> Math.max(acc, x);
+                    case AND -> acc & x;
+                    case OR -> acc | x;
+                    case XOR -> acc ^ x;
+                };
+            }
+            return acc;
+        }
+
+        /** MIN/MAX exactly (Math.min/max, bit for bit); SUM/PROD within floatBound of a compensated reference. */
+        void checkFloating(Op op, long begin, long end, double actual, DType outType, String what) {
+            boolean asFloat = outType == DType.FLOAT;
+            if (op == Op.MIN || op == Op.MAX) {
+                double acc = op == Op.MIN ? Double.POSITIVE_INFINITY : Double.NEGATIVE_INFINITY;
+                for (long i = begin; i < end; i++) acc = op == Op.MIN ? Math.min(acc, asDouble(i)) : Math.max(acc, asDouble(i));
+                boolean same = asFloat ? Float.floatToIntBits((float) acc) == Float.floatToIntBits((float) actual)
+                        : Double.doubleToLongBits(acc) == Double.doubleToLongBits(actual);
+                if (!same) fail(what + ": expected " + acc + " but was " + actual);
+                return;
+            }
+            long n = end - begin;
+            double expected, bound;
+            if (op == Op.SUM) {
+                double sum = 0, compensation = 0, absolute = 0;
+                for (long i = begin; i < end; i++) {  // Neumaier
+                    double x = asDouble(i), t = sum + x;
+                    compensation += Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
+                    sum = t;
+                    absolute += Math.abs(x);
+                }
+                expected = sum + compensation;
+                bound = floatBound(n, absolute);
+            } else {
+                double product = 1;
+                for (long i = begin; i < end; i++) product *= asDouble(i);
+                expected = product;
+                bound = floatBound(n, Math.abs(product));
+            }
+            if (asFloat) expected = (float) expected;
+            double ulp = asFloat ? Math.ulp((float) expected) : Math.ulp(expected);
+            if (!(Math.abs(actual - expected) <= bound + ulp)) {
+                fail(what + ": expected " + expected + " +- " + (bound + ulp) + " but was " + actual);
+            }
+        }
+
+        long argExtreme(long begin, long end, boolean max) {
+            long best = -1;
+            for (long i = begin; i < end; i++) {
+                if (best < 0) {
+                    best = i;
+                    continue;
+                }
+                if (type.isFloatingPoint()) {
+                    double x = asDouble(i), b = asDouble(best);
+                    if (Double.isNaN(b)) continue;
+                    if (Double.isNaN(x) || (max ? javaLess(b, x) : javaLess(x, b))) best = i;
+                } else {
+                    long x = asLong(i), b = asLong(best);
+                    if (max ? x > b : x < b) best = i;
+                }
+            }
+            return best < 0 ? -1 : best - begin;
+        }
+
+        private static boolean javaLess(double a, double b) {
+            return a < b || (a == b && Double.doubleToRawLongBits(a) == Long.MIN_VALUE && Double.doubleToRawLongBits(b) != Long.MIN_VALUE);
+        }
+    }
+
+    /**
+     * The double accumulation error of n terms in any order: each of the n - 1 additions (or
+     * multiplications) errs by at most 2^-53 of a partial result bounded by `magnitude`; twice that
+     * covers the reference's own rounding. The caller adds one ulp of the output type for the final
+     * rounding.
+     */
+    static double floatBound(long n, double magnitude) {
+        return 2.0 * Math.max(n, 1) * EPS_DOUBLE * magnitude;
+    }
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs Primer's GPU suite on a GPU machine, from the repository root, using the bundle that
+# scripts/gpu-bundle.sh made in .gpu/. Stages (default: all, in this order):
+#   tests     the JUnit suite with the GPU present (every launch checked)
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest`
+#   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
+# Logs and results go to $OUT (the device tool brings that folder back) or to /tmp/primer-out.
+# The results files are named bench/results/<date>-<gpu>.{json,md}: copy them into the repo.
+set -uo pipefail
+root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+cd "$root"
+out=${OUT:-/tmp/primer-out}
+mkdir -p "$out"
+stages=${*:-tests sanitize bench}
+
+if [ ! -x /tmp/jdk/bin/java ]; then
+  tar -C /tmp -xJf .gpu/jdk.tar.xz || { echo "no .gpu/jdk.tar.xz: run scripts/gpu-bundle.sh and carry .gpu"; exit 2; }
+fi
+java=/tmp/jdk/bin/java
+jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC)
+primer() { "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar "$@"; }
+export PRIMER_GIT_COMMIT=$(tr -d '\n' < .gpu/COMMIT)
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader || true
+status=0
+
+for stage in $stages; do
+  case $stage in
+  tests)
+    echo "== tests"
+    cp=$(ls .gpu/lib/*.jar | grep -v '/primer.jar$' | tr '\n' ':').gpu/lib/primer.jar
+    "$java" "${jvm[@]}" -Xss4m -Xmx64g -Dprimer.checkLaunches=true -jar .gpu/junit-console.jar execute \
+        --class-path "$cp" --scan-class-path .gpu/lib/primer-core-tests.jar --disable-banner \
+        --details=summary --details-theme=ascii --reports-dir "$out/junit" > "$out/tests.log" 2>&1
+    rc=$?; tail -n 40 "$out/tests.log"; [ $rc -eq 0 ] || { echo "tests FAILED ($rc)"; status=1; }
+    ;;
+  sanitize)
+    for tool in memcheck racecheck synccheck; do
+      echo "== compute-sanitizer $tool"
+      compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
+          "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest --quick > "$out/sanitize-$tool.log" 2>&1
+      rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
+      [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; status=1; }
+    done
+    ;;
+  bench)
+    echo "== baselines (CuPy, PyTorch)"
+    PYTHONUNBUFFERED=1 python3 bench/baselines.py --out "$out/baselines.json" --segments-out /tmp/segments.npy \
+        > "$out/baselines.log" 2>&1 || { echo "baselines failed"; tail -n 20 "$out/baselines.log"; }
+    echo "== primer bench"
+    primer bench --baselines "$out/baselines.json" --segments /tmp/segments.npy --out-dir "$out" 2>&1 | tee "$out/bench.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ;;
+  *) echo "unknown stage $stage"; status=2 ;;
+  esac
+done
+# The device tool brings back at most 8 files: the results stay loose, the logs travel as one archive.
+(cd "$out" && tar -czf logs.tgz --remove-files $(ls -d *.log junit 2>/dev/null)) || true
+ls -la "$out"
+exit $status
