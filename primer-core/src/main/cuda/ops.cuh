@@ -7,7 +7,19 @@
 //   Min/Max follow Math.min/Math.max: NaN wins, and -0.0 < 0.0.
 //   ArgMin/ArgMax keep the first index of the extreme (NaN counts as the extreme, as in NumPy).
 #pragma once
+#if defined(__CUDACC_RTC__)
+// NVRTC (user-defined operators) has no standard headers: the few fixed-width names we use.
+typedef signed char int8_t;
+typedef unsigned char uint8_t;
+typedef int int32_t;
+typedef unsigned int uint32_t;
+typedef long long int64_t;
+typedef unsigned long long uint64_t;
+#define INT32_MIN (-2147483647 - 1)
+#define INT32_MAX 2147483647
+#else
 #include <cstdint>
+#endif
 
 namespace primer {
 

@@ -383,7 +383,7 @@ __device__ __forceinline__ void device_reduce(const T* __restrict__ in, long lon
             if (j < end) state = Fold::add(state, items[u], head + j * ITEMS, op);
         }
     }
-    if (blockIdx.x == 0) {  // fewer than 128 and 16 elements
+    if (blockIdx.x == 0) {  // head < 128 bytes, tail < 16 bytes: one element per thread at most
         if (tid < head) state = Fold::add(state, in[tid], (long long)tid, op);
         const long long t = tail_begin + tid;
         if (t < n) state = Fold::add(state, in[t], t, op);

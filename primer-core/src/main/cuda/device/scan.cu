@@ -1,15 +1,16 @@
 // Device-wide scan entry points (see scan_kernels.cuh for the algorithm and the launch contract).
 //
-//   scan_<op>_<suffix>(const T* in, T* out, long long n, long long init_bits, int inclusive,
-//                      unsigned char* scratch, unsigned epoch)
+//   scan_<op>_<suffix>(const T* in, T* out, long long n, long long tiles, long long init_bits,
+//                      int inclusive, unsigned char* scratch, unsigned epoch)
 //       op: sum prod min max (i32 i64 f32 f64), and or xor (i32 i64); accumulates in T.
 //   scan_sum_i32_i64(const int* in, long long* out, ...same...)      int32 in, int64 sums out.
 //   segscan_flags_<op>_<suffix>(const T* in, const signed char* flags, T* out, long long n,
-//                      long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch)
+//                      long long tiles, long long init_bits, int inclusive, unsigned char* scratch,
+//                      unsigned epoch)
 //       a segment starts at every element whose flag is nonzero (and at element 0).
 //   segscan_offsets_<op>_<suffix>(const T* in, const long long* offsets, const long long* tile_first,
-//                      T* out, long long n, long long begin, long long init_bits, int inclusive,
-//                      unsigned char* scratch, unsigned epoch)
+//                      T* out, long long n, long long tiles, long long begin, long long init_bits,
+//                      int inclusive, unsigned char* scratch, unsigned epoch)
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
 //   segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin,
 //                      long long shift, long long tile_items, long long tiles, long long* tile_first)
@@ -17,64 +18,75 @@
 //
 // init_bits: the init as raw bits of T (low 32 bits for 4-byte types); it starts the inclusive
 // scans too (out[i] = init op in[0] op ... op in[i]); pass the operator's identity for a plain scan.
-// Launch: blockDim.x = 256, gridDim.x = tiles = ceil((n + shift) / tile_items), where shift =
-// (in % 16) / sizeof(T) and tile_items = 256 * 4 * (16 / sizeof(T)) (ScanPolicy.java).
+// Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
+// ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
+// checked. Plain scans: 512 threads and 8192-element tiles for 4-byte input, 256 and 4096 for 8-byte;
+// segmented: 256 threads, 4096-element tiles (4-byte) or 2048 (8-byte) (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
-#define PRIMER_SCAN_BOUNDS \
-    __launch_bounds__(primer::ScanPolicyConstants::BLOCK_THREADS, primer::ScanPolicyConstants::MIN_BLOCKS_PER_SM)
-#define PRIMER_SCAN_SHAPE primer::ScanPolicyConstants::BLOCK_THREADS, primer::ScanPolicyConstants::ROWS
+// Registers: a block of 512 threads at 4 blocks per SM may hold 32 registers per thread, at 3
+// blocks 42; 256-thread blocks at 4 per SM may hold 64. MIN_BLOCKS is the most that compiles
+// without spills on every target (ptxas -warn-spills is an error here).
+#define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
+    __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS, MIN_BLOCKS)
+#define PRIMER_SCAN_SHAPE(IN, SEG) primer::ScanShape<IN, SEG>::BLOCK_THREADS, primer::ScanShape<IN, SEG>::ROWS
 
-#define PRIMER_SCAN(NAME, IN, OUT, OP)                                                                       \
-    extern "C" __global__ void PRIMER_SCAN_BOUNDS NAME(const IN* in, OUT* out, long long n, long long tiles,     \
-                                                       long long init_bits, int inclusive, unsigned char* scratch, \
-                                                       unsigned epoch) {                                          \
-        primer::device_scan<PRIMER_SCAN_SHAPE, IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, scratch,    \
-                                                            epoch, primer::NoHeads{});                            \
+#define PRIMER_SCAN(NAME, IN, OUT, OP, MIN_BLOCKS)                                                               \
+    extern "C" __global__ void PRIMER_SCAN_BOUNDS(IN, false, MIN_BLOCKS)                                          \
+        NAME(const IN* in, OUT* out, long long n, long long tiles, long long init_bits, int inclusive,           \
+             unsigned char* scratch, unsigned epoch) {                                                            \
+        primer::device_scan<PRIMER_SCAN_SHAPE(IN, false), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, scratch, \
+                                                                epoch, primer::NoHeads{});                        \
     }
 
-#define PRIMER_SEGSCAN_FLAGS(NAME, T, OP)                                                                        \
-    extern "C" __global__ void PRIMER_SCAN_BOUNDS NAME(const T* in, const signed char* flags, T* out, long long n, \
-                                                       long long tiles, long long init_bits, int inclusive,       \
-                                                       unsigned char* scratch, unsigned epoch) {                  \
-        primer::device_scan<PRIMER_SCAN_SHAPE, T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch, epoch, \
-                                                         primer::FlagHeads{flags});                               \
+#define PRIMER_SEGSCAN_FLAGS(NAME, T, OP, MIN_BLOCKS)                                                            \
+    extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
+        NAME(const T* in, const signed char* flags, T* out, long long n, long long tiles, long long init_bits,    \
+             int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
+        primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
+                                                            epoch, primer::FlagHeads{flags});                     \
     }
 
-#define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP)                                                                       \
-    extern "C" __global__ void PRIMER_SCAN_BOUNDS NAME(const T* in, const long long* offsets,                    \
-                                                       const long long* tile_first, T* out, long long n,          \
-                                                       long long tiles, long long begin, long long init_bits,     \
-                                                       int inclusive, unsigned char* scratch, unsigned epoch) {   \
-        using Heads = primer::OffsetHeads<primer::scan_tile_items<T>(), primer::ScanPolicyConstants::BLOCK_THREADS>; \
-        primer::device_scan<PRIMER_SCAN_SHAPE, T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch, epoch, \
-                                                         Heads{offsets, tile_first, begin});                      \
+#define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP, MIN_BLOCKS)                                                          \
+    extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
+        NAME(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,             \
+             long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
+             unsigned epoch) {                                                                                    \
+        using Heads = primer::OffsetHeads<primer::ScanShape<T, true>::TILE_ITEMS, primer::ScanShape<T, true>::BLOCK_THREADS>; \
+        primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
+                                                            epoch, Heads{offsets, tile_first, begin});            \
     }
 
-#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP)              \
-    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP)         \
-    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP) \
-    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP)
+// PLAIN: min blocks of the plain scan; SEG: of the segmented ones.
+#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, SEG)                 \
+    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN)                 \
+    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
+    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
 
-#define PRIMER_SCAN_ARITHMETIC(SUFFIX, T)               \
-    PRIMER_SCAN_ALL(sum, SUFFIX, T, primer::Sum<T>)      \
-    PRIMER_SCAN_ALL(prod, SUFFIX, T, primer::Prod<T>)    \
-    PRIMER_SCAN_ALL(min, SUFFIX, T, primer::Min<T>)      \
-    PRIMER_SCAN_ALL(max, SUFFIX, T, primer::Max<T>)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 3, 3)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 3, 3)
+PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 4, 4)
+PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 4, 4)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 3, 4)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 3, 4)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 3, 3)
+PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 4, 4)
+PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 4, 4)
+PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 4, 4)
+PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 4, 4)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 4, 4)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 4, 4)
+PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 4, 4)
+PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 4, 4)
+PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 4, 4)
+PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 4, 4)
+PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 4, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 4, 4)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 4, 4)
+PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 4, 4)
+PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 4, 4)
 
-#define PRIMER_SCAN_BITWISE(SUFFIX, T)                  \
-    PRIMER_SCAN_ALL(and, SUFFIX, T, primer::BitAnd<T>)   \
-    PRIMER_SCAN_ALL(or, SUFFIX, T, primer::BitOr<T>)     \
-    PRIMER_SCAN_ALL(xor, SUFFIX, T, primer::BitXor<T>)
-
-PRIMER_SCAN_ARITHMETIC(i32, int)
-PRIMER_SCAN_BITWISE(i32, int)
-PRIMER_SCAN_ARITHMETIC(i64, long long)
-PRIMER_SCAN_BITWISE(i64, long long)
-PRIMER_SCAN_ARITHMETIC(f32, float)
-PRIMER_SCAN_ARITHMETIC(f64, double)
-
-PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>)
+PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 3)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin, long long shift,

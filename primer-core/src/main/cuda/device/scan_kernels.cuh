@@ -65,15 +65,27 @@ namespace primer {
 
 /** Launch shape of the device scan; ScanPolicy.java mirrors these numbers. */
 struct ScanPolicyConstants {
-    static constexpr int BLOCK_THREADS = 256;
-    static constexpr int ROWS = 4;                  // 16-byte loads per thread per tile
-    static constexpr int MIN_BLOCKS_PER_SM = 3;     // caps registers at 80: no spills, >= 3 blocks per SM
     static constexpr int VECTOR_BYTES = 16;
     static constexpr int SCRATCH_HEADER_BYTES = 16; // the tile counter, then the status slots
     static constexpr int STATUS_SLOT_BYTES = 24;
     static constexpr int LOOKBACK_WINDOWS = 8;      // windows of 32 tiles kept for the ordered fold
     static constexpr int EPOCH_BITS = 29;
     static constexpr int SEGMENT_STARTS_BLOCK = 256;  // threads per block of segment_tile_starts
+};
+
+/**
+ * Tile shape by input element size. Plain scans: 32 KB of input per tile (8192 elements of 4 bytes,
+ * 4096 of 8), staged in shared memory. Measured on an H200 (2^28 float sums): 512 x 4 vectors at
+ * 4 blocks per SM beat 256 x 4 (3.36 vs 3.23 TB/s), 128 x 8, 1024 x 2 and 512 x 3; for 8-byte types
+ * 256 threads x 8 vectors beat 512 x 4 (2.77 vs 2.61 TB/s). Segmented scans carry (value, head)
+ * pairs, twice the registers per chunk total and prefix: 256 x 4 vectors keeps them unspilled.
+ * ScanPolicy.java mirrors these numbers.
+ */
+template <typename InT, bool SEGMENTED = false>
+struct ScanShape {
+    static constexpr int BLOCK_THREADS = sizeof(InT) == 4 && !SEGMENTED ? 512 : 256;
+    static constexpr int ROWS = sizeof(InT) == 8 && !SEGMENTED ? 8 : 4;  // 16-byte vectors per thread per tile
+    static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -392,22 +404,39 @@ struct OffsetHeads {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Loads and stores of one chunk (VEC consecutive elements starting at element `index`).
+// Moving one chunk (VEC consecutive elements starting at element `index`; 16 bytes of input).
 
 namespace scan_detail {
 
+/**
+ * Global -> shared without passing through registers: cp.async (sm_80+), 16 bytes, cached in L2
+ * only. A full chunk is one aligned vector by construction of the tiles; a partial one (the ends)
+ * is copied element by element, with zeros outside [0, n).
+ */
 template <int VEC, typename T>
-__device__ __forceinline__ void load_chunk(const T* in, long long index, long long n, T (&x)[VEC]) {
+__device__ __forceinline__ void stage_chunk(const T* in, long long index, long long n, T* stage) {
     static_assert(VEC * sizeof(T) == 16, "a chunk is one 16-byte vector");
-    if (index >= 0 && index + VEC <= n) {  // aligned by construction of the tiles
-        const uint4 raw = *reinterpret_cast<const uint4*>(in + index);
-        __builtin_memcpy(x, &raw, 16);
+    if (index >= 0 && index + VEC <= n) {
+        const unsigned dst = (unsigned)__cvta_generic_to_shared(stage);
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(in + index) : "memory");
     } else {
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) x[k] = (index + k >= 0 && index + k < n) ? in[index + k] : T(0);
+        for (int k = 0; k < VEC; ++k) stage[k] = (index + k >= 0 && index + k < n) ? in[index + k] : T(0);
     }
 }
 
+/** Waits for this thread's cp.async copies (each thread reads back only what it staged itself). */
+__device__ __forceinline__ void wait_staged() {
+    asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
+}
+
+template <int VEC, typename T>
+__device__ __forceinline__ void read_chunk(const T* stage, T (&x)[VEC]) {
+    const uint4 raw = *reinterpret_cast<const uint4*>(stage);
+    __builtin_memcpy(x, &raw, 16);
+}
+
+/** Full aligned chunks as 16-byte streaming stores (evict-first: the output is not read again soon). */
 template <int VEC, typename T>
 __device__ __forceinline__ void store_chunk(T* out, long long index, long long n, const T (&v)[VEC]) {
     constexpr int BYTES = VEC * (int)sizeof(T);
@@ -417,7 +446,7 @@ __device__ __forceinline__ void store_chunk(T* out, long long index, long long n
         uint4 raw[BYTES / 16];
         __builtin_memcpy(raw, v, BYTES);
 #pragma unroll
-        for (int q = 0; q < BYTES / 16; ++q) reinterpret_cast<uint4*>(p)[q] = raw[q];
+        for (int q = 0; q < BYTES / 16; ++q) __stcs(reinterpret_cast<uint4*>(p) + q, raw[q]);
     } else {
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
@@ -437,34 +466,17 @@ __device__ __forceinline__ long long scan_shift(const InT* in) {
 // ---------------------------------------------------------------------------------------------
 // The scan itself.
 
-namespace scan_detail {
-
-constexpr unsigned NO_TILE = 0xffffffffu;
-
-/**
- * Thread 0 only: the next tile number, or NO_TILE (>= tiles) once they are all taken. Every block
- * draws until its first failure, so a launch draws exactly tiles + gridDim.x numbers; whoever draws
- * the last of them knows nobody will draw again and puts the counter back to zero.
- */
-__device__ __forceinline__ unsigned draw_tile(unsigned* counter, unsigned tiles) {
-    const unsigned t = atomicAdd(counter, 1u);
-    if (t == tiles + gridDim.x - 1) atomicExch(counter, 0u);
-    return t < tiles ? t : NO_TILE;
-}
-
-}  // namespace scan_detail
-
 /**
  * out[i] = init op in[0] op ... op in[i] (inclusive != 0) or init op in[0] op ... op in[i-1]
  * (exclusive; out[0] = init); segmented: the same within each segment. in == out is allowed.
- * Pointers aligned to their element size. Launch: blockDim.x = BLOCK_THREADS, any gridDim.x >= 1
- * (at most what fits on the device at once is best: blocks loop over tiles), tiles =
- * ceil((n + scan_shift(in)) / TILE_ITEMS) (checked), n >= 1, scratch >= 16 + 24 * tiles bytes
- * (counter zero), epoch in [1, 2^29) and different from the previous launch's on this scratch.
+ * Pointers aligned to their element size. Launch: blockDim.x = BLOCK_THREADS, gridDim.x = tiles =
+ * ceil((n + scan_shift(in)) / TILE_ITEMS) (passed, and checked), n >= 1, scratch >= 16 + 24 * tiles
+ * bytes (counter zero), epoch in [1, 2^29) and different from the previous launch's on this scratch.
  *
- * Each block loops: while it scans one tile it already has the loads of its next tile in flight
- * (the registers that held this tile's input are free once it is scanned), so the time a tile
- * spends waiting in the look-back overlaps the next tile's memory latency.
+ * The tile's input waits in shared memory, not in registers: it arrives by cp.async and each thread
+ * reads its chunks twice (once for its totals, once after the look-back, to write the outputs,
+ * redoing the same few combinations). A block holds few registers while it waits for its prefix,
+ * so more blocks fit on an SM, and more tiles' loads are in flight while others look back.
  */
 template <int BLOCK_THREADS, int ROWS, typename InT, typename OutT, typename Op, typename Heads>
 __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long n, long long tile_count,
@@ -474,7 +486,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr int WARPS = BLOCK_THREADS / 32;
     constexpr int ROW_ITEMS = 32 * VEC;
     constexpr int WARP_ITEMS = ROW_ITEMS * ROWS;
-    constexpr long long TILE_ITEMS = (long long)WARP_ITEMS * WARPS;
+    constexpr int TILE_ITEMS = WARP_ITEMS * WARPS;
     constexpr bool SEGMENTED = Heads::SEGMENTED;
     constexpr int WINDOWS = ScanPolicyConstants::LOOKBACK_WINDOWS;
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
@@ -482,8 +494,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr bool ORDERED = !ExactlyAssociative<ScanOp>::value;
 
     __shared__ struct {
-        unsigned first_tiles[2];
-        unsigned drawn[2];  // by iteration parity: written before a block scan, read after it
+        alignas(16) InT stage[TILE_ITEMS];
+        unsigned tile;
         BlockScanStorage<Acc, BLOCK_THREADS> scan;
         LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
         typename Heads::Storage heads;
@@ -493,117 +505,105 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     const ScanOp scan_op{};
     const OutT init = scan_detail::from_bits<OutT>((unsigned long long)init_bits);
     const long long shift = scan_shift(in);
-    const unsigned tiles = (unsigned)tile_count;
     unsigned* tile_counter = reinterpret_cast<unsigned*>(scratch);
     const TileStatus<Acc> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
                                  epoch};
-    const int lane = (int)lane_id();
-    const int warp = (int)(threadIdx.x / 32);
-    const int thread_offset = warp * WARP_ITEMS + lane * VEC;  // row 0's chunk, within a tile
 
     if (threadIdx.x == 0) {
-        if (blockIdx.x == 0 && (n + shift + TILE_ITEMS - 1) / TILE_ITEMS != tile_count) __trap();  // host and device disagree on the tile size
-        const unsigned first = scan_detail::draw_tile(tile_counter, tiles);
-        s.first_tiles[0] = first;
-        s.first_tiles[1] = first == scan_detail::NO_TILE ? scan_detail::NO_TILE : scan_detail::draw_tile(tile_counter, tiles);
+        if (blockIdx.x == 0 && ((n + shift + TILE_ITEMS - 1) / TILE_ITEMS != tile_count || gridDim.x != tile_count)) {
+            __trap();  // host and device disagree on the tile size
+        }
+        const unsigned t = atomicAdd(tile_counter, 1u);
+        if (t == gridDim.x - 1) atomicExch(tile_counter, 0u);  // the last ticket: every block has drawn
+        s.tile = t;
     }
     __syncthreads();
-    unsigned tile = s.first_tiles[0], next = s.first_tiles[1];
-    if (tile == scan_detail::NO_TILE) return;
+    const long long tile = s.tile;
+    const int lane = (int)lane_id();
+    const int warp = (int)(threadIdx.x / 32);
+    const int thread_offset = warp * WARP_ITEMS + lane * VEC;   // row 0's chunk, within the tile
+    const long long tile_start = tile * TILE_ITEMS - shift;       // element index of the tile's first item
+    const long long first = tile_start + thread_offset;
 
-    // The input of a tile: x (and raw head flags), loaded one tile ahead.
-    InT x[ROWS][VEC];
     unsigned raw_heads[ROWS];
-    auto load_tile = [&](unsigned t) {
-        const long long first = (long long)t * TILE_ITEMS - shift + thread_offset;
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            scan_detail::load_chunk<VEC>(in, first + r * ROW_ITEMS, n, x[r]);
-            raw_heads[r] = heads.template load<VEC>(first + r * ROW_ITEMS, n);
+    for (int r = 0; r < ROWS; ++r) {
+        scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
+        raw_heads[r] = heads.template load<VEC>(first + r * ROW_ITEMS, n);
+    }
+    heads.prepare(tile, tile_start, s.heads);
+    unsigned head_bits[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+    scan_detail::wait_staged();
+
+    // A chunk's inclusive scan, in registers. Elements past the end are the identity (they only
+    // feed outputs that are not stored, and the last tile's status, which nobody reads). Elements
+    // before in[0] (tile 0, chunk 0 of thread 0: `lead` of them) are skipped, not combined.
+    const int lead = first < 0 ? (int)-first : 0;
+    auto scan_chunk = [&](int r, Acc (&a)[VEC]) {
+        InT x[VEC];
+        scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
+        const int skip = r == 0 ? lead : 0;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            const long long i = first + r * ROW_ITEMS + k;
+            const bool valid = i >= 0 && i < n;
+            const OutT v = valid ? (OutT)x[k] : Op::identity();
+            if constexpr (SEGMENTED) {
+                const bool head = valid && ((head_bits[r] >> k) & 1u);
+                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+            } else {
+                a[k] = v;
+            }
+            if (k > skip) a[k] = scan_op(a[k - 1], a[k]);
         }
     };
-    load_tile(tile);
 
-    for (unsigned iteration = 0;; ++iteration) {
-        const long long tile_start = (long long)tile * TILE_ITEMS - shift;  // element index of the tile's first item
-        const long long first = tile_start + thread_offset;
-        heads.prepare(tile, tile_start, s.heads);
+    Acc chunk_total[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) {
+        Acc a[VEC];
+        scan_chunk(r, a);
+        chunk_total[r] = a[VEC - 1];
+    }
 
-        // This thread's chunks, scanned. Elements past the end are the identity (they only feed
-        // outputs that are not stored, and the last tile's status, which nobody reads). Elements
-        // before in[0] (tile 0, chunk 0 of thread 0: `lead` of them) are skipped, not combined.
-        const int lead = first < 0 ? (int)-first : 0;
-        unsigned head_bits[ROWS];
-        Acc a[ROWS][VEC];
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                const long long i = first + r * ROW_ITEMS + k;
-                const bool valid = i >= 0 && i < n;
-                const OutT v = valid ? (OutT)x[r][k] : Op::identity();
-                if constexpr (SEGMENTED) {
-                    const bool head = valid && ((head_bits[r] >> k) & 1u);
-                    a[r][k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
-                } else {
-                    a[r][k] = v;
-                }
-                const int skip = r == 0 ? lead : 0;
-                if (k > skip) a[r][k] = scan_op(a[r][k - 1], a[r][k]);
-            }
+    // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A, then P.
+    auto tile_prefix = [&](Acc aggregate) -> Acc {
+        Acc prefix;
+        if (tile == 0) {
+            if constexpr (SEGMENTED) prefix = Acc{init, 0};
+            else prefix = init;
+        } else {
+            if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
+            else prefix = lookback_tree(status, tile, scan_op);
         }
-        Acc chunk_total[ROWS];
+        if (lane == 0) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
+        return prefix;
+    };
+    Acc prefix[ROWS];
+    block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
+
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) chunk_total[r] = a[r][VEC - 1];
-
-        // x is free: start on the next tile, and draw the one after it.
-        if (next != scan_detail::NO_TILE) load_tile(next);
-        if (threadIdx.x == 0) {
-            s.drawn[iteration & 1] = next == scan_detail::NO_TILE ? scan_detail::NO_TILE
-                                                                  : scan_detail::draw_tile(tile_counter, tiles);
-        }
-
-        // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A, then P.
-        auto tile_prefix = [&](Acc aggregate) -> Acc {
-            Acc prefix;
-            if (tile == 0) {
-                if constexpr (SEGMENTED) prefix = Acc{init, 0};
-                else prefix = init;
+    for (int r = 0; r < ROWS; ++r) {
+        Acc a[VEC];
+        scan_chunk(r, a);  // the same combinations as for the totals
+        const int skip = r == 0 ? lead : 0;
+        OutT o[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            Acc result;
+            if (inclusive) result = scan_op(prefix[r], a[k]);
+            else result = k <= skip ? prefix[r] : scan_op(prefix[r], a[k - 1]);
+            if constexpr (SEGMENTED) {
+                const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
+                o[k] = !inclusive && head ? init : result.value;
             } else {
-                if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
-                if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
-                else prefix = lookback_tree(status, tile, scan_op);
+                o[k] = result;
             }
-            if (lane == 0) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
-            return prefix;
-        };
-        Acc prefix[ROWS];
-        block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
-        const unsigned after_next = s.drawn[iteration & 1];
-
-#pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            const int skip = r == 0 ? lead : 0;
-            OutT o[VEC];
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                Acc result;
-                if (inclusive) result = scan_op(prefix[r], a[r][k]);
-                else result = k <= skip ? prefix[r] : scan_op(prefix[r], a[r][k - 1]);
-                if constexpr (SEGMENTED) {
-                    const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
-                    o[k] = !inclusive && head ? init : result.value;
-                } else {
-                    o[k] = result;
-                }
-            }
-            scan_detail::store_chunk<VEC>(out, first + r * ROW_ITEMS, n, o);
         }
-
-        if (next == scan_detail::NO_TILE) return;
-        tile = next;
-        next = after_next;
+        scan_detail::store_chunk<VEC>(out, first + r * ROW_ITEMS, n, o);
     }
 }
 
@@ -631,40 +631,33 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 // Kernels as templates, for NVRTC with a user-defined operator (Op: a functor with identity()
 // and operator(), on OutT). Launch as described at device_scan; ScanPolicy.java gives the shape.
 
-#define PRIMER_SCAN_LAUNCH_BOUNDS \
-    __launch_bounds__(ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::MIN_BLOCKS_PER_SM)
+// MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used).
 
-template <typename InT, typename OutT, typename Op>
-__global__ void PRIMER_SCAN_LAUNCH_BOUNDS scan_kernel(const InT* in, OutT* out, long long n, long long tiles,
-                                                      long long init_bits, int inclusive, unsigned char* scratch,
-                                                      unsigned epoch) {
-    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, InT, OutT, Op>(
+template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 3>
+__global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, MIN_BLOCKS)
+scan_kernel(const InT* in, OutT* out, long long n, long long tiles, long long init_bits, int inclusive,
+            unsigned char* scratch, unsigned epoch) {
+    device_scan<ScanShape<InT>::BLOCK_THREADS, ScanShape<InT>::ROWS, InT, OutT, Op>(
         in, out, n, tiles, init_bits, inclusive, scratch, epoch, NoHeads{});
 }
 
-template <typename T, typename Op>
-__global__ void PRIMER_SCAN_LAUNCH_BOUNDS segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out,
-                                                                      long long n, long long tiles, long long init_bits,
-                                                                      int inclusive, unsigned char* scratch,
-                                                                      unsigned epoch) {
-    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, T, T, Op>(
+template <typename T, typename Op, int MIN_BLOCKS = 4>
+__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, MIN_BLOCKS)
+segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out, long long n, long long tiles,
+                            long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
+    device_scan<ScanShape<T, true>::BLOCK_THREADS, ScanShape<T, true>::ROWS, T, T, Op>(
         in, out, n, tiles, init_bits, inclusive, scratch, epoch, FlagHeads{flags});
 }
 
-template <typename T>
-__host__ __device__ constexpr int scan_tile_items() {
-    return ScanPolicyConstants::BLOCK_THREADS * ScanPolicyConstants::ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(T));
-}
-
-template <typename T, typename Op>
-__global__ void PRIMER_SCAN_LAUNCH_BOUNDS segmented_scan_offsets_kernel(const T* in, const long long* offsets,
-                                                                        const long long* tile_first, T* out, long long n,
-                                                                        long long tiles, long long begin,
-                                                                        long long init_bits, int inclusive,
-                                                                        unsigned char* scratch, unsigned epoch) {
-    device_scan<ScanPolicyConstants::BLOCK_THREADS, ScanPolicyConstants::ROWS, T, T, Op>(
+template <typename T, typename Op, int MIN_BLOCKS = 4>
+__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, MIN_BLOCKS)
+segmented_scan_offsets_kernel(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,
+                              long long tiles, long long begin, long long init_bits, int inclusive,
+                              unsigned char* scratch, unsigned epoch) {
+    using Shape = ScanShape<T, true>;
+    device_scan<Shape::BLOCK_THREADS, Shape::ROWS, T, T, Op>(
         in, out, n, tiles, init_bits, inclusive, scratch, epoch,
-        OffsetHeads<scan_tile_items<T>(), ScanPolicyConstants::BLOCK_THREADS>{offsets, tile_first, begin});
+        OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>{offsets, tile_first, begin});
 }
 
 }  // namespace primer

@@ -1,20 +1,23 @@
 // Batched and segmented reduce entry points (see segmented_reduce_kernels.cuh for the algorithms),
 // one per (kernel, operator, dtype): segreduce_<kernel>_<op>_<suffix>, op in sum prod min max and
-// or xor argmin argmax, suffix in i32 i64 f32 f64. All are launched with 256 threads per block.
+// or xor argmin argmax, suffix in i32 i64 f32 f64. All are launched with 256 threads per block,
+// except segreduce_rows_chunk_* with 512.
 //
 //   segreduce_rows_vector_*             (const T* in, long long rows, long long cols, int log2_lanes,
 //                                        Out* out, unsigned char* scratch)
-//       2^log2_lanes lanes per row, 4 rows per group at a time, 16-byte loads: every row 16-byte
+//       2^log2_lanes lanes per row, 2 rows per group at a time, 16-byte loads: every row 16-byte
 //       aligned, cols <= lanes * (16 / sizeof(T)) for one vector per lane.
-//   segreduce_rows_scalar_*             (same parameters) the same with scalar loads, any alignment.
+//   segreduce_rows_scalar_*             (same parameters) the same with scalar loads, any alignment,
+//                                        4 rows per group at a time.
 //   segreduce_rows_warp_*               (const T* in, long long rows, long long cols, Out* out, unsigned char* scratch)
 //       a warp per row, 4 vectors per lane in flight.
+//   segreduce_rows_chunk_*: 512 threads per block, grid = rows * chunks (or fewer: it grid-strides).
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg, Out* out,
 //                                        unsigned char* scratch)   grid: ceil(nseg / 256)
-//   segreduce_segments_long_*           (const T* in, const long long* offsets, long long nseg, unsigned char* scratch)
+//   segreduce_segments_long_*           (const T* in, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
@@ -34,61 +37,64 @@ using primer::KeyIndex;
 using Wide = unsigned long long;
 namespace seg = primer::segmented;
 
-#define PRIMER_SEGRED_BLOCK seg::Constants::BLOCK_THREADS
-// At least two blocks per SM (<= 128 registers). With the thread count alone ptxas aims for 64
-// registers and spills a little in some kernels.
-#define PRIMER_SEGRED_MIN_BLOCKS 2
+// Launch bounds: 256 threads (512 for rows_chunk) and at least two blocks per SM (<= 128
+// registers); given the thread count alone, ptxas aims for 64 registers and spills in some
+// kernels. rows_scalar asks for three blocks: four rows of scalar loads in flight per lane need
+// the occupancy more than the registers (measured: 2x faster on 4M x 63 float32).
+#define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
+#define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
+#define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 2)
 
-#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR)                                                   \
-    using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                              \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_rows_vector_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,           \
-                                          int log2_lanes, OUT* __restrict__ out,                              \
-                                          unsigned char* __restrict__ scratch) {                              \
-        seg::rows_group<Rc_##OP##_##SUFFIX, true, seg::Constants::ROWS_PER_GROUP, PRIMER_SEGRED_BLOCK>(       \
-            in, rows, cols, log2_lanes, out, scratch);                                                        \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_rows_scalar_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,           \
-                                          int log2_lanes, OUT* __restrict__ out,                              \
-                                          unsigned char* __restrict__ scratch) {                              \
-        seg::rows_group<Rc_##OP##_##SUFFIX, false, seg::Constants::ROWS_PER_GROUP, PRIMER_SEGRED_BLOCK>(      \
-            in, rows, cols, log2_lanes, out, scratch);                                                        \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_rows_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,             \
-                                        OUT* __restrict__ out, unsigned char* __restrict__ scratch) {         \
-        seg::rows_warp<Rc_##OP##_##SUFFIX, seg::Constants::WARP_VECS_PER_LANE, PRIMER_SEGRED_BLOCK>(          \
-            in, rows, cols, out, scratch);                                                                    \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_rows_chunk_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,            \
-                                         long long chunks, long long chunk_vecs, OUT* __restrict__ out,       \
-                                         unsigned char* __restrict__ scratch) {                               \
-        seg::rows_chunk<Rc_##OP##_##SUFFIX, PRIMER_SEGRED_BLOCK, seg::Constants::CHUNK_VECS_PER_THREAD>(      \
-            in, rows, cols, chunks, chunk_vecs, out, scratch);                                                \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_rows_combine_##OP##_##SUFFIX(long long rows, long long chunks, OUT* __restrict__ out,           \
-                                           unsigned char* __restrict__ scratch) {                             \
-        seg::rows_combine<Rc_##OP##_##SUFFIX, PRIMER_SEGRED_BLOCK>(rows, chunks, out, scratch);               \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_segments_small_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets, \
-                                             long long nseg, OUT* __restrict__ out,                           \
-                                             unsigned char* __restrict__ scratch) {                           \
-        seg::segments_small<Rc_##OP##_##SUFFIX, PRIMER_SEGRED_BLOCK>(in, offsets, nseg, out, scratch);        \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_segments_long_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,  \
-                                            long long nseg, unsigned char* __restrict__ scratch) {            \
-        seg::segments_long<Rc_##OP##_##SUFFIX, PRIMER_SEGRED_BLOCK, seg::Constants::CHUNK_VECS_PER_THREAD>(   \
-            in, offsets, nseg, scratch);                                                                      \
-    }                                                                                                         \
-    extern "C" __global__ void __launch_bounds__(PRIMER_SEGRED_BLOCK, PRIMER_SEGRED_MIN_BLOCKS)                                       \
-    segreduce_segments_combine_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,         \
-                                               OUT* __restrict__ out, unsigned char* __restrict__ scratch) {  \
-        seg::segments_combine<Rc_##OP##_##SUFFIX, PRIMER_SEGRED_BLOCK>(offsets, nseg, out, scratch);          \
+#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR)                                                           \
+    using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                                     \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_rows_vector_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
+                                          int log2_lanes, OUT* __restrict__ out,                                     \
+                                          unsigned char* __restrict__ scratch) {                                     \
+        seg::rows_group<Rc_##OP##_##SUFFIX, true, seg::Constants::ROWS_PER_GROUP_VECTOR,                             \
+                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out, scratch);                    \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_SCALAR_BOUNDS                                                           \
+    segreduce_rows_scalar_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
+                                          int log2_lanes, OUT* __restrict__ out,                                     \
+                                          unsigned char* __restrict__ scratch) {                                     \
+        seg::rows_group<Rc_##OP##_##SUFFIX, false, seg::Constants::ROWS_PER_GROUP_SCALAR,                            \
+                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out, scratch);                    \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_rows_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                    \
+                                        OUT* __restrict__ out, unsigned char* __restrict__ scratch) {                \
+        seg::rows_warp<Rc_##OP##_##SUFFIX, seg::Constants::WARP_VECS_PER_LANE, seg::Constants::BLOCK_THREADS>(       \
+            in, rows, cols, out, scratch);                                                                           \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_CHUNK_BOUNDS                                                            \
+    segreduce_rows_chunk_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols, long long chunks, \
+                                         long long chunk_vecs, OUT* __restrict__ out,                                \
+                                         unsigned char* __restrict__ scratch) {                                      \
+        seg::rows_chunk<Rc_##OP##_##SUFFIX, seg::Constants::CHUNK_BLOCK_THREADS,                                     \
+                        seg::Constants::CHUNK_VECS_PER_THREAD>(                                                      \
+            in, rows, cols, chunks, chunk_vecs, out, scratch);                                                       \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_rows_combine_##OP##_##SUFFIX(long long rows, long long chunks, OUT* __restrict__ out,                  \
+                                           unsigned char* __restrict__ scratch) {                                    \
+        seg::rows_combine<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(rows, chunks, out, scratch);            \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_segments_small_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
+                                             long long nseg, OUT* __restrict__ out,                                  \
+                                             unsigned char* __restrict__ scratch) {                                  \
+        seg::segments_small<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, out, scratch);     \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_segments_long_##OP##_##SUFFIX(const T* __restrict__ in, unsigned char* __restrict__ scratch) {         \
+        seg::segments_long<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::Constants::LONG_VECS_PER_THREAD>( \
+            in, scratch);                                                                                            \
+    }                                                                                                                \
+    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    segreduce_segments_combine_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \
+                                               OUT* __restrict__ out, unsigned char* __restrict__ scratch) {         \
+        seg::segments_combine<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(offsets, nseg, out, scratch);       \
     }
 
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \

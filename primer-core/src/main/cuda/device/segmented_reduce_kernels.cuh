@@ -5,30 +5,40 @@
 // fold a range [begin, end) of one row into per-thread accumulators. The range is cut into
 // [head | body | tail]: scalar loads up to the first 16-byte boundary (rows start anywhere when
 // cols is odd), 16-byte vector loads for the body, scalars for the rest. Every thread issues the
-// loads of a whole batch (U vectors for each of R rows) before it folds any of them, so enough bytes
-// are in flight to keep HBM busy even when a row gives a thread a single vector.
+// loads of a whole batch (U vectors for each of R rows) before it folds any of them, and issues
+// the next batch before folding the current one, so enough bytes are in flight to keep HBM busy
+// even when a row gives a thread a single vector.
 //
 // Batched rows (uniform length, so the host picks one kernel, see SegmentedReducePolicy.java):
 //   rows_group   G lanes per row, G in {1, 2, 4, 8, 16, 32}, then a shuffle reduce within G lanes.
 //                G = 1 is thread-per-row; 64 float columns use G = 16, one float4 per lane.
 //                Vector loads when every row is 16-byte aligned, coalesced scalar loads otherwise.
 //   rows_warp    a warp per row (a few hundred to a few thousand columns).
-//   rows_chunk   a block per (row, chunk): long rows. With one chunk per row it writes the result;
-//                with several (few rows, huge cols) it leaves partials in scratch and
+//   rows_chunk   a block of 512 threads per (row, chunk): long rows. With one chunk per row it
+//                writes the result; with several (few rows, huge cols) it leaves partials in
+//                scratch and
 //   rows_combine folds each row's partials in chunk order.
+//   (Measured on an H200, 2048 x 262144 float32: 512-thread blocks with 2 vectors per thread in
+//   flight beat 256 x 4, 256 x 2 and 1024 x 2 by 1-6%, at ~98% of a plain float4 streaming read;
+//   equal flat shares per warp were within 1%; warp tiles streamed in one front with a last-warp
+//   combine were 10-40% slower; L1/L2 cache hints on the loads changed nothing.)
 //
 // CSR segments (lengths vary freely, e.g. power law), three launches and no host round trip:
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
-//                     two at a time; long ones (> C) are queued as (segment, chunk) work items.
-//   segments_long     persistent blocks, a block per work item: the part of a long segment inside
-//                     one chunk of C elements, into a partial slot fixed by the chunk.
-//   segments_combine  a block per long segment folds its partials in chunk order.
+//                     two at a time; long ones (> C) are queued as work items of up to
+//                     ITEM_CHUNKS chunks of C elements each.
+//   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
+//                     the item's first chunk.
+//   segments_combine  a block per long segment folds its items' partials in order.
 //   Chunks tile the flat range [offsets[0], offsets[nseg]) in pieces of C elements, where
 //   C = max(LONG_CHUNK_MIN, total / MAX_CHUNKS rounded up): every kernel computes C from the
 //   two end offsets, so scratch is bounded (MAX_CHUNKS) without the host knowing the total.
 //   A segment longer than C cannot lie inside one chunk, so a chunk meets at most two long
 //   segments: the one covering its first element (slot 2j) and one starting inside it (slot 2j+1).
+//   (C stays 2048 up to 2^27 elements in all, so a medium segment never burdens one warp for long;
+//   work items of 16 chunks keep a block's fixed cost per item small: one 2^28-element float32
+//   segment reduces at ~3.9 TB/s.)
 //
 // Determinism: which thread folds which element, and the order partials combine, depend only on
 // the shape, the offsets and the input address, never on timing (the work queue's order varies,
@@ -54,15 +64,19 @@ namespace segmented {
 
 /** Shape constants; SegmentedReducePolicy.java mirrors them. */
 struct Constants {
-    static constexpr int BLOCK_THREADS = 256;
-    static constexpr int CHUNK_VECS_PER_THREAD = 4;   // rows_chunk / segments_long: vectors in flight
-    static constexpr int WARP_VECS_PER_LANE = 4;      // rows_warp: vectors in flight per lane
+    static constexpr int BLOCK_THREADS = 256;         // every kernel but rows_chunk
+    static constexpr int CHUNK_BLOCK_THREADS = 512;   // rows_chunk
+    static constexpr int CHUNK_VECS_PER_THREAD = 2;   // rows_chunk: vectors per thread per batch
+    static constexpr int LONG_VECS_PER_THREAD = 4;    // segments_long
+    static constexpr int WARP_VECS_PER_LANE = 4;      // rows_warp
     static constexpr int MEDIUM_VECS_PER_LANE = 2;    // medium segments, two at a time
-    static constexpr int ROWS_PER_GROUP = 4;          // rows_group: rows in flight per group of lanes
+    static constexpr int ROWS_PER_GROUP_VECTOR = 2;   // rows_group: rows in flight per group of lanes
+    static constexpr int ROWS_PER_GROUP_SCALAR = 4;
     static constexpr int SHORT_SEGMENT = 32;          // folded by one lane
     static constexpr long long LONG_CHUNK_MIN = 2048; // C's floor: shorter segments never leave the warp
     static constexpr long long MAX_CHUNKS = 1LL << 16;
     static constexpr long long CHUNK_ALIGN = 64;      // C is a multiple of this
+    static constexpr long long ITEM_CHUNKS = 16;      // chunks per queued work item
     static constexpr int SLOT_BYTES = 16;
     static constexpr int HEADER_BYTES = 256;
     static constexpr int OVERFLOW_FLAG_OFFSET = 0;
@@ -103,6 +117,7 @@ template <typename T>
 struct Finish<KeyIndex<T>, long long> {
     static __device__ __forceinline__ long long apply(KeyIndex<T> a, long long, unsigned long long*) { return a.index; }
 };
+#if !defined(__CUDACC_RTC__) || defined(__CUDACC_RTC_INT128__)  // NVRTC: only with --device-int128
 /** int64 SUM is exact in 128 bits; a total outside the long range raises the overflow flag. */
 template <>
 struct Finish<__int128, long long> {
@@ -112,6 +127,7 @@ struct Finish<__int128, long long> {
         return low;
     }
 };
+#endif
 
 /** 16 bytes of T: what one vector load brings. */
 template <typename T>
@@ -147,10 +163,11 @@ __device__ __forceinline__ typename Rc::A fold_vector(const Vector16<typename Rc
 
 /**
  * G threads (lane = 0..G-1 among them) fold R ranges base[r][0, length[r]) into acc[r]; element i
- * of range r has index index_offset[r] + i (for ArgMin/Max). Each thread folds its elements in a
- * fixed order: head scalars, body vectors lane, lane + G, ..., tail scalars; the caller then
- * combines the G threads' accumulators. Index: int where the caller bounds the length, else
- * long long. Empty ranges are fine.
+ * of range r has index index_offset[r] + i (for ArgMin/Max). Loads of the first batch (U vectors
+ * per thread per range) are all issued before any fold, then the body streams with the next batch
+ * always in flight. Each thread folds its elements in a fixed order: head scalars, body vectors
+ * lane, lane + G, ..., tail scalars; the caller then combines the G threads' accumulators.
+ * Index: int where the caller bounds the length, else long long. Empty ranges are fine.
  */
 template <int G, int U, int R, typename Index, class Rc>
 __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R], const Index (&length)[R],
@@ -167,7 +184,7 @@ __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R
     Index vectors[R], tail_begin[R];
 #pragma unroll
     for (int r = 0; r < R; ++r) {
-        const int misaligned = (int)((reinterpret_cast<size_t>(base[r]) & 15u) / sizeof(T));
+        const int misaligned = (int)((reinterpret_cast<unsigned long long>(base[r]) & 15u) / sizeof(T));
         head[r] = (VEC - misaligned) & (VEC - 1);
         if (head[r] > length[r]) head[r] = (int)length[r];
         vectors[r] = (length[r] - head[r]) / VEC;
@@ -203,33 +220,30 @@ __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R
             const int e = lane + k * G;
             if (e < head[r]) acc[r] = op(acc[r], Lift<T, A>::apply(head_items[r][k], index_offset[r] + e));
         }
-#pragma unroll
-        for (int u = 0; u < U; ++u) {
-            const Index v = lane + (Index)u * G;
-            if (v < vectors[r]) {
-                acc[r] = op(acc[r], fold_vector<Rc>(body_items[r][u], index_offset[r] + head[r] + (long long)v * VEC));
-            }
-        }
-    }
-
-    // Ranges longer than one batch: the rest of the body, U vectors per thread at a time.
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
+        // The body, batch after batch: the next batch's loads are issued before this one is folded
+        // (software pipelining), so a thread has loads in flight all the time.
         const V* body = reinterpret_cast<const V*>(base[r] + head[r]);
-        for (Index v0 = (Index)G * U; v0 < vectors[r]; v0 += (Index)G * U) {
-            V items[U];
+        for (Index v0 = 0;; v0 += (Index)G * U) {
+            const Index next0 = v0 + (Index)G * U;
+            const bool more = next0 < vectors[r];  // the same for the whole group
+            V next[U];
+            if (more) {
 #pragma unroll
-            for (int u = 0; u < U; ++u) {
-                const Index v = v0 + lane + (Index)u * G;
-                if (v < vectors[r]) items[u] = load_vector(body + v);
+                for (int u = 0; u < U; ++u) {
+                    const Index v = next0 + lane + (Index)u * G;
+                    if (v < vectors[r]) next[u] = load_vector(body + v);
+                }
             }
 #pragma unroll
             for (int u = 0; u < U; ++u) {
                 const Index v = v0 + lane + (Index)u * G;
                 if (v < vectors[r]) {
-                    acc[r] = op(acc[r], fold_vector<Rc>(items[u], index_offset[r] + head[r] + (long long)v * VEC));
+                    acc[r] = op(acc[r], fold_vector<Rc>(body_items[r][u], index_offset[r] + head[r] + (long long)v * VEC));
                 }
             }
+            if (!more) break;
+#pragma unroll
+            for (int u = 0; u < U; ++u) body_items[r][u] = next[u];
         }
 #pragma unroll
         for (int k = 0; k < SCALARS; ++k) {
@@ -387,7 +401,7 @@ __device__ __forceinline__ void rows_chunk(const typename Rc::T* __restrict__ in
         const long long chunk = w - row * chunks;
         const long long row_begin = row * cols;
         const long long row_end = row_begin + cols;
-        const unsigned misaligned = (unsigned)((reinterpret_cast<size_t>(in + row_begin) & 15u) / sizeof(T));
+        const unsigned misaligned = (unsigned)((reinterpret_cast<unsigned long long>(in + row_begin) & 15u) / sizeof(T));
         long long head = (long long)((VEC - misaligned) & (VEC - 1));
         if (head > cols) head = cols;
         long long begin = chunk == 0 ? row_begin : row_begin + head + chunk * chunk_vecs * VEC;
@@ -428,10 +442,16 @@ __device__ __forceinline__ void rows_combine(long long rows, long long chunks, t
 // CSR segments
 // ---------------------------------------------------------------------------------------------
 
-/** One queued piece of a long segment: the part of `segment` inside chunk `chunk`. */
+/**
+ * One queued piece of a long segment: elements [begin, end), up to ITEM_CHUNKS chunks of it,
+ * indices counted from index_base (the segment's start), its partial into slot. Everything the
+ * block needs is in the item, so it starts loading after a single dependent read.
+ */
 struct LongWork {
-    long long segment;
-    long long chunk;
+    long long begin;
+    long long end;
+    long long index_base;
+    long long slot;
 };
 
 /** C: the chunk length, from the flat total alone, so every kernel derives the same one. */
@@ -544,52 +564,45 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
         const long long first_chunk = (seg_start - flat_base) / chunk_length;
         const long long last_chunk = (seg_end - 1 - flat_base) / chunk_length;
         if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) continue;  // malformed offsets: never overrun scratch
-        const long long parts = last_chunk - first_chunk + 1;
+        const long long items = (last_chunk - first_chunk) / Constants::ITEM_CHUNKS + 1;
         unsigned long long item_base = 0;
         if (lane == 0) {
-            item_base = atomicAdd(item_count(scratch), (unsigned long long)parts);
+            item_base = atomicAdd(item_count(scratch), (unsigned long long)items);
             const unsigned long long index = atomicAdd(long_count(scratch), 1ULL);
             long_segments(scratch)[index] = first_segment + b;
         }
         item_base = __shfl_sync(FULL, item_base, 0);
-        for (long long t = lane; t < parts; t += 32) {
-            work_items(scratch)[item_base + t] = LongWork{first_segment + b, first_chunk + t};
+        for (long long t = lane; t < items; t += 32) {
+            const long long chunk = first_chunk + t * Constants::ITEM_CHUNKS;
+            const long long chunk_begin = flat_base + chunk * chunk_length;
+            const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * chunk_length;
+            work_items(scratch)[item_base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
+                                                          seg_end < item_end ? seg_end : item_end, seg_start,
+                                                          long_slot(seg_start, flat_base, chunk_length, chunk)};
         }
     }
 }
 
-/** Persistent blocks: a block per queued (segment, chunk) item, partial into its chunk's slot. */
+/** Persistent blocks: a block per queued work item, its partial into the item's slot. */
 template <class Rc, int BLOCK, int U>
-__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in,
-                                              const long long* __restrict__ offsets, long long nseg,
-                                              unsigned char* __restrict__ scratch) {
+__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in, unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
     const long long items = (long long)*item_count(scratch);
-    if (items == 0) return;
-    const long long flat_base = offsets[0];
-    const long long chunk_length = long_chunk_length(offsets[nseg] - flat_base);
     const LongWork* work = work_items(scratch);
     for (long long i = blockIdx.x; i < items; i += gridDim.x) {
         const LongWork item = work[i];
-        const long long seg_start = offsets[item.segment];
-        const long long seg_end = offsets[item.segment + 1];
-        const long long chunk_begin = flat_base + item.chunk * chunk_length;
-        const long long begin = seg_start > chunk_begin ? seg_start : chunk_begin;
-        const long long end = seg_end < chunk_begin + chunk_length ? seg_end : chunk_begin + chunk_length;
-        const typename Rc::T* base[1] = {in + begin};
-        const long long length[1] = {end > begin ? end - begin : 0};
-        const long long index_offset[1] = {begin - seg_start};
+        const typename Rc::T* base[1] = {in + item.begin};
+        const long long length[1] = {item.end > item.begin ? item.end - item.begin : 0};
+        const long long index_offset[1] = {item.begin - item.index_base};
         A acc[1] = {Rc::Op::identity()};
         group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
         const A total = block_reduce<BLOCK>(acc[0], op);
-        if (threadIdx.x == 0) {
-            *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, item.chunk)) = total;
-        }
+        if (threadIdx.x == 0) *partial_slot<A>(scratch, item.slot) = total;
     }
 }
 
-/** Persistent blocks: a block per long segment folds its partials in chunk order. */
+/** Persistent blocks: a block per long segment folds its items' partials in order. */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void segments_combine(const long long* __restrict__ offsets, long long nseg,
                                                  typename Rc::Out* __restrict__ out,
@@ -606,11 +619,12 @@ __device__ __forceinline__ void segments_combine(const long long* __restrict__ o
         const long long seg_start = offsets[s];
         const long long seg_end = offsets[s + 1];
         const long long first_chunk = (seg_start - flat_base) / chunk_length;
-        const long long parts = (seg_end - 1 - flat_base) / chunk_length - first_chunk + 1;
+        const long long items = ((seg_end - 1 - flat_base) / chunk_length - first_chunk) / Constants::ITEM_CHUNKS + 1;
         A acc = Rc::Op::identity();
 #pragma unroll 4
-        for (long long k = threadIdx.x; k < parts; k += BLOCK) {
-            acc = op(acc, *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, first_chunk + k)));
+        for (long long k = threadIdx.x; k < items; k += BLOCK) {
+            const long long chunk = first_chunk + k * Constants::ITEM_CHUNKS;
+            acc = op(acc, *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, chunk)));
         }
         const A total = block_reduce<BLOCK>(acc, op);
         if (threadIdx.x == 0) out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));

@@ -36,6 +36,9 @@ public interface Backend extends AutoCloseable {
 
     long argExtreme(DeviceArray in, boolean max);
 
+    /** Reduce with a user-defined operator; the result's raw bits. */
+    long reduceCustom(DeviceArray in, CustomOp op);
+
     void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out);
 
     void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out);

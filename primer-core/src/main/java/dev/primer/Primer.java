@@ -158,6 +158,12 @@ public final class Primer implements AutoCloseable {
     public synchronized float reduce(FloatArray a, Op op) { return (float) backend.reduceFloating(checkReduce(a, op), op); }
     public synchronized double reduce(DoubleArray a, Op op) { return backend.reduceFloating(checkReduce(a, op), op); }
 
+    /** Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}). */
+    public synchronized int reduce(IntArray a, CustomOp op) { return (int) backend.reduceCustom(checkCustom(a, op), op); }
+    public synchronized long reduce(LongArray a, CustomOp op) { return backend.reduceCustom(checkCustom(a, op), op); }
+    public synchronized float reduce(FloatArray a, CustomOp op) { return Float.intBitsToFloat((int) backend.reduceCustom(checkCustom(a, op), op)); }
+    public synchronized double reduce(DoubleArray a, CustomOp op) { return Double.longBitsToDouble(backend.reduceCustom(checkCustom(a, op), op)); }
+
     /** Index of the first minimum (NaN counts as the minimum); -1 when empty. */
     public synchronized long argMin(DeviceArray a) { return backend.argExtreme(checkArg(a), false); }
     /** Index of the first maximum (NaN counts as the maximum); -1 when empty. */
@@ -255,6 +261,13 @@ public final class Primer implements AutoCloseable {
         own(a, "array");
         Objects.requireNonNull(op, "op");
         op.requireSupports(a.dtype(), "op");
+        return a;
+    }
+
+    private DeviceArray checkCustom(DeviceArray a, CustomOp op) {
+        own(a, "array");
+        Objects.requireNonNull(op, "op");
+        if (op.type() != a.dtype()) throw new IllegalArgumentException("op: " + op + " is defined on " + op.type() + ", the array is " + a.dtype());
         return a;
     }
 

@@ -47,6 +47,7 @@ public final class CopyBandwidth {
         long free = ctx.memoryInfo()[0];
         long bytes = GPU_BUFFER_BYTES;
         while (bytes > (64L << 20) && 2 * bytes + (256L << 20) > free) bytes >>= 1;
+        bar.update(0, "allocating 2 × " + Format.bytes(bytes) + " on the device");
         long src = ctx.allocate(bytes);
         long dst = 0;
         try (CudaEvent start = ctx.newEvent(); CudaEvent stop = ctx.newEvent()) {
@@ -76,6 +77,7 @@ public final class CopyBandwidth {
     /** Host memory copy bandwidth over {@code threads} threads (each copies its share of 256 MiB). */
     public static Result cpu(int threads, ProgressBar bar) {
         long bytes = CPU_BUFFER_BYTES;
+        bar.update(0, "allocating 2 × " + Format.bytes(bytes));
         try (Arena arena = Arena.ofShared()) {
             MemorySegment src = arena.allocate(bytes, 4096);
             MemorySegment dst = arena.allocate(bytes, 4096);

@@ -12,19 +12,16 @@ import java.lang.foreign.ValueLayout;
 final class ByteScan implements ChunkScanner {
     private final Op op;
     private final boolean inclusive, toLong;
-    private final MemorySegment in, out;
     private final long identity;
 
-    ByteScan(Op op, boolean inclusive, boolean toLong, MemorySegment in, MemorySegment out) {
+    ByteScan(Op op, boolean inclusive, boolean toLong) {
         this.op = op;
         this.inclusive = inclusive;
         this.toLong = toLong;
-        this.in = in;
-        this.out = out;
         this.identity = LaneOps.integralIdentity(op, Byte.MIN_VALUE, Byte.MAX_VALUE);
     }
 
-    @Override public long chunk(long from, long to, long carry, boolean write) {
+    @Override public long chunk(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean write) {
         long r = identity;
         for (long i = from; i < to; i++) {
             long before = r;

@@ -61,6 +61,10 @@ public final class CpuBackend implements Backend {
         return CpuReduce.argExtreme(in.dtype(), max, in.segment(), in.length());
     }
 
+    @Override public long reduceCustom(DeviceArray in, dev.primer.CustomOp op) {
+        return CpuCustomReduce.reduce(op, in.segment(), in.length());
+    }
+
     @Override public void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out) {
         CpuSegmentedReduce.reduceRows(in.dtype(), op, in.segment(), rows, cols, out.segment());
     }

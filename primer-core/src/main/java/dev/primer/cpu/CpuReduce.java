@@ -10,7 +10,7 @@ import java.lang.foreign.MemorySegment;
  * Whole-array reductions on the CPU: the reference the GPU backend must equal.
  *
  * <p><b>Order.</b> The input splits into chunks of {@value Parallel#CHUNK} elements; each chunk
- * reduces in a fixed order (see {@link FloatingKernels}) and chunk results combine over a fixed
+ * reduces in a fixed order (see {@link FloatChunkReduce}) and chunk results combine over a fixed
  * balanced tree (see {@link Parallel#reduceChunks}). Chunks run in parallel on fork/join; the
  * order never depends on the number of threads, so float results are identical run to run and on
  * any thread count.
@@ -48,7 +48,8 @@ public final class CpuReduce {
             throw new IllegalArgumentException("type: " + type + " is floating-point; use reduceFloating");
         }
         if (n == 0) return Reductions.identityBits(type, op);
-        return integralRange(type, op, in, 0, n, "sum");
+        if (isExact(type, op)) return exactRange(in, 0, n).longValueExact("the sum");
+        return integralRange(integralKernel(type, op), op, in, 0, n);
     }
 
     /**
@@ -68,7 +69,7 @@ public final class CpuReduce {
                 default -> Double.NEGATIVE_INFINITY;
             };
         }
-        return floatingRange(type, op, in, 0, n);
+        return floatingRange(floatingKernel(type, op), op, in, 0, n);
     }
 
     /**
@@ -89,7 +90,7 @@ public final class CpuReduce {
      */
     public static int sumRoundings(long n) {
         long chunks = Math.max(1, Parallel.chunks(n));
-        return FloatingKernels.ROUNDINGS_PER_CHUNK + (64 - Long.numberOfLeadingZeros(chunks - 1));
+        return FloatChunkReduce.ROUNDINGS + (64 - Long.numberOfLeadingZeros(chunks - 1));
     }
 
     private static void checkReduce(DType type, Op op, MemorySegment in, long n) {
@@ -102,28 +103,46 @@ public final class CpuReduce {
 
     // ---- shared with CpuSegmentedReduce: [from, to) non-empty, chunks aligned at from ----
 
-    /** Integer reduction of {@code [from, to)}; an int64 SUM that overflows names {@code what}. */
-    static long integralRange(DType type, Op op, MemorySegment in, long from, long to, String what) {
-        ExactLongSum exact = exactRange(type, op, in, from, to);
-        if (exact != null) return exact.longValueExact(what);
-        return Parallel.reduceChunks(from, to,
-                (a, b) -> IntegralKernels.reduce(type, op, in, a, b),
+    /** The chunk kernel of an integer reduction (not int64 SUM: see {@link #exactRange}). */
+    static IntegralChunkReducer integralKernel(DType type, Op op) {
+        Class<? extends IntegralChunkReducer> template = switch (type) {
+            case BYTE -> ByteChunkReduce.class;
+            case INT -> IntChunkReduce.class;
+            case LONG -> LongChunkReduce.class;
+            default -> throw new IllegalArgumentException("type: " + type + " is not an integer type");
+        };
+        return Specialized.instance(template, IntegralChunkReducer.class, op, true);
+    }
+
+    /** The chunk kernel of a floating-point reduction. */
+    static FloatingChunkReducer floatingKernel(DType type, Op op) {
+        Class<? extends FloatingChunkReducer> template = type == DType.FLOAT ? FloatChunkReduce.class : DoubleChunkReduce.class;
+        return Specialized.instance(template, FloatingChunkReducer.class, op, true);
+    }
+
+    /** Integer reduction of {@code [from, to)} with the kernel of {@code op}. */
+    static long integralRange(IntegralChunkReducer kernel, Op op, MemorySegment in, long from, long to) {
+        if (to - from <= Parallel.CHUNK) return kernel.reduce(in, from, to); // short segments: no boxing
+        return Parallel.reduceChunks(from, to, (a, b) -> kernel.reduce(in, a, b),
                 (x, y) -> LaneOps.apply(op, (long) x, (long) y));
     }
 
-    /** The exact 128-bit int64 SUM of {@code [from, to)}, or null when not an int64 SUM. */
-    static ExactLongSum exactRange(DType type, Op op, MemorySegment in, long from, long to) {
-        if (type != DType.LONG || op != Op.SUM) return null;
-        return Parallel.reduceChunks(from, to, (a, b) -> IntegralKernels.longSum(in, a, b), ExactLongSum::plus);
+    /** Whether the reduction is an int64 SUM, which is exact. */
+    static boolean isExact(DType type, Op op) {
+        return type == DType.LONG && op == Op.SUM;
+    }
+
+    /** The exact 128-bit sum of the int64 elements {@code [from, to)}. */
+    static ExactLongSum exactRange(MemorySegment in, long from, long to) {
+        if (to - from <= Parallel.CHUNK) return ExactLongSum.ofChunk(in, from, to);
+        return Parallel.reduceChunks(from, to, (a, b) -> ExactLongSum.ofChunk(in, a, b), ExactLongSum::plus);
     }
 
     /** Floating-point reduction of {@code [from, to)} in double, NaN canonical. */
-    static double floatingRange(DType type, Op op, MemorySegment in, long from, long to) {
-        double r = Parallel.reduceChunks(from, to,
-                type == DType.FLOAT
-                        ? (a, b) -> FloatingKernels.reduceFloat(op, in, a, b)
-                        : (a, b) -> FloatingKernels.reduceDouble(op, in, a, b),
-                (x, y) -> LaneOps.apply(op, (double) x, (double) y));
+    static double floatingRange(FloatingChunkReducer kernel, Op op, MemorySegment in, long from, long to) {
+        double r = to - from <= Parallel.CHUNK ? kernel.reduce(in, from, to)
+                : Parallel.reduceChunks(from, to, (a, b) -> kernel.reduce(in, a, b),
+                        (x, y) -> LaneOps.apply(op, (double) x, (double) y));
         return Double.isNaN(r) ? Double.NaN : r;
     }
 

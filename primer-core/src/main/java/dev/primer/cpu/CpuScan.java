@@ -5,6 +5,8 @@ import dev.primer.Op;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
 
 /**
  * Prefix scans on the CPU: the reference the GPU backend must equal.
@@ -17,8 +19,8 @@ import java.lang.foreign.ValueLayout;
  * or memory apart from it.
  *
  * <p><b>Algorithm and float order.</b> Two passes over chunks of {@value Parallel#CHUNK} elements,
- * chunks in parallel on fork/join: (1) each chunk's local total, (2) after the carries are chained in
- * order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}), each chunk rescanned as
+ * chunks in parallel on fork/join, a cache-sized window of chunks at a time: (1) each chunk's local
+ * total, (2) after the carries are chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}), each chunk rescanned as
  * {@code out[i] = C_c op L_i}, where {@code L} is the chunk's own scan from the identity, formed in
  * vector registers: within a block of {@code B} lanes (8 for float32, 4 for float64) the prefix
  * {@code H} takes log2(B) lane-shift steps, and a running total {@code R} adds block by block:
@@ -61,7 +63,7 @@ public final class CpuScan {
         Checks.holds(in, n, inType, "in");
         Checks.holds(out, n, outType, "out");
         Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
-        run(scanner(inType, outType, op, inclusive, in, out), 0, n, carryBits(outType, initBits));
+        run(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits));
     }
 
     /**
@@ -95,11 +97,11 @@ public final class CpuScan {
         long end = offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, segments);
         Checks.holds(out, end, type, "out");
         Checks.inPlaceOrApart(in, end * type.byteSize(), out, end * type.byteSize(), true);
-        ChunkScanner scanner = scanner(type, type, op, inclusive, in, out);
+        ChunkScanner scanner = scanner(type, type, op, inclusive);
         long carry = carryBits(type, initBits);
         Parallel.forWeightedRange(segments, k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k), (lo, hi) -> {
             for (long k = lo; k < hi; k++) {
-                run(scanner, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),
+                run(scanner, in, out, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),
                         offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k + 1), carry);
             }
         });
@@ -114,41 +116,63 @@ public final class CpuScan {
         return Integer.numberOfTrailingZeros(lanes) + Parallel.CHUNK / lanes + 2 + index / Parallel.CHUNK;
     }
 
-    /** Two-pass scan of {@code [from, to)} with chunks aligned at {@code from}. */
-    private static void run(ChunkScanner scanner, long from, long to, long init) {
+    /**
+     * Two-pass scan of {@code [from, to)}, chunks aligned at {@code from}, a window of chunks at a time:
+     * pass 2 then rereads each window from cache rather than memory (2 memory passes instead of 3). The
+     * window only schedules; the arithmetic is the same for any window.
+     */
+    private static void run(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
         long chunks = Parallel.chunks(to - from);
         if (chunks == 0) return;
         if (chunks == 1) {
-            scanner.chunk(from, to, init, true);
+            scanner.chunk(in, out, from, to, init, true);
             return;
         }
-        // Pass 1: the local totals of all chunks but the last (whose total nobody needs).
-        long[] carry = new long[Math.toIntExact(chunks)];
-        Parallel.forRange(chunks - 1, 1, (lo, hi) -> {
-            for (long c = lo; c < hi; c++) {
-                long start = from + c * Parallel.CHUNK;
-                carry[(int) c + 1] = scanner.chunk(start, start + Parallel.CHUNK, 0, false);
-            }
-        });
-        // The carries, chained in order.
+        int window = (int) Math.min(chunks, windowChunks());
+        long[] carry = new long[window + 1];
         carry[0] = init;
-        for (int c = 1; c < carry.length; c++) {
-            carry[c] = scanner.combine(carry[c - 1], carry[c]);
+        for (long w = 0; w < chunks; w += window) {
+            long first = w, count = Math.min(window, chunks - w);
+            // Pass 1: the local totals (the array's last chunk has no successor to carry into).
+            long totals = Math.min(count, chunks - 1 - first);
+            Parallel.forRange(totals, 1, (lo, hi) -> {
+                for (long c = lo; c < hi; c++) {
+                    long start = from + (first + c) * Parallel.CHUNK;
+                    carry[(int) c + 1] = scanner.chunk(in, out, start, start + Parallel.CHUNK, 0, false);
+                }
+            });
+            // The carries, chained in order.
+            for (int c = 1; c <= totals; c++) {
+                carry[c] = scanner.combine(carry[c - 1], carry[c]);
+            }
+            // Pass 2: each chunk rescanned from its carry.
+            Parallel.forRange(count, 1, (lo, hi) -> {
+                for (long c = lo; c < hi; c++) {
+                    long start = from + (first + c) * Parallel.CHUNK;
+                    scanner.chunk(in, out, start, Math.min(to, start + Parallel.CHUNK), carry[(int) c], true);
+                }
+            });
+            carry[0] = carry[(int) count]; // into the next window
         }
-        // Pass 2: each chunk rescanned from its carry.
-        Parallel.forEachChunk(to - from, (a, b) ->
-                scanner.chunk(from + a, from + b, carry[(int) (a / Parallel.CHUNK)], true));
     }
 
-    private static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive, MemorySegment in,
-                                        MemorySegment out) {
-        return switch (inType) {
-            case BYTE -> new ByteScan(op, inclusive, outType == DType.LONG, in, out);
-            case INT -> outType == DType.LONG ? new IntToLongBlockScan(inclusive, in, out) : new IntBlockScan(op, inclusive, in, out);
-            case LONG -> new LongBlockScan(op, inclusive, in, out);
-            case FLOAT -> new FloatBlockScan(op, inclusive, in, out);
-            case DOUBLE -> new DoubleBlockScan(op, inclusive, in, out);
+    /** Chunks per window: 16 (1 Mi elements: 4-8 MiB, cache-sized), more with more threads. */
+    private static long windowChunks() {
+        ForkJoinPool pool = ForkJoinTask.getPool();
+        int threads = (pool != null ? pool : ForkJoinPool.commonPool()).getParallelism() + 1;
+        return Math.max(16, 4L * threads);
+    }
+
+    private static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive) {
+        Class<? extends ChunkScanner> template = switch (inType) {
+            case BYTE -> null;
+            case INT -> outType == DType.LONG ? IntToLongBlockScan.class : IntBlockScan.class;
+            case LONG -> LongBlockScan.class;
+            case FLOAT -> FloatBlockScan.class;
+            case DOUBLE -> DoubleBlockScan.class;
         };
+        if (template == null) return new ByteScan(op, inclusive, outType == DType.LONG);
+        return Specialized.instance(template, ChunkScanner.class, op, inclusive);
     }
 
     /** initBits in the form the scanners carry: integers sign-extended, a float's bits in the low 32. */

@@ -88,31 +88,35 @@ public final class CpuSegmentedReduce {
                                MemorySegment out) {
         DType outType = outputType(type, op);
         long identity = Reductions.identityBits(outType, op);
+        boolean exact = CpuReduce.isExact(type, op);
+        FloatingChunkReducer floating = type.isFloatingPoint() ? CpuReduce.floatingKernel(type, op) : null;
+        IntegralChunkReducer integral = type.isFloatingPoint() || exact ? null : CpuReduce.integralKernel(type, op);
         LongAccumulator firstOverflow = new LongAccumulator(Math::min, Long.MAX_VALUE);
         Parallel.forWeightedRange(count, start, (lo, hi) -> {
             for (long k = lo; k < hi; k++) {
                 long from = start.applyAsLong(k), to = start.applyAsLong(k + 1);
                 if (from == to) {
                     storeBits(out, outType, k, identity);
-                } else if (type.isFloatingPoint()) {
-                    double r = CpuReduce.floatingRange(type, op, in, from, to);
+                } else if (floating != null) {
+                    double r = CpuReduce.floatingRange(floating, op, in, from, to);
                     if (outType == DType.FLOAT) {
                         float f = (float) r;
                         out.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, k, Float.isNaN(f) ? Float.NaN : f);
                     } else {
                         out.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, k, r);
                     }
+                } else if (exact) {
+                    ExactLongSum sum = CpuReduce.exactRange(in, from, to);
+                    if (!sum.fitsLong()) firstOverflow.accumulate(k);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k, sum.low());
                 } else {
-                    ExactLongSum exact = CpuReduce.exactRange(type, op, in, from, to);
-                    if (exact != null && !exact.fitsLong()) firstOverflow.accumulate(k);
-                    long r = exact != null ? exact.low() : CpuReduce.integralRange(type, op, in, from, to, "sum");
-                    storeBits(out, outType, k, r);
+                    storeBits(out, outType, k, CpuReduce.integralRange(integral, op, in, from, to));
                 }
             }
         });
         long k = firstOverflow.get();
         if (k != Long.MAX_VALUE) {
-            CpuReduce.exactRange(type, op, in, start.applyAsLong(k), start.applyAsLong(k + 1))
+            CpuReduce.exactRange(in, start.applyAsLong(k), start.applyAsLong(k + 1))
                     .longValueExact("the sum of segment " + k);
         }
     }

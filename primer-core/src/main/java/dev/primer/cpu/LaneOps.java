@@ -1,132 +1,28 @@
 package dev.primer.cpu;
 
 import dev.primer.Op;
-import jdk.incubator.vector.ByteVector;
-import jdk.incubator.vector.DoubleVector;
-import jdk.incubator.vector.FloatVector;
-import jdk.incubator.vector.IntVector;
-import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 
 /**
- * The operators on vector lanes and on scalars, one switch per vector class.
+ * The operators as the Vector API names them, and on scalars.
  *
- * <p>The Vector API compiles a lane operation to machine code only when its operator is a constant;
- * a switch whose arms each name a constant operator, inlined into a loop whose {@code op} does not
- * change, runs as fast as a loop written for one operator (the branch is predicted every time).
- * MIN/MAX on floating lanes follow Math.min/Math.max (NaN wins, -0.0 &lt; 0.0).
+ * <p>Kernels use {@link #vectorOperator} on their {@code static final} operator (see {@link Specialized}),
+ * so each lane operation names a constant. MIN/MAX on floating lanes follow Math.min/Math.max (NaN wins,
+ * -0.0 &lt; 0.0), as the scalar forms here do.
  */
 final class LaneOps {
     private LaneOps() {}
 
-    static ByteVector apply(Op op, ByteVector a, ByteVector b) {
+    /** The Vector API's operator for {@code op}. */
+    static VectorOperators.Associative vectorOperator(Op op) {
         return switch (op) {
-            case SUM -> a.add(b);
-            case PROD -> a.mul(b);
-            case MIN -> a.min(b);
-            case MAX -> a.max(b);
-            case AND -> a.and(b);
-            case OR -> a.or(b);
-            case XOR -> a.lanewise(VectorOperators.XOR, b);
-        };
-    }
-
-    static IntVector apply(Op op, IntVector a, IntVector b) {
-        return switch (op) {
-            case SUM -> a.add(b);
-            case PROD -> a.mul(b);
-            case MIN -> a.min(b);
-            case MAX -> a.max(b);
-            case AND -> a.and(b);
-            case OR -> a.or(b);
-            case XOR -> a.lanewise(VectorOperators.XOR, b);
-        };
-    }
-
-    static LongVector apply(Op op, LongVector a, LongVector b) {
-        return switch (op) {
-            case SUM -> a.add(b);
-            case PROD -> a.mul(b);
-            case MIN -> a.min(b);
-            case MAX -> a.max(b);
-            case AND -> a.and(b);
-            case OR -> a.or(b);
-            case XOR -> a.lanewise(VectorOperators.XOR, b);
-        };
-    }
-
-    static FloatVector apply(Op op, FloatVector a, FloatVector b) {
-        return switch (op) {
-            case SUM -> a.add(b);
-            case PROD -> a.mul(b);
-            case MIN -> a.min(b);
-            case MAX -> a.max(b);
-            default -> throw unsupported(op);
-        };
-    }
-
-    static DoubleVector apply(Op op, DoubleVector a, DoubleVector b) {
-        return switch (op) {
-            case SUM -> a.add(b);
-            case PROD -> a.mul(b);
-            case MIN -> a.min(b);
-            case MAX -> a.max(b);
-            default -> throw unsupported(op);
-        };
-    }
-
-    /** Folds the lanes; exact operators only (integers, or MIN/MAX), where lane order cannot matter. */
-    static long reduceLanes(Op op, ByteVector v) {
-        return switch (op) {
-            case SUM -> v.reduceLanes(VectorOperators.ADD);
-            case PROD -> v.reduceLanes(VectorOperators.MUL);
-            case MIN -> v.reduceLanes(VectorOperators.MIN);
-            case MAX -> v.reduceLanes(VectorOperators.MAX);
-            case AND -> v.reduceLanes(VectorOperators.AND);
-            case OR -> v.reduceLanes(VectorOperators.OR);
-            case XOR -> v.reduceLanes(VectorOperators.XOR);
-        };
-    }
-
-    static long reduceLanes(Op op, IntVector v) {
-        return switch (op) {
-            case SUM -> v.reduceLanes(VectorOperators.ADD);
-            case PROD -> v.reduceLanes(VectorOperators.MUL);
-            case MIN -> v.reduceLanes(VectorOperators.MIN);
-            case MAX -> v.reduceLanes(VectorOperators.MAX);
-            case AND -> v.reduceLanes(VectorOperators.AND);
-            case OR -> v.reduceLanes(VectorOperators.OR);
-            case XOR -> v.reduceLanes(VectorOperators.XOR);
-        };
-    }
-
-    static long reduceLanes(Op op, LongVector v) {
-        return switch (op) {
-            case SUM -> v.reduceLanes(VectorOperators.ADD);
-            case PROD -> v.reduceLanes(VectorOperators.MUL);
-            case MIN -> v.reduceLanes(VectorOperators.MIN);
-            case MAX -> v.reduceLanes(VectorOperators.MAX);
-            case AND -> v.reduceLanes(VectorOperators.AND);
-            case OR -> v.reduceLanes(VectorOperators.OR);
-            case XOR -> v.reduceLanes(VectorOperators.XOR);
-        };
-    }
-
-    /** MIN/MAX only: exact in any lane order. */
-    static float reduceLanes(Op op, FloatVector v) {
-        return switch (op) {
-            case MIN -> v.reduceLanes(VectorOperators.MIN);
-            case MAX -> v.reduceLanes(VectorOperators.MAX);
-            default -> throw unsupported(op);
-        };
-    }
-
-    /** MIN/MAX only: exact in any lane order. */
-    static double reduceLanes(Op op, DoubleVector v) {
-        return switch (op) {
-            case MIN -> v.reduceLanes(VectorOperators.MIN);
-            case MAX -> v.reduceLanes(VectorOperators.MAX);
-            default -> throw unsupported(op);
+            case SUM -> VectorOperators.ADD;
+            case PROD -> VectorOperators.MUL;
+            case MIN -> VectorOperators.MIN;
+            case MAX -> VectorOperators.MAX;
+            case AND -> VectorOperators.AND;
+            case OR -> VectorOperators.OR;
+            case XOR -> VectorOperators.XOR;
         };
     }
 

@@ -2,74 +2,67 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
 
 /**
- * int64 scan of a chunk in blocks of 4 lanes (wrapping as Java's long arithmetic), the same block
- * algorithm as {@link FloatBlockScan}; integers are exact, so the order is only a matter of speed.
+ * Template (see {@link Specialized}): int64 scan of a chunk with {@code OP} (wrapping as Java's long
+ * arithmetic), in blocks of 4 lanes as {@link FloatBlockScan}; integers are exact in any order.
  */
+
 final class LongBlockScan implements ChunkScanner {
+    private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
+    private static final Op OP = SPEC.op();
+    private static final boolean INCLUSIVE = SPEC.inclusive();
+    private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
+    private static final long IDENTITY = LaneOps.integralIdentity(OP, Long.MIN_VALUE, Long.MAX_VALUE);
+
     private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
-    private static final int LANES = 4;
+    private static final int LANES = 4, BYTES = 8;
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
-    private final Op op;
-    private final boolean inclusive;
-    private final MemorySegment in, out;
-    private final long identity;
-
-    LongBlockScan(Op op, boolean inclusive, MemorySegment in, MemorySegment out) {
-        this.op = op;
-        this.inclusive = inclusive;
-        this.in = in;
-        this.out = out;
-        this.identity = LaneOps.integralIdentity(op, Long.MIN_VALUE, Long.MAX_VALUE);
-    }
-
-    @Override public long chunk(long from, long to, long carryBits, boolean write) {
+    @Override public long chunk(MemorySegment in, MemorySegment out, long from, long to, long carryBits, boolean write) {
         long carry = carryBits;
         long whole = (to - from) / LANES, tail = from + whole * LANES;
-        long r = blocks(op, inclusive, identity, in, from * 8, write ? out : null, from * 8, whole, identity, carry);
+        long r = blocks(in, from * BYTES, write ? out : null, from * BYTES, whole, IDENTITY, carry);
         if (tail < to) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(LANES * 8L, 32);
-                for (int j = 0; j < LANES; j++) block.setAtIndex(ValueLayout.JAVA_LONG, j, identity);
-                MemorySegment.copy(in, tail * 8, block, 0, (to - tail) * 8);
-                r = blocks(op, inclusive, identity, block, 0, write ? block : null, 0, 1, r, carry);
-                if (write) MemorySegment.copy(block, 0, out, tail * 8, (to - tail) * 8);
+                MemorySegment block = arena.allocate(LANES * BYTES, 32);
+                for (int j = 0; j < LANES; j++) block.setAtIndex(ValueLayout.JAVA_LONG, j, IDENTITY);
+                MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
+                r = blocks(block, 0, write ? block : null, 0, 1, r, carry);
+                if (write) MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
             }
         }
         return r;
     }
 
     @Override public long combine(long carryBits, long totalBits) {
-        return LaneOps.apply(op, carryBits, totalBits);
+        return LaneOps.apply(OP, carryBits, totalBits);
     }
 
-    /**
-     * Scans {@code count} whole blocks; returns the running local total after them. (The identity comes
-     * in as an argument: computed here, by a switch, it made C2 keep the loop's vectors boxed.)
-     */
-    private static long blocks(Op op, boolean inclusive, long identity, MemorySegment in, long inByte,
-                               MemorySegment out, long outByte, long count, long r, long carry) {
-        LongVector id = LongVector.broadcast(S, identity);
+    /** Scans {@code count} whole blocks; returns the running local total after them. */
+    private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count,
+                               long r, long carry) {
+        LongVector id = LongVector.broadcast(S, IDENTITY);
         LongVector running = LongVector.broadcast(S, r), c = LongVector.broadcast(S, carry);
         for (long b = 0; b < count; b++) {
-            LongVector v = LongVector.fromMemorySegment(S, in, inByte + b * (LANES * 8), NATIVE);
-            v = LaneOps.apply(op, v, id.slice(LANES - 1, v));
-            v = LaneOps.apply(op, v, id.slice(LANES - 2, v));
-            LongVector t = LaneOps.apply(op, running, v);
+            LongVector v = LongVector.fromMemorySegment(S, in, inByte + b * (LANES * BYTES), NATIVE);
+            v = v.lanewise(LANE_OP, id.slice(LANES - 1, v));
+            v = v.lanewise(LANE_OP, id.slice(LANES - 2, v));
+            LongVector t = running.lanewise(LANE_OP, v);
             if (out != null) {
                 // exclusive: lane 0 takes the running total before this block, lane j the prefix at j-1
-                LongVector e = inclusive ? t : running.slice(LANES - 1, t);
-                LaneOps.apply(op, c, e).intoMemorySegment(out, outByte + b * (LANES * 8), NATIVE);
+                LongVector e = INCLUSIVE ? t : running.slice(LANES - 1, t);
+                c.lanewise(LANE_OP, e).intoMemorySegment(out, outByte + b * (LANES * BYTES), NATIVE);
             }
             running = t.rearrange(LAST);
         }

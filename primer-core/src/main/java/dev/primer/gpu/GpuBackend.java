@@ -73,6 +73,10 @@ public final class GpuBackend implements Backend {
         return GpuReduce.argExtreme(ctx, in.dtype(), max, in.devicePointer(), in.length());
     }
 
+    @Override public long reduceCustom(DeviceArray in, dev.primer.CustomOp op) {
+        return GpuCustomReduce.reduce(ctx, op, in.devicePointer(), in.length());
+    }
+
     @Override public void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out) {
         GpuSegmentedReduce.reduceRows(ctx, in.dtype(), op, in.devicePointer(), rows, cols, out.devicePointer());
     }

@@ -78,8 +78,8 @@ public final class GpuScan {
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
-                    in, out, n, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(inType), 0,
+                    in, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
 
@@ -111,8 +111,8 @@ public final class GpuScan {
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
-                    in, headFlags, out, n, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type), 0,
+                    in, headFlags, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
 
@@ -163,8 +163,9 @@ public final class GpuScan {
             ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
                     offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type), tiles, tileFirst);
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
-                    inBase, offsets, tileFirst, outBase, n, begin, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type), 0,
+                    inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
+                    (int) status[1]);
         }
     }
 

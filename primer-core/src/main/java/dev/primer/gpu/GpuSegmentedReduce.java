@@ -60,7 +60,8 @@ public final class GpuSegmentedReduce {
     }
 
     /** {@code out[s] = op over in[offsets[s], offsets[s+1])} for s in [0, segments). */
-    public static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out) {
+    public static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments,
+                                      long out) {
         DType outType = outputType(type, op);
         checkSegments(ctx, type, in, offsets, segments, out, outType);
         if (segments == 0) return;
@@ -68,15 +69,16 @@ public final class GpuSegmentedReduce {
         if (checksOverflow(type, op)) checkOverflow(ctx, "segment");
     }
 
-    /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; out is int64. */
-    public static void argExtremeRows(CudaContext ctx, DType type, boolean max, long in, long rows, long cols, long out) {
+    /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; int64. */
+    public static void argExtremeRows(CudaContext ctx, DType type, boolean max, long in, long rows, long cols,
+                                      long out) {
         requireType(type);
         checkRows(ctx, type, in, rows, cols, out, DType.LONG);
         if (rows == 0) return;
         launchRows(ctx, type, max ? "argmax" : "argmin", in, rows, cols, out);
     }
 
-    /** {@code out[s]} = index within segment s of its first maximum (max) or minimum, -1 if empty; out is int64. */
+    /** {@code out[s]} = index within segment s of its first maximum (max) or minimum, -1 if empty; int64. */
     public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
                                           long out) {
         requireType(type);
@@ -97,7 +99,7 @@ public final class GpuSegmentedReduce {
                     block, 0, in, rows, cols, plan.log2Lanes(), out, scratch);
             case WARP -> kernel(ctx, "rows_warp", op, type).launch(plan.grid(), block, 0, in, rows, cols, out, scratch);
             case CHUNK -> {
-                kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), block, 0,
+                kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), SegmentedReducePolicy.CHUNK_BLOCK_THREADS, 0,
                         in, rows, cols, plan.chunksPerRow(), plan.chunkVectors(), out, scratch);
                 if (plan.needsCombine()) {
                     kernel(ctx, "rows_combine", op, type).launch(SegmentedReducePolicy.rowsCombineGrid(rows), block, 0,
@@ -114,7 +116,7 @@ public final class GpuSegmentedReduce {
         kernel(ctx, "segments_small", op, type).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0,
                 in, offsets, segments, out, scratch);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
-        longPart.launch(persistentGrid(ctx, longPart), block, 0, in, offsets, segments, scratch);
+        longPart.launch(persistentGrid(ctx, longPart), block, 0, in, scratch);
         CudaKernel combine = kernel(ctx, "segments_combine", op, type);
         combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
         // The work-item and long-segment counters go back to zero for the next call.

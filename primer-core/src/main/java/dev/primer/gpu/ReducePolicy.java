@@ -12,8 +12,9 @@ import dev.primer.cuda.CudaDevice;
  * with {@link #VECS_PER_THREAD} independent 16-byte loads in flight. The grid is one block per tile
  * of input, capped at one full wave of resident blocks; each block then takes one contiguous,
  * equal share of the input, so every block finishes at about the same time and the last one
- * combines the partials. A full wave measured fastest on the H200 (more waves only added block
- * start-up and partials; fewer left memory bandwidth unused).
+ * combines the partials. Measured on the H200 (2^28 floats): one and two waves run alike, four
+ * waves 1% slower; 512-thread blocks or 8 loads per thread no faster; L2 prefetch hints on the
+ * loads 6% slower. One wave keeps the partials few.
  *
  * <p>The grid is a function of n, the element type, the device and the kernel's occupancy only:
  * the same call reduces in the same order every run, so float results are bitwise reproducible.

@@ -3,19 +3,18 @@ package dev.primer.gpu;
 import dev.primer.DType;
 
 /**
- * Launch shape of the device scan. Mirrors {@code ScanPolicyConstants} in
+ * Launch shape of the device scan. Mirrors {@code ScanShape} and {@code ScanPolicyConstants} in
  * {@code src/main/cuda/device/scan_kernels.cuh}; a kernel whose grid disagrees with its own tile size
  * traps at once, so a mismatch cannot go unnoticed.
  *
- * <p>One block scans one tile of {@code BLOCK_THREADS * ROWS} 16-byte vectors of input: 4096
- * elements of 4 bytes, 2048 of 8 bytes. The tiles are laid on 16-byte boundaries of the input, so
- * tile 0 may start up to 3 elements before {@code in[0]} ({@link #shift}).
+ * <p>One block scans one tile of 32 KB of input, {@link #blockThreads} threads times {@link #rows}
+ * 16-byte vectors each: 8192 elements of 4 bytes (512 x 4), 4096 of 8 bytes (256 x 8). The tiles are
+ * laid on 16-byte boundaries of the input, so tile 0 may start up to 3 elements before
+ * {@code in[0]} ({@link #shift}).
  */
 public final class ScanPolicy {
     private ScanPolicy() {}
 
-    public static final int BLOCK_THREADS = 256;
-    public static final int ROWS = 4;
     public static final int VECTOR_BYTES = 16;
     /** Scratch: a 16-byte header (the tile counter), then one status slot per tile. */
     public static final int SCRATCH_HEADER_BYTES = 16;
@@ -25,9 +24,19 @@ public final class ScanPolicy {
     /** Threads per block of {@code segscan_offsets_tile_starts}. */
     public static final int SEGMENT_STARTS_BLOCK = 256;
 
+    /** Threads per block for this input type. */
+    public static int blockThreads(DType inType) {
+        return inType.byteSize() == 4 ? 512 : 256;
+    }
+
+    /** 16-byte vectors per thread per tile. */
+    public static int rows(DType inType) {
+        return inType.byteSize() == 4 ? 4 : 8;
+    }
+
     /** Elements per tile for this input type. */
     public static int tileItems(DType inType) {
-        return BLOCK_THREADS * ROWS * (VECTOR_BYTES / inType.byteSize());
+        return blockThreads(inType) * rows(inType) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */

@@ -11,33 +11,48 @@ import dev.primer.DType;
  * <p>Rows have one length, so one kernel is picked per call:
  * <ul>
  *   <li>{@link RowsKernel#GROUP}: rows of at most 32 vectors (128 float32 columns): 2^k lanes per row,
- *       k the smallest with one 16-byte vector per lane, each group holding four rows' loads in
- *       flight. 64 float32 columns: 16 lanes, one float4 each, a warp reading 2 KiB contiguously.
- *       Thread-per-row falls out as 1 lane (at most one vector of columns).</li>
+ *       k the smallest with one 16-byte vector per lane, each group holding two rows' loads in
+ *       flight (rows_vector, when every row is 16-byte aligned), or 2^k lanes loading scalars,
+ *       four rows at a time (rows_scalar). 64 float32 columns: 16 lanes, one float4 each, a warp
+ *       reading 1 KiB contiguously per row pair. Thread-per-row falls out as 1 lane (at most one
+ *       vector of columns).</li>
  *   <li>{@link RowsKernel#WARP}: a warp per row, up to {@link #WARP_MAX_COLS} columns, while there are
- *       enough rows to fill the GPU with warps.</li>
- *   <li>{@link RowsKernel#CHUNK}: a block per (row, chunk) for long rows. With enough rows, one chunk
- *       per row and the block writes the result. With few rows (fewer than {@link #TARGET_BLOCKS_PER_SM}
- *       blocks per SM) each row is cut into equal chunks of at least {@link #MIN_CHUNK_VECTORS}
- *       vectors; partials go to scratch and a second small kernel folds them in chunk order.</li>
+ *       enough rows to fill the GPU with warps (a 512-thread block per 9000-column row spends more
+ *       on its start and its barrier than on its 36 KB).</li>
+ *   <li>{@link RowsKernel#CHUNK}: a 512-thread block per (row, chunk) for long rows. With enough
+ *       rows, one chunk per row and the block writes the result. With few rows (fewer than
+ *       {@link #TARGET_BLOCKS_PER_SM} blocks per SM) each row is cut into equal chunks of at least
+ *       {@link #MIN_CHUNK_VECTORS} vectors; partials go to scratch and a second small kernel folds
+ *       them in chunk order.</li>
  * </ul>
  *
  * <p>Segments vary in length, so the kernels adapt per segment on the device (see the .cuh header):
  * a warp per 32 segments folds short ones lane by lane and medium ones warp by warp, and queues long
- * ones as fixed chunks for persistent blocks, then a combine kernel. No host round trip.
+ * ones as work items of fixed chunks for persistent blocks, then a combine kernel folds each long
+ * segment's partials in order. Three launches and a counter reset, no host round trip; the host
+ * sizes scratch for the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  */
 public final class SegmentedReducePolicy {
     private SegmentedReducePolicy() {}
 
+    /** Threads per block of every kernel but rows_chunk. */
     public static final int BLOCK_THREADS = 256;
+    /** Threads per block of rows_chunk. */
+    public static final int CHUNK_BLOCK_THREADS = 512;
     static final int WARPS_PER_BLOCK = BLOCK_THREADS / 32;
-    static final int ROWS_PER_GROUP = 4;
-    static final int CHUNK_VECS_PER_THREAD = 4;
-    static final long WARP_MAX_COLS = 8192;
-    /** Below this many blocks per SM, long rows are split into several chunks each. */
-    static final int TARGET_BLOCKS_PER_SM = 16;
+    static final int ROWS_PER_GROUP_VECTOR = 2;
+    static final int ROWS_PER_GROUP_SCALAR = 4;
+    static final int CHUNK_VECS_PER_THREAD = 2;
+    /** Warp-per-row up to this many columns, given at least WARP_MIN_ROWS_PER_SM rows per SM. */
+    static final long WARP_MAX_COLS = 32768;
+    static final int WARP_MIN_ROWS_PER_SM = 32;
+    /**
+     * Blocks per SM below which long rows are split into several chunks each (rows_chunk keeps two
+     * 512-thread blocks per SM; 2048 rows of 262144 float32 run fastest unsplit).
+     */
+    static final int TARGET_BLOCKS_PER_SM = 4;
     /** A chunk is at least two block-wide batches of loads. */
-    static final long MIN_CHUNK_VECTORS = 2L * BLOCK_THREADS * CHUNK_VECS_PER_THREAD;
+    static final long MIN_CHUNK_VECTORS = 2L * CHUNK_BLOCK_THREADS * CHUNK_VECS_PER_THREAD;
     /** Grid-stride kernels never need more blocks than this. */
     static final long MAX_GRID = Integer.MAX_VALUE;
 
@@ -48,7 +63,7 @@ public final class SegmentedReducePolicy {
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;
-    static final long WORK_ITEM_BYTES = 16;
+    static final long WORK_ITEM_BYTES = 32;
 
     /** The kernel family for batched rows. */
     public enum RowsKernel { GROUP, WARP, CHUNK }
@@ -72,20 +87,21 @@ public final class SegmentedReducePolicy {
             long vectorsPerRow = Math.max(1, (cols + vec - 1) / vec);
             int log2Lanes = 64 - Long.numberOfLeadingZeros(vectorsPerRow - 1);  // ceil(log2)
             boolean vectorized = (in & 15) == 0 && cols % vec == 0;
-            long rowsPerBlock = (long) WARPS_PER_BLOCK * (32 >> log2Lanes) * ROWS_PER_GROUP;
+            long rowsPerBlock = (long) WARPS_PER_BLOCK * (32 >> log2Lanes)
+                    * (vectorized ? ROWS_PER_GROUP_VECTOR : ROWS_PER_GROUP_SCALAR);
             return new RowsPlan(RowsKernel.GROUP, log2Lanes, vectorized, 1, 0,
                     Math.min(MAX_GRID, ceilDiv(rows, rowsPerBlock)));
         }
-        long targetBlocks = (long) TARGET_BLOCKS_PER_SM * multiprocessors;
-        if (cols <= WARP_MAX_COLS && ceilDiv(rows, WARPS_PER_BLOCK) >= targetBlocks) {
+        if (cols <= WARP_MAX_COLS && rows >= (long) WARP_MIN_ROWS_PER_SM * multiprocessors) {
             return new RowsPlan(RowsKernel.WARP, 5, false, 1, 0, Math.min(MAX_GRID, ceilDiv(rows, WARPS_PER_BLOCK)));
         }
+        long targetBlocks = (long) TARGET_BLOCKS_PER_SM * multiprocessors;
         long rowVectors = ceilDiv(cols, vec);
         long chunks = 1;
         if (rows < targetBlocks) {
             chunks = Math.max(1, Math.min(ceilDiv(targetBlocks, rows), rowVectors / MIN_CHUNK_VECTORS));
         }
-        long chunkVectors = ceilDiv(ceilDiv(rowVectors, chunks), BLOCK_THREADS) * BLOCK_THREADS;
+        long chunkVectors = ceilDiv(ceilDiv(rowVectors, chunks), CHUNK_BLOCK_THREADS) * CHUNK_BLOCK_THREADS;
         chunks = ceilDiv(rowVectors, chunkVectors);
         return new RowsPlan(RowsKernel.CHUNK, 0, false, chunks, chunkVectors,
                 Math.min(MAX_GRID, rows * chunks));

@@ -30,7 +30,11 @@ final class ScanSelftest {
         return op == Op.PROD ? 1e-3 : 1e-5;
     }
 
-    enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS }
+    /**
+     * The facade offers segmented scans inclusive only; the exclusive ones (a segment's first output is
+     * the init) are reached through {@link dev.primer.Backend}, with arguments the facade would accept.
+     */
+    enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS, BY_FLAGS_EXCLUSIVE, BY_OFFSETS_EXCLUSIVE }
 
     /** The GPU scans int32, int64, float32 and float64 (int8 scans are declined by design). */
     static final List<DType> TYPES = List.of(DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE);
@@ -89,10 +93,33 @@ final class ScanSelftest {
                     t.gpu().segmentedInclusiveScan(in[0], og, out[0], op);
                     t.cpu().segmentedInclusiveScan(in[1], oc, out[1], op);
                 }
+                case BY_FLAGS_EXCLUSIVE -> {
+                    MemorySegment flags = SelftestData.flags(arena, n, seed + 1);
+                    DeviceArray[] f = t.upload(closer, DType.BYTE, flags, n);
+                    long init = initBits(outType);
+                    t.gpu().backend().segmentedScanByFlags(in[0], (ByteArray) f[0], out[0], op, false, init);
+                    t.cpu().backend().segmentedScanByFlags(in[1], (ByteArray) f[1], out[1], op, false, init);
+                }
+                case BY_OFFSETS_EXCLUSIVE -> {
+                    long[] offsets = SelftestData.offsets(n, seed + 2);
+                    LongArray og = closer.add(t.gpu().upload(offsets)), oc = closer.add(t.cpu().upload(offsets));
+                    long init = initBits(outType);
+                    t.gpu().backend().segmentedScanByOffsets(in[0], og, out[0], op, false, init);
+                    t.cpu().backend().segmentedScanByOffsets(in[1], oc, out[1], op, false, init);
+                }
             }
             double[] scale = Compare.runningAbsSum(host, inType, n);
             return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), outType, n, op,
                     i -> scale[(int) i] + 1, rel(outType, op));
         }
+    }
+
+    /** The exclusive scans' init as raw bits of the output type: 0.5 for floats, 7 for integers. */
+    private static long initBits(DType type) {
+        return switch (type) {
+            case FLOAT -> Float.floatToRawIntBits(0.5f) & 0xFFFF_FFFFL;
+            case DOUBLE -> Double.doubleToRawLongBits(0.5);
+            default -> 7L;
+        };
     }
 }

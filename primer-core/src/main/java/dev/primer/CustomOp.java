@@ -1,0 +1,98 @@
+package dev.primer;
+
+import java.util.Objects;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.IntBinaryOperator;
+import java.util.function.LongBinaryOperator;
+import java.util.regex.Pattern;
+
+/**
+ * A user-defined associative operator for reduce: the same operator written twice, as a CUDA C++
+ * expression of {@code a} and {@code b} (compiled at run time through NVRTC, and cached on disk) for
+ * the GPU, and as a Java lambda for the CPU, with its identity element.
+ *
+ * <pre>{@code
+ * CustomOp absMax = CustomOp.ofFloat("absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,
+ *                                    (a, b) -> Math.max(Math.abs(a), Math.abs(b)));
+ * float m = primer.reduce(x, absMax);
+ * }</pre>
+ *
+ * The operator must be associative (the reduction order is a tree, fixed for a given length and
+ * device, so results are reproducible run to run but may differ from a left-to-right fold in float
+ * rounding). The two definitions must agree; Primer cannot check that for you.
+ */
+public final class CustomOp {
+    private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,40}");
+
+    private final String name;
+    private final DType type;
+    private final String cudaExpression;
+    private final long identityBits;
+    private final Object javaOperator;
+
+    private CustomOp(String name, DType type, String cudaExpression, long identityBits, Object javaOperator) {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(cudaExpression, "cudaExpression");
+        Objects.requireNonNull(javaOperator, "javaOperator");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("name must be an identifier of letters, digits and _ (up to 41): '" + name + "'");
+        }
+        if (cudaExpression.isBlank() || cudaExpression.contains(";") || cudaExpression.contains("{") || cudaExpression.contains("#")) {
+            throw new IllegalArgumentException("cudaExpression must be one C++ expression of a and b (no ';', '{' or '#'): '"
+                    + cudaExpression + "'");
+        }
+        this.name = name;
+        this.type = type;
+        this.cudaExpression = cudaExpression;
+        this.identityBits = identityBits;
+        this.javaOperator = javaOperator;
+    }
+
+    public static CustomOp ofInt(String name, String cudaExpression, int identity, IntBinaryOperator java) {
+        return new CustomOp(name, DType.INT, cudaExpression, identity, java);
+    }
+
+    public static CustomOp ofLong(String name, String cudaExpression, long identity, LongBinaryOperator java) {
+        return new CustomOp(name, DType.LONG, cudaExpression, identity, java);
+    }
+
+    public static CustomOp ofFloat(String name, String cudaExpression, float identity, FloatBinaryOperator java) {
+        return new CustomOp(name, DType.FLOAT, cudaExpression, Float.floatToRawIntBits(identity) & 0xFFFF_FFFFL, java);
+    }
+
+    public static CustomOp ofDouble(String name, String cudaExpression, double identity, DoubleBinaryOperator java) {
+        return new CustomOp(name, DType.DOUBLE, cudaExpression, Double.doubleToRawLongBits(identity), java);
+    }
+
+    /** {@code (a, b) -> ...} on floats, for {@link #ofFloat}. */
+    @FunctionalInterface
+    public interface FloatBinaryOperator {
+        float applyAsFloat(float a, float b);
+    }
+
+    public String name() { return name; }
+
+    /** The element type the operator is defined on. */
+    public DType type() { return type; }
+
+    public String cudaExpression() { return cudaExpression; }
+
+    /** The identity as raw bits of {@link #type()}. */
+    public long identityBits() { return identityBits; }
+
+    /** The Java operator: an IntBinaryOperator, LongBinaryOperator, FloatBinaryOperator or DoubleBinaryOperator. */
+    public Object javaOperator() { return javaOperator; }
+
+    /** The CUDA C++ literal of the identity, exact for every value (hex-float for floating types). */
+    public String identityLiteral() {
+        return switch (type) {
+            case INT -> "(int)0x" + Integer.toHexString((int) identityBits) + "U";
+            case LONG -> "(long long)0x" + Long.toHexString(identityBits) + "ULL";
+            case FLOAT -> "__int_as_float((int)0x" + Integer.toHexString((int) identityBits) + "U)";
+            case DOUBLE -> "__longlong_as_double((long long)0x" + Long.toHexString(identityBits) + "ULL)";
+            case BYTE -> throw new IllegalStateException("int8 custom operators are not supported");
+        };
+    }
+
+    @Override public String toString() { return "CustomOp[" + name + ": " + type + ", " + cudaExpression + "]"; }
+}

@@ -1,0 +1,73 @@
+package dev.primer.gpu;
+
+import dev.primer.CustomOp;
+import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.CudaKernel;
+import dev.primer.cuda.Nvrtc;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reduce with a user-defined operator: the production device-wide reduce
+ * ({@code device/reduce_kernels.cuh}) instantiated for the operator through NVRTC. The compiled
+ * module is cached on disk by NVRTC's cache and in memory here, so only the first call pays the
+ * compile (about a second).
+ */
+public final class GpuCustomReduce {
+    private GpuCustomReduce() {}
+
+    private static final String KERNEL = "primer_custom_reduce";
+    private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
+
+    /** The CUDA source of the kernel for {@code op}. */
+    static String source(CustomOp op) {
+        String t = switch (op.type()) {
+            case INT -> "int";
+            case LONG -> "long long";
+            case FLOAT -> "float";
+            case DOUBLE -> "double";
+            case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
+        };
+        return """
+                #include "device/reduce_kernels.cuh"
+                struct UserOp {
+                    static __device__ __forceinline__ %1$s identity() { return %2$s; }
+                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
+                };
+                extern "C" __global__ void __launch_bounds__(primer::ReducePolicyConstants::BLOCK_THREADS)
+                %4$s(const %1$s* __restrict__ in, long long n, %1$s* __restrict__ result, unsigned char* __restrict__ scratch) {
+                    primer::device_reduce<primer::ReducePolicyConstants::BLOCK_THREADS,
+                                          primer::ReducePolicyConstants::VECS_PER_THREAD, %1$s, %1$s, %1$s>(
+                        in, n, result, scratch, UserOp());
+                }
+                """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL);
+    }
+
+    private static CudaKernel kernel(CudaContext ctx, CustomOp op) {
+        String src = source(op);
+        return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + src, key -> {
+            byte[] cubin = Nvrtc.compile("custom_reduce_" + op.name(), src, Map.of(),
+                    List.of("-I" + CudaSources.includeRoot(), "-default-device", "-lineinfo"), ctx.device());
+            return ctx.module("nvrtc:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin).kernel(KERNEL);
+        });
+    }
+
+    /** Reduces n elements at {@code in} and returns the result's raw bits (of op.type()). */
+    public static long reduce(CudaContext ctx, CustomOp op, long in, long n) {
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
+        if (n == 0) return op.identityBits();
+        if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
+        CudaKernel k = kernel(ctx, op);
+        int perSm = k.maxActiveBlocksPerSm(ReducePolicy.BLOCK_THREADS, 0);
+        int grid = ReducePolicy.gridSize(n, op.type(), ctx.device().multiprocessorCount(), perSm);
+        long scratch = ctx.scratch("reduce-custom", ReducePolicy.scratchBytes(ctx.device()) + 64);
+        long result = scratch + ReducePolicy.scratchBytes(ctx.device()); // 16-byte aligned slot after the partials
+        k.launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, result, grid > 1 ? scratch : 0L);
+        MemorySegment bits = ctx.readback(result, op.type().byteSize());
+        return op.type().byteSize() == 4 ? bits.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : bits.get(ValueLayout.JAVA_LONG, 0);
+    }
+}

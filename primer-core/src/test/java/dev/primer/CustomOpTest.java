@@ -1,0 +1,72 @@
+package dev.primer;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** User-defined operators: the CUDA expression (NVRTC) and the Java lambda give the same answers. */
+class CustomOpTest {
+    static Iterable<BackendKind> backends() { return Backends.all().toList(); }
+
+    static final CustomOp ABS_MAX = CustomOp.ofFloat("absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,
+            (a, b) -> Math.max(Math.abs(a), Math.abs(b)));
+    static final CustomOp INT_GCD_LIKE_MAX = CustomOp.ofInt("imax", "a > b ? a : b", Integer.MIN_VALUE, Math::max);
+    static final CustomOp LONG_XOR_ROTATE = CustomOp.ofLong("lxor", "a ^ b", 0L, (a, b) -> a ^ b);
+    static final CustomOp DOUBLE_SUM_SQUARES_OF_MAX = CustomOp.ofDouble("dmin", "fmin(a, b)", Double.POSITIVE_INFINITY, Math::min);
+
+    @ParameterizedTest
+    @MethodSource("backends")
+    void customOperatorsMatchAPlainJavaFold(BackendKind kind) {
+        SplittableRandom random = new SplittableRandom(7);
+        try (Primer primer = Backends.open(kind)) {
+            for (int n : new int[] {0, 1, 33, 1025, 1_000_003}) {
+                float[] f = new float[n];
+                int[] i = random.ints(n).toArray();
+                long[] l = random.longs(n).toArray();
+                double[] d = random.doubles(n, -1e9, 1e9).toArray();
+                for (int k = 0; k < n; k++) f[k] = (float) random.nextDouble(-100, 100);
+                float ef = 0f; int ei = Integer.MIN_VALUE; long el = 0; double ed = Double.POSITIVE_INFINITY;
+                for (int k = 0; k < n; k++) {
+                    ef = Math.max(ef, Math.abs(f[k]));
+                    ei = Math.max(ei, i[k]);
+                    el ^= l[k];
+                    ed = Math.min(ed, d[k]);
+                }
+                try (FloatArray fa = primer.upload(f); IntArray ia = primer.upload(i); LongArray la = primer.upload(l);
+                     DoubleArray da = primer.upload(d)) {
+                    assertEquals(ef, primer.reduce(fa, ABS_MAX), "absmax n=" + n);
+                    assertEquals(ei, primer.reduce(ia, INT_GCD_LIKE_MAX), "imax n=" + n);
+                    assertEquals(el, primer.reduce(la, LONG_XOR_ROTATE), "lxor n=" + n);
+                    assertEquals(ed, primer.reduce(da, DOUBLE_SUM_SQUARES_OF_MAX), "dmin n=" + n);
+                }
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("backends")
+    void aTypeMismatchNamesTheOperator(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); IntArray a = primer.upload(new int[] {1, 2})) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> primer.reduce(a, ABS_MAX));
+            assertEquals(true, e.getMessage().contains("absmax"), e.getMessage());
+        }
+    }
+
+    @Test
+    void badDefinitionsAreRejected() {
+        assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("bad name", "a+b", 0, Integer::sum));
+        assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("inject", "a; } evil() {", 0, Integer::sum));
+        assertThrows(NullPointerException.class, () -> CustomOp.ofInt("x", null, 0, Integer::sum));
+    }
+
+    @Test
+    void identityLiteralsAreExact() {
+        assertEquals("(long long)0x8000000000000000ULL", CustomOp.ofLong("m", "a", Long.MIN_VALUE, Math::max).identityLiteral());
+        assertEquals("__int_as_float((int)0x7f800000U)", CustomOp.ofFloat("m", "a", Float.POSITIVE_INFINITY, Math::min).identityLiteral());
+    }
+}

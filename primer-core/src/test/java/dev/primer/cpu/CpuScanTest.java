@@ -1,0 +1,337 @@
+package dev.primer.cpu;
+
+import static dev.primer.cpu.CpuReduceTest.assertMessage;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import dev.primer.DType;
+import dev.primer.Op;
+import dev.primer.Reductions;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class CpuScanTest {
+
+    static Stream<Arguments> scans() {
+        List<Arguments> all = new ArrayList<>();
+        for (DType type : DType.values()) {
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                for (long n : TestArrays.SIZES) {
+                    all.add(Arguments.of(type, type, op, n));
+                    if (op == Op.SUM && (type == DType.INT || type == DType.BYTE)) all.add(Arguments.of(type, DType.LONG, op, n));
+                }
+            }
+        }
+        return all.stream();
+    }
+
+    /** A random initial value's raw bits for the output type (small, so sums stay in range). */
+    static long randomInit(DType out, Op op, Random r) {
+        return switch (out) {
+            case FLOAT -> Float.floatToRawIntBits(op == Op.PROD ? 1.5f : (float) r.nextGaussian()) & 0xFFFF_FFFFL;
+            case DOUBLE -> Double.doubleToRawLongBits(op == Op.PROD ? 1.5 : r.nextGaussian());
+            case BYTE -> (byte) r.nextInt();
+            case INT -> op == Op.PROD ? 3 : r.nextInt(1000) - 500;
+            case LONG -> op == Op.PROD ? 3 : r.nextInt(1000) - 500;
+        };
+    }
+
+    @ParameterizedTest(name = "{0}->{1} {2} n={3}")
+    @MethodSource("scans")
+    void matchesTheReference(DType inType, DType outType, Op op, long n) {
+        Random r = new Random(n * 7 + op.ordinal());
+        MemorySegment in = TestArrays.random(inType, op, n, r.nextLong());
+        for (boolean inclusive : new boolean[] {true, false}) {
+            long init = randomInit(outType, op, r);
+            MemorySegment out = TestArrays.allocate(outType, n);
+            CpuScan.scan(inType, outType, op, inclusive, init, in, out, n);
+            String what = inType + "->" + outType + " " + op + (inclusive ? " inclusive" : " exclusive");
+            if (inType.isFloatingPoint()) {
+                checkFloating(inType, op, inclusive, init, in, out, n, what);
+            } else {
+                checkIntegral(inType, outType, op, inclusive, init, in, 0, out, 0, n, what);
+            }
+            if (inType == outType) { // in place gives the same bits
+                MemorySegment inPlace = TestArrays.copy(in);
+                CpuScan.scan(inType, outType, op, inclusive, init, inPlace, inPlace, n);
+                assertEquals(-1, inPlace.mismatch(out), what + " in place");
+            }
+        }
+    }
+
+    /** Sequential reference in the output type with Java's wrapping. */
+    static void checkIntegral(DType inType, DType outType, Op op, boolean inclusive, long init, MemorySegment in, long inFrom,
+                              MemorySegment out, long outFrom, long n, String what) {
+        long acc = narrow(outType, init);
+        for (long i = 0; i < n; i++) {
+            long before = acc;
+            acc = LaneOps.apply(op, acc, TestArrays.integral(inType, in, inFrom + i));
+            long expected = narrow(outType, inclusive ? acc : before);
+            long actual = TestArrays.integral(outType, out, outFrom + i);
+            if (expected != actual) fail(what + ": element " + i + " expected " + expected + " but was " + actual);
+        }
+    }
+
+    private static long narrow(DType type, long v) {
+        return switch (type) {
+            case BYTE -> (byte) v;
+            case INT -> (int) v;
+            default -> v;
+        };
+    }
+
+    static double initValue(DType type, long bits) {
+        return type == DType.FLOAT ? Float.intBitsToFloat((int) bits) : Double.longBitsToDouble(bits);
+    }
+
+    static void checkFloating(DType type, Op op, boolean inclusive, long init, MemorySegment in, MemorySegment out, long n,
+                              String what) {
+        double start = initValue(type, init);
+        double[] model = OrderModel.scan(type, op, inclusive, start, in, 0, n);
+        double sum = start, compensation = 0, abs = Math.abs(start), extreme = start;
+        for (int i = 0; i < n; i++) {
+            double actual = TestArrays.floating(type, out, i);
+            long actualBits = TestArrays.bits(type, out, i);
+            long modelBits = type == DType.FLOAT ? Float.floatToRawIntBits((float) model[i]) & 0xFFFF_FFFFL
+                    : Double.doubleToRawLongBits(model[i]);
+            if (actualBits != modelBits) fail(what + ": element " + i + " is " + actual + ", the documented order gives " + model[i]);
+            double x = TestArrays.floating(type, in, i);
+            if (op == Op.SUM) {
+                double expected = sum + compensation; // before x for exclusive
+                if (inclusive) {
+                    double t = sum + x;
+                    compensation += Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
+                    sum = t;
+                    abs += Math.abs(x);
+                    expected = sum + compensation;
+                }
+                double u = type == DType.FLOAT ? 0x1p-24 : 0x1p-53;
+                double bound = TestArrays.gamma(CpuScan.roundings(type, i), u) * abs
+                        + (type == DType.FLOAT ? Math.ulp((float) expected) : Math.ulp(expected));
+                if (!(Math.abs(actual - expected) <= bound)) {
+                    fail(what + ": element " + i + " is " + actual + ", exact " + expected + " +- " + bound);
+                }
+                if (!inclusive) {
+                    double t = sum + x;
+                    compensation += Math.abs(sum) >= Math.abs(x) ? (sum - t) + x : (x - t) + sum;
+                    sum = t;
+                    abs += Math.abs(x);
+                }
+            } else if (op == Op.MIN || op == Op.MAX) { // exact in any order
+                double before = extreme;
+                extreme = OrderModel.apply(op, extreme, x);
+                assertEquals(inclusive ? extreme : before, actual, what);
+            }
+        }
+    }
+
+    @Test
+    void exclusiveIsInclusiveShiftedBitForBit() {
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            long n = 3 * 65536 + 13;
+            MemorySegment in = TestArrays.random(type, Op.SUM, n, 9);
+            MemorySegment inclusive = TestArrays.allocate(type, n), exclusive = TestArrays.allocate(type, n);
+            long init = type == DType.FLOAT ? Float.floatToRawIntBits(0.25f) : Double.doubleToRawLongBits(0.25);
+            CpuScan.scan(type, type, Op.SUM, true, init, in, inclusive, n);
+            CpuScan.scan(type, type, Op.SUM, false, init, in, exclusive, n);
+            assertEquals(init, TestArrays.bits(type, exclusive, 0));
+            for (long i = 1; i < n; i++) {
+                assertEquals(TestArrays.bits(type, inclusive, i - 1), TestArrays.bits(type, exclusive, i), "element " + i);
+            }
+        }
+    }
+
+    @Test
+    void initAppliesToInclusiveScansAndSignedZerosSurvive() {
+        MemorySegment zeros = TestArrays.floats(-0.0f, -0.0f, -0.0f);
+        MemorySegment out = TestArrays.allocate(DType.FLOAT, 3);
+        CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, Float.floatToRawIntBits(-0.0f) & 0xFFFF_FFFFL, zeros, out, 3);
+        for (int i = 0; i < 3; i++) assertEquals(Float.floatToRawIntBits(-0.0f), out.getAtIndex(ValueLayout.JAVA_INT, i));
+        MemorySegment ints = TestArrays.allocate(DType.INT, 3);
+        for (int i = 0; i < 3; i++) ints.setAtIndex(ValueLayout.JAVA_INT, i, i + 1);
+        MemorySegment sums = TestArrays.allocate(DType.INT, 3);
+        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 10, ints, sums, 3);
+        assertEquals(11, sums.getAtIndex(ValueLayout.JAVA_INT, 0));
+        assertEquals(16, sums.getAtIndex(ValueLayout.JAVA_INT, 2));
+        CpuScan.scan(DType.INT, DType.INT, Op.MAX, false, -7, ints, sums, 3);
+        assertEquals(-7, sums.getAtIndex(ValueLayout.JAVA_INT, 0));
+        assertEquals(2, sums.getAtIndex(ValueLayout.JAVA_INT, 2));
+    }
+
+    @Test
+    void int32SumWrapsAndWidenedSumDoesNot() {
+        int n = 70000;
+        MemorySegment in = TestArrays.allocate(DType.INT, n);
+        for (int i = 0; i < n; i++) in.setAtIndex(ValueLayout.JAVA_INT, i, Integer.MAX_VALUE);
+        MemorySegment narrow = TestArrays.allocate(DType.INT, n), wide = TestArrays.allocate(DType.LONG, n);
+        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in, narrow, n);
+        CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, in, wide, n);
+        assertEquals((int) ((long) n * Integer.MAX_VALUE), narrow.getAtIndex(ValueLayout.JAVA_INT, n - 1));
+        assertEquals((long) n * Integer.MAX_VALUE, wide.getAtIndex(ValueLayout.JAVA_LONG, n - 1));
+    }
+
+    @Test
+    void resultsDoNotDependOnTheThreadCount() {
+        long n = 23 * 65536 + 5;
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            MemorySegment in = TestArrays.random(type, Op.SUM, n, 77);
+            MemorySegment one = TestArrays.allocate(type, n), four = TestArrays.allocate(type, n), here = TestArrays.allocate(type, n);
+            TestArrays.inPool(1, () -> { CpuScan.scan(type, type, Op.SUM, true, 0, in, one, n); return null; });
+            TestArrays.inPool(4, () -> { CpuScan.scan(type, type, Op.SUM, true, 0, in, four, n); return null; });
+            CpuScan.scan(type, type, Op.SUM, true, 0, in, here, n);
+            assertEquals(-1, one.mismatch(four), type + ": 1 vs 4 threads");
+            assertEquals(-1, one.mismatch(here), type + ": 1 thread vs the common pool");
+        }
+    }
+
+    // ---- segmented by head flags ----
+
+    static Stream<Arguments> flagScans() {
+        List<Arguments> all = new ArrayList<>();
+        for (DType type : DType.values()) {
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                for (long n : new long[] {0, 1, 33, 65537, (1 << 20) + 3}) {
+                    for (int every : new int[] {3, 1000, 200_000}) all.add(Arguments.of(type, op, n, every));
+                }
+            }
+        }
+        return all.stream();
+    }
+
+    @ParameterizedTest(name = "{0} {1} n={2} heads 1/{3}")
+    @MethodSource("flagScans")
+    void flagSegmentedScanMatchesTheReference(DType type, Op op, long n, int every) {
+        Random r = new Random(n + every);
+        MemorySegment in = TestArrays.random(type, op, n, r.nextLong());
+        MemorySegment flags = TestArrays.allocate(DType.BYTE, n);
+        for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (r.nextInt(every) == 0 ? 1 + r.nextInt(100) : 0));
+        for (boolean inclusive : new boolean[] {true, false}) {
+            long init = randomInit(type, op, r);
+            MemorySegment out = TestArrays.allocate(type, n);
+            CpuScan.segmentedScanByFlags(type, op, inclusive, init, in, flags, out, n);
+            String what = type + " " + op + (inclusive ? " inclusive" : " exclusive");
+            if (type.isFloatingPoint()) {
+                double[] model = OrderModel.flagScan(type, op, inclusive, initValue(type, init), in, flags, (int) n);
+                for (int i = 0; i < n; i++) {
+                    long expected = type == DType.FLOAT ? Float.floatToRawIntBits((float) model[i]) & 0xFFFF_FFFFL
+                            : Double.doubleToRawLongBits(model[i]);
+                    if (expected != TestArrays.bits(type, out, i)) {
+                        fail(what + ": element " + i + " is " + TestArrays.floating(type, out, i) + ", expected " + model[i]);
+                    }
+                }
+            } else {
+                long start = 0;
+                for (long i = 1; i <= n; i++) {
+                    if (i == n || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                        checkIntegral(type, type, op, inclusive, init, in, start, out, start, i - start, what + " segment at " + start);
+                        start = i;
+                    }
+                }
+            }
+            MemorySegment inPlace = TestArrays.copy(in);
+            CpuScan.segmentedScanByFlags(type, op, inclusive, init, inPlace, flags, inPlace, n);
+            assertEquals(-1, inPlace.mismatch(out), what + " in place");
+        }
+    }
+
+    // ---- segmented by offsets ----
+
+    @Test
+    void offsetSegmentsScanAsArraysOfTheirOwn() {
+        Random r = new Random(11);
+        for (DType type : DType.values()) {
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                long n = 300_000;
+                MemorySegment in = TestArrays.random(type, op, n, r.nextLong());
+                // segments: a gap at the start, empty ones, short ones, two spanning several chunks, a gap at the end
+                long[] bounds = {5, 5, 6, 40, 40, 1000, 140_000, 140_001, 290_000, 299_990};
+                MemorySegment offsets = TestArrays.longs(bounds);
+                long segments = bounds.length - 1;
+                for (boolean inclusive : new boolean[] {true, false}) {
+                    long init = randomInit(type, op, r);
+                    MemorySegment out = TestArrays.allocate(type, n);
+                    out.fill((byte) 0x5A);
+                    CpuScan.segmentedScanByOffsets(type, op, inclusive, init, in, offsets, segments, out);
+                    for (int k = 0; k < segments; k++) {
+                        long from = bounds[k], len = bounds[k + 1] - from;
+                        MemorySegment expected = TestArrays.allocate(type, len);
+                        CpuScan.scan(type, type, op, inclusive, init, in.asSlice(from * type.byteSize(), len * type.byteSize()), expected, len);
+                        assertEquals(-1, expected.mismatch(out.asSlice(from * type.byteSize(), len * type.byteSize())),
+                                type + " " + op + " segment " + k);
+                    }
+                    for (long i : new long[] {0, 4, 299_990, n - 1}) {
+                        assertEquals(0x5A, out.get(ValueLayout.JAVA_BYTE, i * type.byteSize()) & 0xFF, "outside every segment: untouched");
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void integerSegmentsByOffsetsMatchTheSequentialReference() {
+        long n = 70_001;
+        MemorySegment in = TestArrays.random(DType.INT, Op.SUM, n, 3);
+        long[] bounds = {0, 3, 3, 65_540, 70_001};
+        MemorySegment out = TestArrays.allocate(DType.INT, n);
+        CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, false, 4, in, TestArrays.longs(bounds), 4, out);
+        for (int k = 0; k < 4; k++) {
+            checkIntegral(DType.INT, DType.INT, Op.SUM, false, 4, in, bounds[k], out, bounds[k], bounds[k + 1] - bounds[k], "segment " + k);
+        }
+    }
+
+    @Test
+    void roundingsFollowTheDocumentedDepth() {
+        assertEquals(3 + 8192 + 2, CpuScan.roundings(DType.FLOAT, 0));
+        assertEquals(2 + 16384 + 2 + 3, CpuScan.roundings(DType.DOUBLE, 3 * 65536));
+    }
+
+    @Test
+    void rejectsBadArguments() {
+        MemorySegment in = TestArrays.allocate(DType.INT, 16), out = TestArrays.allocate(DType.LONG, 16);
+        MemorySegment flags = TestArrays.allocate(DType.BYTE, 4);
+        assertMessage(NullPointerException.class, "inType", () -> CpuScan.scan(null, DType.INT, Op.SUM, true, 0, in, out, 1));
+        assertMessage(NullPointerException.class, "outType", () -> CpuScan.scan(DType.INT, null, Op.SUM, true, 0, in, out, 1));
+        assertMessage(NullPointerException.class, "op", () -> CpuScan.scan(DType.INT, DType.INT, null, true, 0, in, out, 1));
+        assertMessage(NullPointerException.class, "in", () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, null, out, 1));
+        assertMessage(NullPointerException.class, "out", () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in, null, 1));
+        assertMessage(IllegalArgumentException.class, "n", () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in, out, -1));
+        assertMessage(IllegalArgumentException.class, "in", () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in, out, 17));
+        assertMessage(IllegalArgumentException.class, "out", () -> CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, in, in, 16));
+        assertMessage(IllegalArgumentException.class, "outType", () -> CpuScan.scan(DType.INT, DType.LONG, Op.MAX, true, 0, in, out, 1));
+        assertMessage(IllegalArgumentException.class, "outType", () -> CpuScan.scan(DType.FLOAT, DType.DOUBLE, Op.SUM, true, 0, in, out, 1));
+        assertMessage(IllegalArgumentException.class, "op", () -> CpuScan.scan(DType.DOUBLE, DType.DOUBLE, Op.OR, true, 0, in, out, 1));
+        // out overlapping in, but not the same elements
+        assertMessage(IllegalArgumentException.class, "out", () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in,
+                in.asSlice(4), 8));
+        assertMessage(IllegalArgumentException.class, "out", () -> CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, out.asSlice(0, 64),
+                out, 8));
+        assertMessage(IllegalArgumentException.class, "headFlags", () -> CpuScan.segmentedScanByFlags(DType.INT, Op.SUM, true, 0, in, flags, in, 5));
+        assertMessage(NullPointerException.class, "headFlags", () -> CpuScan.segmentedScanByFlags(DType.INT, Op.SUM, true, 0, in, null, in, 5));
+        assertMessage(IllegalArgumentException.class, "offsets", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(0, 5, 4), 2, in));
+        assertMessage(IllegalArgumentException.class, "offsets", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(0, 17), 1, in));
+        assertMessage(IllegalArgumentException.class, "offsets", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(-1, 3), 1, in));
+        assertMessage(IllegalArgumentException.class, "offsets", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(0, 3), 2, in));
+        assertMessage(IllegalArgumentException.class, "segments", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(0, 3), -1, in));
+        assertMessage(IllegalArgumentException.class, "out", () -> CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, true, 0, in,
+                TestArrays.longs(0, 16), 1, TestArrays.allocate(DType.INT, 15)));
+        assertEquals(0, Reductions.identityBits(DType.INT, Op.SUM)); // the facade's default init is the identity
+    }
+}
