@@ -54,6 +54,6 @@ for stage in $stages; do
   esac
 done
 # The device tool brings back at most 8 files: the results stay loose, the logs travel as one archive.
-(cd "$out" && tar -czf logs.tgz --remove-files $(ls -d *.log junit 2>/dev/null)) || true
+(cd "$out" && tar -czf "logs-${stages// /-}.tgz" --remove-files $(ls -d *.log junit 2>/dev/null)) || true
 ls -la "$out"
 exit $status

@@ -28,7 +28,8 @@
 // blocks 42; 256-thread blocks at 4 per SM may hold 64. MIN_BLOCKS is the most that compiles
 // without spills on every target (ptxas -warn-spills is an error here).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
-    __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS, MIN_BLOCKS)
+    __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
+                      primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
 #define PRIMER_SCAN_SHAPE(IN, SEG) primer::ScanShape<IN, SEG>::BLOCK_THREADS, primer::ScanShape<IN, SEG>::ROWS
 
 #define PRIMER_SCAN(NAME, IN, OUT, OP, MIN_BLOCKS)                                                               \
@@ -63,13 +64,13 @@
     PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
     PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
 
-PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 3, 3)
-PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 3, 3)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 4, 3)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 4, 3)
 PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 4, 4)
 PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 4, 4)
-PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 3, 4)
-PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 3, 4)
-PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 3, 3)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 4, 4)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 4, 4)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 4, 3)
 PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 4, 4)
 PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 4, 4)
 PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 4, 4)

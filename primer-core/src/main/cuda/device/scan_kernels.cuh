@@ -28,8 +28,10 @@
 // operations, a few hundred cycles when j is within a window or two -- the common case. The values
 // of up to LOOKBACK_WINDOWS windows are kept in shared memory; if no P turns up within them the
 // warp starts again from the nearest window (tile i - 1 reaches P eventually, so this terminates).
-// Operators that are exactly associative (integers, min/max, bitwise) get any association bitwise
-// identical, and use the faster tree combine per window instead (ExactlyAssociative below).
+// Min and max get the same bits from any association and combine each window as a tree instead
+// (TreeLookback below): a Java-semantics float max is ~10 dependent instructions per step, and
+// folding it serially halved the throughput on an H200 (1.2 vs 2.2 TB/s); for sums, products and
+// bitwise operators the fold is as fast as a tree.
 //
 // STATUS WORDS (scratch, 24 bytes per tile at a fixed stride, after a 16-byte header holding the
 // tile counter): { u64 word; u64 aggregate; u64 inclusive; }.
@@ -53,9 +55,9 @@
 // so every segment, including one that starts before the first head, begins with the init.
 //
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
-// so NVRTC can instantiate scan_kernel<...> for a user-defined operator. Such an operator takes the
-// ordered (deterministic) look-back unless ExactlyAssociative is specialised for it. Values in the
-// status words must be 4 or 8 bytes.
+// so NVRTC can instantiate scan_kernel<...> for a user-defined operator (any associative operator;
+// it need not be commutative). Such an operator takes the ordered (deterministic) look-back unless
+// TreeLookback is specialised for it. Values in the status words must be 4 or 8 bytes.
 #pragma once
 #include "../ops.cuh"
 #include "../warp/warp_scan.cuh"
@@ -81,6 +83,18 @@ struct ScanPolicyConstants {
  * pairs, twice the registers per chunk total and prefix: 256 x 4 vectors keeps them unspilled.
  * ScanPolicy.java mirrors these numbers.
  */
+/**
+ * Blocks per SM for __launch_bounds__: `wanted`, or fewer where the SM runs fewer threads (sm_86,
+ * sm_87 and sm_89 run 1536, the others here 2048).
+ */
+__host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+    return wanted * block_threads <= 1536 ? wanted : 1536 / block_threads;
+#else
+    return wanted * block_threads <= 2048 ? wanted : 2048 / block_threads;
+#endif
+}
+
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = sizeof(InT) == 4 && !SEGMENTED ? 512 : 256;
@@ -107,19 +121,17 @@ struct SegmentedOp {
     }
 };
 
-/** Whether every association gives the same bits (then the look-back may combine as a tree). */
-template <typename Op> struct ExactlyAssociative { static constexpr bool value = false; };
-template <typename T> struct ExactlyAssociative<Min<T>> { static constexpr bool value = true; };  // a selection
-template <typename T> struct ExactlyAssociative<Max<T>> { static constexpr bool value = true; };
-template <typename T> struct ExactlyAssociative<BitAnd<T>> { static constexpr bool value = true; };
-template <typename T> struct ExactlyAssociative<BitOr<T>> { static constexpr bool value = true; };
-template <typename T> struct ExactlyAssociative<BitXor<T>> { static constexpr bool value = true; };
-template <> struct ExactlyAssociative<Sum<int>> { static constexpr bool value = true; };  // mod 2^32
-template <> struct ExactlyAssociative<Sum<long long>> { static constexpr bool value = true; };
-template <> struct ExactlyAssociative<Prod<int>> { static constexpr bool value = true; };
-template <> struct ExactlyAssociative<Prod<long long>> { static constexpr bool value = true; };
+/**
+ * Whether the look-back combines each window as a tree rather than folding in order. Allowed only
+ * for exactly associative operators (any association gives the same bits); worth it only where one
+ * operation is expensive: Java-semantics min/max (NaN and -0.0 tests). Integer sums, products and
+ * bitwise operators are exact too, but fold as fast in order and with fewer registers.
+ */
+template <typename Op> struct TreeLookback { static constexpr bool value = false; };
+template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value = true; };  // a selection: exact
+template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value = true; };
 template <typename Op, typename T>
-struct ExactlyAssociative<SegmentedOp<Op, T>> { static constexpr bool value = ExactlyAssociative<Op>::value; };
+struct TreeLookback<SegmentedOp<Op, T>> { static constexpr bool value = TreeLookback<Op>::value; };
 
 namespace scan_detail {
 
@@ -271,7 +283,7 @@ struct LookbackStorage {
 template <typename V, int WINDOWS>
 struct LookbackStorage<V, WINDOWS, false> {};
 
-/** Exactly associative operators: each window is combined as a tree. */
+/** TreeLookback operators: each window is combined as a tree. */
 template <typename V, typename Op>
 __device__ __forceinline__ V lookback_tree(const TileStatus<V>& status, long long tile, Op op) {
     const int lane = (int)lane_id();
@@ -430,6 +442,16 @@ __device__ __forceinline__ void wait_staged() {
     asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 }
 
+/** Bit k set if element index + k lies in [0, n). */
+template <int VEC>
+__device__ __forceinline__ unsigned valid_mask(long long index, long long n) {
+    if (index >= 0 && index + VEC <= n) return (1u << VEC) - 1u;
+    unsigned mask = 0;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) mask |= (index + k >= 0 && index + k < n) ? 1u << k : 0u;
+    return mask;
+}
+
 template <int VEC, typename T>
 __device__ __forceinline__ void read_chunk(const T* stage, T (&x)[VEC]) {
     const uint4 raw = *reinterpret_cast<const uint4*>(stage);
@@ -491,7 +513,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr int WINDOWS = ScanPolicyConstants::LOOKBACK_WINDOWS;
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
-    constexpr bool ORDERED = !ExactlyAssociative<ScanOp>::value;
+    constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
@@ -539,19 +561,18 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
     // A chunk's inclusive scan, in registers. Elements past the end are the identity (they only
     // feed outputs that are not stored, and the last tile's status, which nobody reads). Elements
-    // before in[0] (tile 0, chunk 0 of thread 0: `lead` of them) are skipped, not combined.
-    const int lead = first < 0 ? (int)-first : 0;
-    auto scan_chunk = [&](int r, Acc (&a)[VEC]) {
+    // before in[0] (only in tile 0's first chunk) are skipped, not combined: `skip` of them.
+    auto scan_chunk = [&](int r, Acc (&a)[VEC], int& skip) {
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
-        const int skip = r == 0 ? lead : 0;
+        const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
+        skip = r == 0 && valid ? __ffs(valid) - 1 : 0;  // rows after the first never start before in[0]
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
-            const long long i = first + r * ROW_ITEMS + k;
-            const bool valid = i >= 0 && i < n;
-            const OutT v = valid ? (OutT)x[k] : Op::identity();
+            const bool is_valid = (valid >> k) & 1u;
+            const OutT v = is_valid ? (OutT)x[k] : Op::identity();
             if constexpr (SEGMENTED) {
-                const bool head = valid && ((head_bits[r] >> k) & 1u);
+                const bool head = is_valid && ((head_bits[r] >> k) & 1u);
                 a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
@@ -564,7 +585,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         Acc a[VEC];
-        scan_chunk(r, a);
+        int skip;
+        scan_chunk(r, a, skip);
         chunk_total[r] = a[VEC - 1];
     }
 
@@ -588,8 +610,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         Acc a[VEC];
-        scan_chunk(r, a);  // the same combinations as for the totals
-        const int skip = r == 0 ? lead : 0;
+        int skip;
+        scan_chunk(r, a, skip);  // the same combinations as for the totals
         OutT o[VEC];
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
@@ -634,7 +656,7 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 // MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used).
 
 template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 3>
-__global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<InT>::BLOCK_THREADS))
 scan_kernel(const InT* in, OutT* out, long long n, long long tiles, long long init_bits, int inclusive,
             unsigned char* scratch, unsigned epoch) {
     device_scan<ScanShape<InT>::BLOCK_THREADS, ScanShape<InT>::ROWS, InT, OutT, Op>(
@@ -642,7 +664,7 @@ scan_kernel(const InT* in, OutT* out, long long n, long long tiles, long long in
 }
 
 template <typename T, typename Op, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<T, true>::BLOCK_THREADS))
 segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out, long long n, long long tiles,
                             long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
     device_scan<ScanShape<T, true>::BLOCK_THREADS, ScanShape<T, true>::ROWS, T, T, Op>(
@@ -650,7 +672,7 @@ segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out, long 
 }
 
 template <typename T, typename Op, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, MIN_BLOCKS)
+__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<T, true>::BLOCK_THREADS))
 segmented_scan_offsets_kernel(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,
                               long long tiles, long long begin, long long init_bits, int inclusive,
                               unsigned char* scratch, unsigned epoch) {

@@ -9,7 +9,8 @@ import java.nio.file.Path;
 /** Options both ladders take (a picocli mixin). */
 public final class LadderOptions {
     @Option(names = "--n", paramLabel = "N",
-            description = "Elements: an exponent up to 40 (22 = 2^22), 2^22, a count (4194304) or 4M.")
+            description = "Elements: an exponent up to 40 (22 = 2^22), 2^22, a count (4194304) or 4M."
+                    + " Default: 2^22 for reduce (the lecture's), 2^24 for scan.")
     String n;
 
     @Option(names = "--dtype", paramLabel = "int32|float32", defaultValue = "int32",

@@ -21,18 +21,21 @@ final class ByteScan implements ChunkScanner {
         this.identity = LaneOps.integralIdentity(op, Byte.MIN_VALUE, Byte.MAX_VALUE);
     }
 
-    @Override public long chunk(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean write) {
+    @Override public long total(MemorySegment in, long from, long to) {
         long r = identity;
+        for (long i = from; i < to; i++) r = LaneOps.apply(op, r, in.get(ValueLayout.JAVA_BYTE, i));
+        return r;
+    }
+
+    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry) {
+        long r = carry;
         for (long i = from; i < to; i++) {
             long before = r;
             r = LaneOps.apply(op, r, in.get(ValueLayout.JAVA_BYTE, i));
-            if (write) {
-                long value = LaneOps.apply(op, carry, inclusive ? r : before);
-                if (toLong) out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, value);
-                else out.set(ValueLayout.JAVA_BYTE, i, (byte) value);
-            }
+            long value = inclusive ? r : before;
+            if (toLong) out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, value);
+            else out.set(ValueLayout.JAVA_BYTE, i, (byte) value);
         }
-        return r;
     }
 
     @Override public long combine(long carry, long total) {

@@ -22,14 +22,14 @@ import java.util.concurrent.ForkJoinTask;
  * chunks in parallel on fork/join, a cache-sized window of chunks at a time: (1) each chunk's local
  * total, (2) after the carries are chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}), each chunk rescanned as
  * {@code out[i] = C_c op L_i}, where {@code L} is the chunk's own scan from the identity, formed in
- * vector registers: within a block of {@code B} lanes (8 for float32, 4 for float64) the prefix
- * {@code H} takes log2(B) lane-shift steps, and a running total {@code R} adds block by block:
- * {@code L = R_b op H_j}. Float results therefore round differently from a sequential loop, but they are
+ * vector registers: in blocks of two vectors of {@code B} lanes (8 for float32, 4 for float64) each
+ * vector's prefix takes log2(B) lane-shift steps, the second vector adds the first's last lane, and a
+ * running total {@code R} adds block by block: {@code L = R_b op P_j} (see {@link FloatBlockScan}). Float results therefore round differently from a sequential loop, but they are
  * fixed: the same on any thread count and on every run. Exclusive outputs equal the inclusive output of
  * the previous element bit for bit.
  *
  * <p><b>Error bound (float SUM).</b> Element {@code x_j} reaches {@code out[i]} through at most
- * {@code d(i) = log2(B) + 2^16/B + 2 + floor(i / 2^16)} roundings in the element type
+ * {@code d(i) = log2(B) + 2^15/B + 3 + floor(i / 2^16)} roundings in the element type
  * ({@link #roundings}), so {@code |out[i] - exact_i| <= gamma(d) * (|init| + sum_(j<=i) |x_j|)} with
  * {@code gamma(d) = d u / (1 - d u)}, {@code u = 2^-24} (float32) or {@code 2^-53} (float64). For PROD the
  * same {@code gamma(d)} bounds the relative error. A GPU scan with its own depth {@code d'} agrees with
@@ -113,7 +113,7 @@ public final class CpuScan {
      */
     public static long roundings(DType type, long index) {
         int lanes = type == DType.DOUBLE ? 4 : 8;
-        return Integer.numberOfTrailingZeros(lanes) + Parallel.CHUNK / lanes + 2 + index / Parallel.CHUNK;
+        return Integer.numberOfTrailingZeros(lanes) + Parallel.CHUNK / (2 * lanes) + 3 + index / Parallel.CHUNK;
     }
 
     /**
@@ -125,7 +125,7 @@ public final class CpuScan {
         long chunks = Parallel.chunks(to - from);
         if (chunks == 0) return;
         if (chunks == 1) {
-            scanner.chunk(in, out, from, to, init, true);
+            scanner.scan(in, out, from, to, init);
             return;
         }
         int window = (int) Math.min(chunks, windowChunks());
@@ -138,7 +138,7 @@ public final class CpuScan {
             Parallel.forRange(totals, 1, (lo, hi) -> {
                 for (long c = lo; c < hi; c++) {
                     long start = from + (first + c) * Parallel.CHUNK;
-                    carry[(int) c + 1] = scanner.chunk(in, out, start, start + Parallel.CHUNK, 0, false);
+                    carry[(int) c + 1] = scanner.total(in, start, start + Parallel.CHUNK);
                 }
             });
             // The carries, chained in order.
@@ -149,7 +149,7 @@ public final class CpuScan {
             Parallel.forRange(count, 1, (lo, hi) -> {
                 for (long c = lo; c < hi; c++) {
                     long start = from + (first + c) * Parallel.CHUNK;
-                    scanner.chunk(in, out, start, Math.min(to, start + Parallel.CHUNK), carry[(int) c], true);
+                    scanner.scan(in, out, start, Math.min(to, start + Parallel.CHUNK), carry[(int) c]);
                 }
             });
             carry[0] = carry[(int) count]; // into the next window

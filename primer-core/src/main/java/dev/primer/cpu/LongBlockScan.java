@@ -14,9 +14,10 @@ import java.nio.ByteOrder;
 
 /**
  * Template (see {@link Specialized}): int64 scan of a chunk with {@code OP} (wrapping as Java's long
- * arithmetic), in blocks of 4 lanes as {@link FloatBlockScan}; integers are exact in any order.
+ * arithmetic), in blocks of two vectors of 4 lanes as {@link FloatBlockScan}.
+ * Integers are exact in any order, so the carry enters the running total at the start and the chunk's
+ * total is a plain reduction.
  */
-
 final class LongBlockScan implements ChunkScanner {
     private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
     private static final Op OP = SPEC.op();
@@ -25,46 +26,60 @@ final class LongBlockScan implements ChunkScanner {
     private static final long IDENTITY = LaneOps.integralIdentity(OP, Long.MIN_VALUE, Long.MAX_VALUE);
 
     private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
-    private static final int LANES = 4, BYTES = 8;
+    private static final int LANES = 4, BYTES = 8, BLOCK = 2 * LANES;
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
+    private static final ValueLayout.OfLong ELEMENT = ValueLayout.JAVA_LONG_UNALIGNED;
 
-    @Override public long chunk(MemorySegment in, MemorySegment out, long from, long to, long carryBits, boolean write) {
-        long carry = carryBits;
-        long whole = (to - from) / LANES, tail = from + whole * LANES;
-        long r = blocks(in, from * BYTES, write ? out : null, from * BYTES, whole, IDENTITY, carry);
+    @Override public long total(MemorySegment in, long from, long to) {
+        LongVector a0 = LongVector.broadcast(S, IDENTITY), a1 = a0;
+        long i = from, end = from + ((to - from) & ~(2L * LANES - 1));
+        for (; i < end; i += 2 * LANES) {
+            a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(S, in, i * BYTES, NATIVE));
+            a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(S, in, (i + LANES) * BYTES, NATIVE));
+        }
+        long r = a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
+        for (; i < to; i++) r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, i));
+        return r;
+    }
+
+    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
+        long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
+        long running = blocks(in, from * BYTES, out, from * BYTES, whole, carryBits);
         if (tail < to) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(LANES * BYTES, 32);
-                for (int j = 0; j < LANES; j++) block.setAtIndex(ValueLayout.JAVA_LONG, j, IDENTITY);
+                MemorySegment block = arena.allocate(BLOCK * BYTES, 32);
+                for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
                 MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-                r = blocks(block, 0, write ? block : null, 0, 1, r, carry);
-                if (write) MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
+                blocks(block, 0, block, 0, 1, running);
+                MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
             }
         }
-        return r;
     }
 
     @Override public long combine(long carryBits, long totalBits) {
         return LaneOps.apply(OP, carryBits, totalBits);
     }
 
-    /** Scans {@code count} whole blocks; returns the running local total after them. */
-    private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count,
-                               long r, long carry) {
-        LongVector id = LongVector.broadcast(S, IDENTITY);
-        LongVector running = LongVector.broadcast(S, r), c = LongVector.broadcast(S, carry);
+    /**
+     * Scans {@code count} whole blocks of two vectors from the running value {@code carry op R}; returns
+     * it after them.
+     */
+    private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
+        LongVector id = LongVector.broadcast(S, IDENTITY), running = LongVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
-            LongVector v = LongVector.fromMemorySegment(S, in, inByte + b * (LANES * BYTES), NATIVE);
-            v = v.lanewise(LANE_OP, id.slice(LANES - 1, v));
-            v = v.lanewise(LANE_OP, id.slice(LANES - 2, v));
-            LongVector t = running.lanewise(LANE_OP, v);
-            if (out != null) {
-                // exclusive: lane 0 takes the running total before this block, lane j the prefix at j-1
-                LongVector e = INCLUSIVE ? t : running.slice(LANES - 1, t);
-                c.lanewise(LANE_OP, e).intoMemorySegment(out, outByte + b * (LANES * BYTES), NATIVE);
-            }
-            running = t.rearrange(LAST);
+            long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
+            LongVector v0 = LongVector.fromMemorySegment(S, in, at, NATIVE);
+            LongVector v1 = LongVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE);
+            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 1, v0));
+            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 1, v1));
+            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 2, v0));
+            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 2, v1));
+            v1 = v1.lanewise(LANE_OP, v0.rearrange(LAST));
+            LongVector t0 = running.lanewise(LANE_OP, v0), t1 = running.lanewise(LANE_OP, v1);
+            (INCLUSIVE ? t0 : running.slice(LANES - 1, t0)).intoMemorySegment(out, o, NATIVE);
+            (INCLUSIVE ? t1 : t0.slice(LANES - 1, t1)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            running = t1.rearrange(LAST);
         }
         return running.lane(0);
     }

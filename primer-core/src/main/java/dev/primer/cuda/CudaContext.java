@@ -160,6 +160,16 @@ public final class CudaContext {
         }
     }
 
+    /** Frees memory from {@link #allocatePinned}. */
+    public void freePinned(MemorySegment pinned) {
+        makeCurrent();
+        try {
+            Driver.check((int) Driver.cuMemFreeHost.invokeExact(pinned), "cuMemFreeHost");
+        } catch (Throwable t) {
+            throw Driver.rethrow(t);
+        }
+    }
+
     /**
      * A device buffer owned by this context for one primitive ({@code owner}), at least {@code bytes}
      * long, zero-filled when (re)allocated. Kernels that keep counters there leave them zero.

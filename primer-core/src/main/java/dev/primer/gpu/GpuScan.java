@@ -71,14 +71,14 @@ public final class GpuScan {
         requireAligned(in, inType, "in");
         requireAligned(out, outType, "out");
         requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
-        requireTileCount(n, in, inType);
+        requireTileCount(n, in, inType, false);
 
         String kernel = widening ? "scan_sum_i32_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
-        long tiles = ScanPolicy.tiles(n, in, inType);
+        long tiles = ScanPolicy.tiles(n, in, inType, false);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(inType), 0,
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(inType, false), 0,
                     in, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -104,14 +104,14 @@ public final class GpuScan {
         if (overlaps(headFlags, n, out, n * type.byteSize())) {
             throw new IllegalArgumentException("headFlags: overlaps out");
         }
-        requireTileCount(n, in, type);
+        requireTileCount(n, in, type, true);
 
         String kernel = "segscan_flags_" + opName(op) + "_" + type.kernelSuffix();
-        long tiles = ScanPolicy.tiles(n, in, type);
+        long tiles = ScanPolicy.tiles(n, in, type, true);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type), 0,
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type, true), 0,
                     in, headFlags, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -151,9 +151,9 @@ public final class GpuScan {
         if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
             throw new IllegalArgumentException("offsets: overlaps out");
         }
-        requireTileCount(n, inBase, type);
+        requireTileCount(n, inBase, type, true);
 
-        long tiles = ScanPolicy.tiles(n, inBase, type);
+        long tiles = ScanPolicy.tiles(n, inBase, type, true);
         long shift = ScanPolicy.shift(inBase, type);
         String kernel = "segscan_offsets_" + opName(op) + "_" + type.kernelSuffix();
         Epochs epochs = epochs(ctx);
@@ -161,9 +161,9 @@ public final class GpuScan {
             long tileFirst = ctx.scratch(SEGMENT_SCRATCH, 8 * (tiles + 1));
             long startsGrid = (tiles + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK;
             ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
-                    offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type), tiles, tileFirst);
+                    offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type, true), tiles, tileFirst);
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type), 0,
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type, true), 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
                     (int) status[1]);
         }
@@ -257,8 +257,8 @@ public final class GpuScan {
         }
     }
 
-    private static void requireTileCount(long n, long in, DType inType) {
-        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType) > Integer.MAX_VALUE) {
+    private static void requireTileCount(long n, long in, DType inType, boolean segmented) {
+        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType, segmented) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
         }
     }

@@ -7,10 +7,10 @@ import dev.primer.DType;
  * {@code src/main/cuda/device/scan_kernels.cuh}; a kernel whose grid disagrees with its own tile size
  * traps at once, so a mismatch cannot go unnoticed.
  *
- * <p>One block scans one tile of 32 KB of input, {@link #blockThreads} threads times {@link #rows}
- * 16-byte vectors each: 8192 elements of 4 bytes (512 x 4), 4096 of 8 bytes (256 x 8). The tiles are
- * laid on 16-byte boundaries of the input, so tile 0 may start up to 3 elements before
- * {@code in[0]} ({@link #shift}).
+ * <p>One block scans one tile, {@link #blockThreads} threads times {@link #rows} 16-byte vectors of
+ * input each: plain scans 8192 elements of 4 bytes (512 x 4) or 4096 of 8 bytes (256 x 8), segmented
+ * scans 4096 of 4 bytes or 2048 of 8 bytes (256 x 4). The tiles are laid on 16-byte boundaries of the
+ * input, so tile 0 may start up to 3 elements before {@code in[0]} ({@link #shift}).
  */
 public final class ScanPolicy {
     private ScanPolicy() {}
@@ -25,18 +25,18 @@ public final class ScanPolicy {
     public static final int SEGMENT_STARTS_BLOCK = 256;
 
     /** Threads per block for this input type. */
-    public static int blockThreads(DType inType) {
-        return inType.byteSize() == 4 ? 512 : 256;
+    public static int blockThreads(DType inType, boolean segmented) {
+        return inType.byteSize() == 4 && !segmented ? 512 : 256;
     }
 
     /** 16-byte vectors per thread per tile. */
-    public static int rows(DType inType) {
-        return inType.byteSize() == 4 ? 4 : 8;
+    public static int rows(DType inType, boolean segmented) {
+        return inType.byteSize() == 8 && !segmented ? 8 : 4;
     }
 
     /** Elements per tile for this input type. */
-    public static int tileItems(DType inType) {
-        return blockThreads(inType) * rows(inType) * (VECTOR_BYTES / inType.byteSize());
+    public static int tileItems(DType inType, boolean segmented) {
+        return blockThreads(inType, segmented) * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
@@ -45,8 +45,8 @@ public final class ScanPolicy {
     }
 
     /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}. */
-    public static long tiles(long n, long inPointer, DType inType) {
-        long items = tileItems(inType);
+    public static long tiles(long n, long inPointer, DType inType, boolean segmented) {
+        long items = tileItems(inType, segmented);
         return (n + shift(inPointer, inType) + items - 1) / items;
     }
 

@@ -294,8 +294,8 @@ class CpuScanTest {
 
     @Test
     void roundingsFollowTheDocumentedDepth() {
-        assertEquals(3 + 8192 + 2, CpuScan.roundings(DType.FLOAT, 0));
-        assertEquals(2 + 16384 + 2 + 3, CpuScan.roundings(DType.DOUBLE, 3 * 65536));
+        assertEquals(3 + 4096 + 3, CpuScan.roundings(DType.FLOAT, 0));
+        assertEquals(2 + 8192 + 3 + 3, CpuScan.roundings(DType.DOUBLE, 3 * 65536));
     }
 
     @Test

@@ -78,34 +78,37 @@ final class OrderModel {
         return result;
     }
 
-    // ---- scan: chunks, blocks of B lanes, Hillis-Steele in the block ----
+    // ---- scan: chunks; blocks of two vectors of B lanes, Hillis-Steele in each vector ----
 
     /** The scan of {@code [from, to)} (chunks aligned at from) as CpuScan defines it, as doubles. */
     static double[] scan(DType type, Op op, boolean inclusive, double init, MemorySegment in, long from, long to) {
-        int lanes = type == DType.FLOAT ? 8 : 4;
+        int lanes = type == DType.FLOAT ? 8 : 4, block = 2 * lanes;
         int n = (int) (to - from);
         double[] out = new double[n];
         double carry = init;
         for (int c0 = 0; c0 < n; c0 += CHUNK) {
             int c1 = Math.min(n, c0 + CHUNK);
             double running = identity(op);
-            for (int b0 = c0; b0 < c1; b0 += lanes) {
-                double[] v = new double[lanes];
-                for (int j = 0; j < lanes; j++) {
-                    v[j] = b0 + j < c1 ? TestArrays.floating(type, in, from + b0 + j) : identity(op);
+            for (int b0 = c0; b0 < c1; b0 += block) {
+                double[] p = new double[block];
+                for (int j = 0; j < block; j++) {
+                    p[j] = b0 + j < c1 ? TestArrays.floating(type, in, from + b0 + j) : identity(op);
                 }
-                for (int s = 1; s < lanes; s *= 2) {
-                    double[] w = v.clone();
-                    for (int j = 0; j < lanes; j++) w[j] = apply(type, op, v[j], j >= s ? v[j - s] : identity(op));
-                    v = w;
+                for (int v = 0; v < block; v += lanes) { // Hillis-Steele within each vector
+                    for (int s = 1; s < lanes; s *= 2) {
+                        double[] w = p.clone();
+                        for (int j = 0; j < lanes; j++) w[v + j] = apply(type, op, p[v + j], j >= s ? p[v + j - s] : identity(op));
+                        p = w;
+                    }
                 }
-                double[] t = new double[lanes];
-                for (int j = 0; j < lanes; j++) t[j] = apply(type, op, running, v[j]);
-                for (int j = 0; j < lanes && b0 + j < c1; j++) {
+                for (int j = lanes; j < block; j++) p[j] = apply(type, op, p[j], p[lanes - 1]); // second vector
+                double[] t = new double[block];
+                for (int j = 0; j < block; j++) t[j] = apply(type, op, running, p[j]);
+                for (int j = 0; j < block && b0 + j < c1; j++) {
                     double e = inclusive ? t[j] : j == 0 ? running : t[j - 1];
                     out[b0 + j] = apply(type, op, carry, e);
                 }
-                running = t[lanes - 1];
+                running = t[block - 1];
             }
             carry = apply(type, op, carry, running);
         }

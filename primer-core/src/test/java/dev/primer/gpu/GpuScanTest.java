@@ -297,7 +297,8 @@ class GpuScanTest {
                     checkPoison(what, got, 0, outOffset);
                     checkPoison(what, got, outOffset + outSize * n, outBytes);
                 }
-                checkAgainstReference(what, inType, outType, op, inclusive, initBits, x, null, n, got.asSlice(outOffset));
+                checkAgainstReference(what, inType, outType, op, inclusive, initBits, x, null, n, got.asSlice(outOffset),
+                        ScanPolicy.tileItems(inType, false));
             } finally {
                 ctx.free(inBuf);
                 if (!inPlace) ctx.free(outBuf);
@@ -358,7 +359,8 @@ class GpuScanTest {
                     if (run == 0) {
                         checkPoison(what, got, 0, size * pad);
                         checkPoison(what, got, size * (pad + n), size * total);
-                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(size * pad));
+                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(size * pad),
+                                ScanPolicy.tileItems(type, true));
                         first = got;
                     } else {
                         assertEquals(-1L, first.mismatch(got), what + ": run " + run + " differs bitwise from run 0");
@@ -419,8 +421,7 @@ class GpuScanTest {
     // ---- reference ----
 
     private static void checkAgainstReference(String what, DType inType, DType outType, Op op, boolean inclusive, long initBits,
-                                              MemorySegment x, byte[] heads, long n, MemorySegment got) {
-        long tileItems = ScanPolicy.tileItems(inType);
+                                              MemorySegment x, byte[] heads, long n, MemorySegment got, long tileItems) {
         switch (outType) {
             case INT -> {
                 int init = (int) initBits, acc = init;

@@ -110,7 +110,11 @@ final class FoundationBench {
                 out.addAll(transferPair(s, device, "pageable", pageable, "native memory from an Arena (not page-locked)"));
             }
             MemorySegment pinned = Guard.hostOrNull(() -> RandomHost.fillBytes(ctx.allocatePinned(TRANSFER_BYTES), 12));
-            out.addAll(transferPair(s, device, "pinned", pinned, "page-locked (cuMemAllocHost)"));
+            try {
+                out.addAll(transferPair(s, device, "pinned", pinned, "page-locked (cuMemAllocHost)"));
+            } finally {
+                if (pinned != null) ctx.freePinned(pinned);
+            }
             MemorySegment heap = Guard.hostOrNull(() -> {
                 float[] a = new float[(int) (TRANSFER_BYTES / 4)];
                 SplittableRandom random = new SplittableRandom(13);
