@@ -4,6 +4,7 @@
 #   tests     the JUnit suite with the GPU present (every launch checked)
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest`
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
+#   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
 # Logs and results go to $OUT (the device tool brings that folder back) or to /tmp/primer-out.
 # The results files are named bench/results/<date>-<gpu>.{json,md}: copy them into the repo.
 set -uo pipefail
@@ -11,7 +12,7 @@ root=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 cd "$root"
 out=${OUT:-/tmp/primer-out}
 mkdir -p "$out"
-stages=${*:-tests sanitize bench}
+stages=${*:-tests sanitize bench showcase}
 
 if [ ! -x /tmp/jdk/bin/java ]; then
   tar -C /tmp -xJf .gpu/jdk.tar.xz || { echo "no .gpu/jdk.tar.xz: run scripts/gpu-bundle.sh and carry .gpu"; exit 2; }
@@ -27,16 +28,18 @@ for stage in $stages; do
   case $stage in
   tests)
     echo "== tests"
-    cp=$(ls .gpu/lib/*.jar | grep -v '/primer.jar$' | tr '\n' ':').gpu/lib/primer.jar
-    "$java" "${jvm[@]}" -Xss4m -Xmx64g -Dprimer.checkLaunches=true -jar .gpu/junit-console.jar execute \
-        --class-path "$cp" --scan-class-path .gpu/lib/primer-core-tests.jar --disable-banner \
+    # The jlink'd runtime has no zip file system, so the launcher scans an unpacked copy of the tests.
+    rm -rf /tmp/primer-tests && python3 -m zipfile -e .gpu/lib/primer-core-tests.jar /tmp/primer-tests
+    cp=$(ls .gpu/lib/*.jar | grep -v -e '/primer.jar$' -e '-tests.jar$' | tr '\n' ':').gpu/lib/primer.jar:/tmp/primer-tests
+    timeout "${PRIMER_TESTS_TIMEOUT:-1800}" "$java" "${jvm[@]}" -Xss4m -Xmx64g -Dprimer.checkLaunches=true \
+        -jar .gpu/junit-console.jar execute --class-path "$cp" --scan-class-path /tmp/primer-tests --disable-banner \
         --details=summary --details-theme=ascii --reports-dir "$out/junit" > "$out/tests.log" 2>&1
     rc=$?; tail -n 40 "$out/tests.log"; [ $rc -eq 0 ] || { echo "tests FAILED ($rc)"; status=1; }
     ;;
   sanitize)
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer $tool"
-      compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
+      timeout "${PRIMER_SANITIZE_TIMEOUT:-1800}" compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
           "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest --quick > "$out/sanitize-$tool.log" 2>&1
       rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
       [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; status=1; }
@@ -49,6 +52,15 @@ for stage in $stages; do
     echo "== primer bench"
     primer bench --baselines "$out/baselines.json" --segments /tmp/segments.npy --out-dir "$out" 2>&1 | tee "$out/bench.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ;;
+  showcase)
+    echo "== showcase"
+    primer info > "$out/info.txt" 2>&1 || status=1
+    primer demo > "$out/demo.txt" 2>&1 || status=1
+    primer ladder reduce --lecture g80 --plot "$out/ladder-reduce-g80.svg" > "$out/ladder-reduce-g80.txt" 2>&1 || status=1
+    primer ladder reduce --lecture k40 > "$out/ladder-reduce-k40.txt" 2>&1 || status=1
+    primer ladder scan --n 28 > "$out/ladder-scan.txt" 2>&1 || status=1
+    cat "$out"/info.txt "$out"/demo.txt "$out"/ladder-*.txt
     ;;
   *) echo "unknown stage $stage"; status=2 ;;
   esac

@@ -23,6 +23,16 @@ public final class GpuCustomReduce {
     private static final String KERNEL = "primer_custom_reduce";
     private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
 
+    /** NVRTC has no __builtin_memcpy; a constant-size byte copy that the compiler turns into moves. */
+    static final String RTC_PRELUDE = """
+            __device__ __forceinline__ void primer_rtc_memcpy(void* dst, const void* src, unsigned long long n) {
+                char* d = (char*)dst;
+                const char* s = (const char*)src;
+                for (unsigned long long i = 0; i < n; ++i) d[i] = s[i];
+            }
+            #define __builtin_memcpy(d, s, n) primer_rtc_memcpy((d), (s), (n))
+            """;
+
     /** The CUDA source of the kernel for {@code op}. */
     static String source(CustomOp op) {
         String t = switch (op.type()) {
@@ -32,7 +42,7 @@ public final class GpuCustomReduce {
             case DOUBLE -> "double";
             case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
         };
-        return """
+        return RTC_PRELUDE + """
                 #include "device/reduce_kernels.cuh"
                 struct UserOp {
                     static __device__ __forceinline__ %1$s identity() { return %2$s; }
@@ -51,7 +61,7 @@ public final class GpuCustomReduce {
         String src = source(op);
         return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + src, key -> {
             byte[] cubin = Nvrtc.compile("custom_reduce_" + op.name(), src, Map.of(),
-                    List.of("-I" + CudaSources.includeRoot(), "-default-device", "-lineinfo"), ctx.device());
+                    List.of("-I" + CudaSources.includeRoot(), "--device-int128", "-default-device", "-lineinfo"), ctx.device());
             return ctx.module("nvrtc:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin).kernel(KERNEL);
         });
     }

@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ class CudaSourcesTest {
     @Test
     void everyHeaderIsListedAndPacked() throws IOException {
         Path src = Path.of("src/main/cuda");
+        Assumptions.assumeTrue(Files.isDirectory(src), "the kernel source tree is not here (a bundled test run)");
         List<String> onDisk;
         try (Stream<Path> files = Files.walk(src)) {
             onDisk = files.filter(p -> p.toString().endsWith(".cuh"))
