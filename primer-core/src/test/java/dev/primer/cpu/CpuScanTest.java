@@ -183,8 +183,19 @@ class CpuScanTest {
     }
 
     @Test
+    void carriesChainAcrossWindowsOfChunks() {
+        long n = 70 * 65536L + 5; // more than one window of 64 chunks
+        MemorySegment ints = TestArrays.random(DType.INT, Op.SUM, n, 4), sums = TestArrays.allocate(DType.INT, n);
+        CpuScan.scan(DType.INT, DType.INT, Op.SUM, false, 7, ints, sums, n);
+        checkIntegral(DType.INT, DType.INT, Op.SUM, false, 7, ints, 0, sums, 0, n, "int32 exclusive");
+        MemorySegment floats = TestArrays.random(DType.FLOAT, Op.SUM, n, 5), out = TestArrays.allocate(DType.FLOAT, n);
+        CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, floats, out, n);
+        checkFloating(DType.FLOAT, Op.SUM, true, 0, floats, out, n, "float32 inclusive");
+    }
+
+    @Test
     void resultsDoNotDependOnTheThreadCount() {
-        long n = 23 * 65536 + 5;
+        long n = 67 * 65536 + 5;
         for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
             MemorySegment in = TestArrays.random(type, Op.SUM, n, 77);
             MemorySegment one = TestArrays.allocate(type, n), four = TestArrays.allocate(type, n), here = TestArrays.allocate(type, n);

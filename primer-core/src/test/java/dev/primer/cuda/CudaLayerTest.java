@@ -1,7 +1,7 @@
 package dev.primer.cuda;
 
 import dev.primer.Backends;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -14,8 +14,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The driver bindings on a real GPU: errors are named, kernels load from the jar and run. */
 class CudaLayerTest {
-    @BeforeAll
-    static void gpu() { Backends.assumeGpu(); }
+    @BeforeEach
+    void gpu() { Backends.assumeGpu(); }
 
     @Test
     void deviceReportsSaneAttributes() {

@@ -5,7 +5,7 @@ import dev.primer.Op;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -38,8 +38,8 @@ class GpuReduceTest {
     private static final int MAX_OFFSET = 3;
     private static CudaContext ctx;
 
-    @BeforeAll
-    static void gpu() {
+    @BeforeEach
+    void gpu() {
         Assumptions.assumeTrue(Cuda.isAvailable(), () -> "no GPU: " + Cuda.unavailableReason());
         ctx = Cuda.context();
     }
