@@ -190,16 +190,18 @@ public final class CudaContext {
     }
 
     /**
-     * Copies {@code bytes} from the device to a 4 KiB pinned buffer owned by this context and
-     * returns a view of them, valid until the next readback on this context. The fast way back for
-     * scalar results.
+     * Copies {@code bytes} (at most 4 KiB) from the device through a pinned buffer owned by this
+     * context and returns them as a heap segment of the caller's own: the fast way back for scalar
+     * results, safe when several threads share the context.
      */
-    public MemorySegment readback(long src, int bytes) {
+    public synchronized MemorySegment readback(long src, int bytes) {
         if (bytes > readback.byteSize()) throw new IllegalArgumentException("readback of " + bytes + " bytes > 4096");
         makeCurrent();
         asyncDtoH(readback, src, bytes);
         synchronize();
-        return readback.asSlice(0, bytes);
+        MemorySegment copy = MemorySegment.ofArray(new long[(bytes + 7) / 8]); // 8-byte aligned, like the pinned buffer
+        MemorySegment.copy(readback, 0, copy, 0, bytes);
+        return copy.asSlice(0, bytes);
     }
 
     /** Synchronous host-to-device copy; heap segments go through pinned staging. */
