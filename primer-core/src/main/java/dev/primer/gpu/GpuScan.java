@@ -3,6 +3,7 @@ package dev.primer.gpu;
 import dev.primer.DType;
 import dev.primer.Op;
 import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.CudaKernel;
 
 import java.lang.foreign.ValueLayout;
 import java.util.Locale;
@@ -71,14 +72,24 @@ public final class GpuScan {
         requireAligned(in, inType, "in");
         requireAligned(out, outType, "out");
         requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
-        requireTileCount(n, in, inType, false);
 
         String kernel = widening ? "scan_sum_i32_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
+        launchPlain(ctx, ctx.module(MODULE).kernel(kernel), inType, inclusive, initBits, in, out, n);
+    }
+
+    /**
+     * Launches a plain scan kernel with the signature of {@code scan_<op>_<suffix>} (or an NVRTC
+     * instantiation of {@code scan_kernel<InT, OutT, Op>}) on checked arguments, n >= 1: the grid, the
+     * status area and a fresh epoch. Shared with the user-defined operators ({@link GpuCustomScan}).
+     */
+    static void launchPlain(CudaContext ctx, CudaKernel kernel, DType inType, boolean inclusive, long initBits,
+                            long in, long out, long n) {
+        requireTileCount(n, in, inType, false);
         long tiles = ScanPolicy.tiles(n, in, inType, false);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(inType, false), 0,
+            kernel.launch(tiles, ScanPolicy.blockThreads(inType, false), 0,
                     in, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -232,13 +243,13 @@ public final class GpuScan {
 
     private static String opName(Op op) { return op.name().toLowerCase(Locale.ROOT); }
 
-    private static void requireScannable(DType type, String name) {
+    static void requireScannable(DType type, String name) {
         if (type == DType.BYTE) {
             throw new IllegalArgumentException(name + ": int8 scans are not supported (scan int32, or int8 -> int32 first)");
         }
     }
 
-    private static void requireAligned(long pointer, DType type, String name) {
+    static void requireAligned(long pointer, DType type, String name) {
         if (pointer == 0) throw new IllegalArgumentException(name + ": null device pointer");
         if (Math.floorMod(pointer, type.byteSize()) != 0) {
             throw new IllegalArgumentException(name + ": device pointer 0x" + Long.toHexString(pointer)
@@ -250,7 +261,7 @@ public final class GpuScan {
         return a < b + bBytes && b < a + aBytes;
     }
 
-    private static void requireInPlaceOrDisjoint(long in, long inBytes, long out, long outBytes) {
+    static void requireInPlaceOrDisjoint(long in, long inBytes, long out, long outBytes) {
         if (in == out && inBytes == outBytes) return;
         if (overlaps(in, inBytes, out, outBytes)) {
             throw new IllegalArgumentException("out: overlaps in (in place needs out == in and equal element sizes)");
