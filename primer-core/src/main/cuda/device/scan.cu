@@ -20,13 +20,13 @@
 // scans too (out[i] = init op in[0] op ... op in[i]); pass the operator's identity for a plain scan.
 // Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
 // ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
-// checked. Plain scans: 512 threads and 8192-element tiles for 4-byte input, 256 and 4096 for 8-byte;
+// checked. Plain scans: 256 threads and 8192-element tiles for 4-byte input, 128 and 4096 for 8-byte;
 // segmented: 256 threads, 4096-element tiles (4-byte) or 2048 (8-byte) (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
-// Registers: a block of 512 threads at 4 blocks per SM may hold 32 registers per thread, at 3
-// blocks 42; 256-thread blocks at 4 per SM may hold 64. MIN_BLOCKS is the most that compiles
-// without spills on every target (ptxas -warn-spills is an error here).
+// Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 4 per SM 64;
+// 128-thread blocks at 6 per SM 80. MIN_BLOCKS is the most that compiles without spills on every
+// target (ptxas -warn-spills is an error here); the plain scans want 6 (see ScanShape).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -64,30 +64,30 @@
     PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
     PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
 
-PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 4, 3)
-PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 4, 3)
-PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 4, 4)
-PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 4, 4)
-PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 4, 4)
-PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 4, 4)
-PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 4, 3)
-PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 4, 4)
-PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 4, 4)
-PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 4, 4)
-PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 4, 4)
-PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 4, 4)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 4, 4)
-PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 4, 4)
-PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 4, 4)
-PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 4, 4)
-PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 4, 4)
-PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 4, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 4, 4)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 4, 4)
-PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 4, 4)
-PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 4, 4)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 3)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 3)
+PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 6, 4)
+PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 6, 4)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 4)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 4)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 3)
+PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 4)
+PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 4)
+PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
+PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 4)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 6, 4)
+PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)
+PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 6, 4)
+PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 6, 4)
+PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 6, 4)
+PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 6, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 6, 4)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 6, 4)
+PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
+PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
 
-PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 3)
+PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 4)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin, long long shift,

@@ -14,8 +14,15 @@
 //      streaming stores.
 // Why shared memory and not registers: a block waiting in the look-back holds its registers, and
 // with the tile in registers (58 per thread) only 4 x 256 threads fit an SM and an H200 scanned
-// 2^28 floats at 2.5 TB/s; staged, 30 registers let 4 x 512 threads resident, more tiles' loads
-// are in flight while others wait, and the same scan runs at 3.35 TB/s (copy: 4.2; CUB: 3.1).
+// 2^28 floats at 2.5 TB/s; staged, a thread needs few registers, so more tiles are resident and
+// more loads are in flight while other tiles wait: 6 x 256-thread blocks of 32 KB per SM scan at
+// 3.56 TB/s (copy 4.21, CUB through torch 2.5; measured 2026-11-21, see ScanShape).
+// What is left: the same tiles staged and written back with no scan at all run at 90% of the
+// copy, the scan at 85%. ncu shows warps waiting at barriers most of the time (the block waits for
+// warp 0's look-back); a tree look-back is no faster than the ordered one. Persistent blocks that
+// stage their next tile while they look back for the current one (double-buffered; the next ticket
+// drawn at the tile's start or during its look-back) were 2-2.5x SLOWER: a tile drawn as "next"
+// publishes nothing until its block is done with the current one, and later tiles wait on it.
 //
 // Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
 // is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
@@ -83,11 +90,15 @@ struct ScanPolicyConstants {
 
 /**
  * Tile shape by input element size. Plain scans: 32 KB of input per tile (8192 elements of 4 bytes,
- * 4096 of 8), staged in shared memory. Measured on an H200 (2^28 float sums): 512 x 4 vectors at
- * 4 blocks per SM beat 256 x 4 (3.36 vs 3.23 TB/s), 128 x 8, 1024 x 2 and 512 x 3; for 8-byte types
- * 256 threads x 8 vectors beat 512 x 4 (2.77 vs 2.61 TB/s). Segmented scans carry (value, head)
- * pairs, twice the registers per chunk total and prefix: 256 x 4 vectors keeps them unspilled.
- * ScanPolicy.java mirrors these numbers.
+ * 4096 of 8), staged in shared memory; what counts is how many tiles an SM holds at once.
+ * Measured on an H200, 2^28 elements, 2026-11-21 (TB/s, read + write; copy 4.21):
+ *   float sum:   256 x 8 vectors at 6 blocks per SM 3.56, 256 x 7 at 7 3.58, 512 x 4 at 4 3.32,
+ *                128 x 16 at 6 3.29, 256 x 8 at 5 3.43;
+ *   double sum:  128 x 16 at 6 2.61, 128 x 14 at 7 2.63, 256 x 8 at 4 2.53;
+ *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM here), 512 x 4 at 3 2.31.
+ * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape per type keeps the policy simple.)
+ * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
+ * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
  */
 /**
  * Blocks per SM for __launch_bounds__: `wanted`, or fewer where the SM runs fewer threads (sm_86,
@@ -103,8 +114,8 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
 
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
-    static constexpr int BLOCK_THREADS = sizeof(InT) == 4 && !SEGMENTED ? 512 : 256;
-    static constexpr int ROWS = sizeof(InT) == 8 && !SEGMENTED ? 8 : 4;  // 16-byte vectors per thread per tile
+    static constexpr int BLOCK_THREADS = SEGMENTED ? 256 : sizeof(InT) == 4 ? 256 : 128;
+    static constexpr int ROWS = SEGMENTED ? 4 : sizeof(InT) == 4 ? 8 : 16;  // 16-byte vectors per thread per tile
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 
@@ -659,9 +670,10 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 // Kernels as templates, for NVRTC with a user-defined operator (Op: a functor with identity()
 // and operator(), on OutT). Launch as described at device_scan; ScanPolicy.java gives the shape.
 
-// MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used).
+// MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used; a
+// user-defined operator gets 4: room for 64 registers a thread at 256 threads, 128 at 128).
 
-template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 3>
+template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<InT>::BLOCK_THREADS))
 scan_kernel(const InT* in, OutT* out, long long n, long long tiles, long long init_bits, int inclusive,
             unsigned char* scratch, unsigned epoch) {

@@ -1,7 +1,6 @@
 // Batched and segmented reduce entry points (see segmented_reduce_kernels.cuh for the algorithms),
 // one per (kernel, operator, dtype): segreduce_<kernel>_<op>_<suffix>, op in sum prod min max and
-// or xor argmin argmax, suffix in i32 i64 f32 f64. All are launched with 256 threads per block,
-// except segreduce_rows_chunk_* with 512.
+// or xor argmin argmax, suffix in i32 i64 f32 f64. All are launched with 256 threads per block.
 //
 //   segreduce_rows_vector_*             (const T* in, long long rows, long long cols, int log2_lanes,
 //                                        Out* out, unsigned char* scratch)
@@ -11,7 +10,7 @@
 //                                        4 rows per group at a time.
 //   segreduce_rows_warp_*               (const T* in, long long rows, long long cols, Out* out, unsigned char* scratch)
 //       a warp per row, 4 vectors per lane in flight.
-//   segreduce_rows_chunk_*: 512 threads per block, grid = rows * chunks (or fewer: it grid-strides).
+//   segreduce_rows_chunk_*: grid = rows * chunks (or fewer: it grid-strides).
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
@@ -37,13 +36,14 @@ using primer::KeyIndex;
 using Wide = unsigned long long;
 namespace seg = primer::segmented;
 
-// Launch bounds: 256 threads (512 for rows_chunk) and at least two blocks per SM (<= 128
-// registers); given the thread count alone, ptxas aims for 64 registers and spills in some
-// kernels. rows_scalar asks for three blocks: four rows of scalar loads in flight per lane need
-// the occupancy more than the registers (measured: 2x faster on 4M x 63 float32).
+// Launch bounds: 256 threads and at least two blocks per SM (<= 128 registers); given the thread
+// count alone, ptxas aims for 64 registers and spills in some kernels. rows_scalar asks for three
+// blocks: four rows of scalar loads in flight per lane need the occupancy more than the registers
+// (measured: 2x faster on 4M x 63 float32); rows_chunk for four (<= 64 registers: 3 vectors per
+// thread in flight at 4 blocks per SM read fastest, see the .cuh).
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
 #define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
-#define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 2)
+#define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 4)
 
 #define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR)                                                           \
     using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                                     \

@@ -14,14 +14,16 @@
 //                G = 1 is thread-per-row; 64 float columns use G = 16, one float4 per lane.
 //                Vector loads when every row is 16-byte aligned, coalesced scalar loads otherwise.
 //   rows_warp    a warp per row (a few hundred to a few thousand columns).
-//   rows_chunk   a block of 512 threads per (row, chunk): long rows. With one chunk per row it
+//   rows_chunk   a block of 256 threads per (row, chunk): long rows. With one chunk per row it
 //                writes the result; with several (few rows, huge cols) it leaves partials in
 //                scratch and
 //   rows_combine folds each row's partials in chunk order.
-//   (Measured on an H200, 2048 x 262144 float32: 512-thread blocks with 2 vectors per thread in
-//   flight beat 256 x 4, 256 x 2 and 1024 x 2 by 1-6%, at ~98% of a plain float4 streaming read;
-//   equal flat shares per warp were within 1%; warp tiles streamed in one front with a last-warp
-//   combine were 10-40% slower; L1/L2 cache hints on the loads changed nothing.)
+//   (Measured on an H200, 2048 x 262144 float32, 2026-11-21: 256-thread blocks with 3 vectors per
+//   thread in flight at 4 blocks per SM read 4.59 TB/s; 256 x 4 and 128 x 4 at 8 per SM 4.49,
+//   512 x 2 at 2 per SM 4.43, 256 x 2 4.14-4.31; cutting rows into 2-8 chunks with a combine
+//   launch was 1-7% slower. Earlier: equal flat shares per warp were within 1%; warp tiles
+//   streamed in one front with a last-warp combine were 10-40% slower; L1/L2 cache hints on the
+//   loads changed nothing.)
 //
 // CSR segments (lengths vary freely, e.g. power law), three launches and no host round trip:
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
@@ -65,8 +67,8 @@ namespace segmented {
 /** Shape constants; SegmentedReducePolicy.java mirrors them. */
 struct Constants {
     static constexpr int BLOCK_THREADS = 256;         // every kernel but rows_chunk
-    static constexpr int CHUNK_BLOCK_THREADS = 512;   // rows_chunk
-    static constexpr int CHUNK_VECS_PER_THREAD = 2;   // rows_chunk: vectors per thread per batch
+    static constexpr int CHUNK_BLOCK_THREADS = 256;   // rows_chunk
+    static constexpr int CHUNK_VECS_PER_THREAD = 3;   // rows_chunk: vectors per thread per batch
     static constexpr int LONG_VECS_PER_THREAD = 4;    // segments_long
     static constexpr int WARP_VECS_PER_LANE = 4;      // rows_warp
     static constexpr int MEDIUM_VECS_PER_LANE = 2;    // medium segments, two at a time

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -97,6 +99,59 @@ public final class CudaContext {
             Driver.check((int) Driver.cuStreamSynchronize.invokeExact(stream), "cuStreamSynchronize");
         } catch (Throwable t) {
             throw Driver.rethrow(t);
+        }
+    }
+
+    /** {@code CUDA_ERROR_NOT_READY}: cuStreamQuery's "work still pending". */
+    private static final int CUDA_ERROR_NOT_READY = 600;
+    /** Spinning on a result longer than this falls back to cuStreamSynchronize. */
+    private static final long SPIN_LIMIT_NANOS = 200_000;
+    private static final VarHandle LONG_AT = ValueLayout.JAVA_LONG.varHandle();
+
+    /** Whether all work issued on Primer's stream has finished; an error there is thrown. */
+    public boolean isIdle() {
+        makeCurrent();
+        int r;
+        try {
+            r = (int) Driver.cuStreamQuery.invokeExact(stream);
+        } catch (Throwable t) {
+            throw Driver.rethrow(t);
+        }
+        if (r == CUDA_ERROR_NOT_READY) return false;
+        Driver.check(r, "cuStreamQuery");
+        return true;
+    }
+
+    /**
+     * Waits for a result that the last launch on Primer's stream writes straight into pinned host
+     * memory: until each of the first {@code words} 8-byte words of {@code pinned} differs from
+     * {@code poison} (which the caller stored there before the launch), or the stream is idle. Polling
+     * the memory the device writes returns about 2 µs sooner than cuStreamSynchronize (measured on an
+     * H200: 9.9 vs 12.0 µs for a 2^20-float sum); a true value that happens to equal the poison only
+     * costs the wait for the stream. The stream is queried now and then, so an error in the kernel
+     * is thrown (as by {@link #synchronize}) rather than waited on forever; after
+     * {@value #SPIN_LIMIT_NANOS} ns of spinning it synchronizes instead, to give the CPU back.
+     * Work later on the stream stays ordered after the kernel, which may still be retiring.
+     */
+    public void awaitPinnedResult(MemorySegment pinned, int words, long poison) {
+        long start = System.nanoTime();
+        long nextQuery = start + 20_000;
+        for (int spin = 0; ; spin++) {
+            boolean written = true;
+            for (int w = 0; w < words && written; w++) written = (long) LONG_AT.getVolatile(pinned, 8L * w) != poison;
+            if (written) return;
+            if ((spin & 63) == 63) {
+                long now = System.nanoTime();
+                if (now - start > SPIN_LIMIT_NANOS) {
+                    synchronize();
+                    return;
+                }
+                if (now >= nextQuery) {
+                    if (isIdle()) return;
+                    nextQuery = now + 10_000;
+                }
+            }
+            Thread.onSpinWait();
         }
     }
 

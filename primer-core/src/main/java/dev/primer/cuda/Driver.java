@@ -32,7 +32,7 @@ final class Driver {
 
     static final MethodHandle cuInit, cuDriverGetVersion, cuDeviceGetCount, cuDeviceGet, cuDeviceGetName,
             cuDeviceGetAttribute, cuDeviceTotalMem, cuDevicePrimaryCtxRetain, cuCtxSetCurrent, cuCtxSynchronize,
-            cuStreamCreate, cuStreamSynchronize, cuStreamDestroy, cuEventCreate, cuEventRecord, cuEventSynchronize,
+            cuStreamCreate, cuStreamSynchronize, cuStreamQuery, cuStreamDestroy, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventElapsedTime, cuEventDestroy, cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost, cuMemGetInfo,
             cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD8Async, cuMemsetD32Async,
             cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute,
@@ -61,6 +61,7 @@ final class Driver {
         cuCtxSynchronize = h("cuCtxSynchronize", I_V);
         cuStreamCreate = h("cuStreamCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         cuStreamSynchronize = h("cuStreamSynchronize", I_J);
+        cuStreamQuery = h("cuStreamQuery", I_J);
         cuStreamDestroy = h("cuStreamDestroy_v2", I_J);
         cuEventCreate = h("cuEventCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         cuEventRecord = h("cuEventRecord", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));

@@ -38,7 +38,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>The synchronous calls have the kernel write its result straight into a small pinned host buffer
  * (pinned memory is addressable from the device under unified addressing), so a call is one launch
- * and one stream synchronize: no copy command. Synchronous calls on one context are serialised by a
+ * and no copy command; the host spins on that buffer until the result lands rather than waiting in
+ * cuStreamSynchronize, which returns later. Synchronous calls on one context are serialised by a
  * lock around that buffer.
  */
 public final class GpuReduce {
@@ -50,6 +51,8 @@ public final class GpuReduce {
     public static final int ARG_RESULT_BYTES = 16;
     private static final int ARG_INDEX_OFFSET = 8;
     private static final int ARG_MIN = Op.values().length, ARG_MAX = ARG_MIN + 1, KINDS = ARG_MAX + 1;
+    /** Stored over the pinned result before a synchronous launch (a NaN payload no sum produces). */
+    private static final long RESULT_POISON = 0x7FF4_DEAD_5EED_1234L;
 
     // ---- synchronous: launch, wait, return the value ----
 
@@ -224,11 +227,16 @@ public final class GpuReduce {
             e.kernel().launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, resultPtr, scratchPtr);
         }
 
-        /** Launch into the pinned result buffer and wait. The caller holds this object's lock. */
+        /**
+         * Launch into the pinned result buffer, poisoned first, and spin until the result lands
+         * there (CudaContext.awaitPinnedResult). The caller holds this object's lock.
+         */
         MemorySegment runSync(CudaContext ctx, DType type, int kind, long in, long n) {
             if (hostResult == null) hostResult = ctx.allocatePinned(64);
+            int words = kind >= ARG_MIN || (type == DType.LONG && kind == Op.SUM.ordinal()) ? 2 : 1;
+            for (int w = 0; w < words; w++) hostResult.set(JAVA_LONG, 8L * w, RESULT_POISON);
             launch(ctx, type, kind, in, n, hostResult.address());
-            ctx.synchronize();
+            ctx.awaitPinnedResult(hostResult, words, RESULT_POISON);
             return hostResult;
         }
     }

@@ -19,7 +19,7 @@ import dev.primer.DType;
  *   <li>{@link RowsKernel#WARP}: a warp per row, up to {@link #WARP_MAX_COLS} columns, while there are
  *       enough rows to fill the GPU with warps (a 512-thread block per 9000-column row spends more
  *       on its start and its barrier than on its 36 KB).</li>
- *   <li>{@link RowsKernel#CHUNK}: a 512-thread block per (row, chunk) for long rows. With enough
+ *   <li>{@link RowsKernel#CHUNK}: a 256-thread block per (row, chunk) for long rows. With enough
  *       rows, one chunk per row and the block writes the result. With few rows (fewer than
  *       {@link #TARGET_BLOCKS_PER_SM} blocks per SM) each row is cut into equal chunks of at least
  *       {@link #MIN_CHUNK_VECTORS} vectors; partials go to scratch and a second small kernel folds
@@ -38,17 +38,17 @@ public final class SegmentedReducePolicy {
     /** Threads per block of every kernel but rows_chunk. */
     public static final int BLOCK_THREADS = 256;
     /** Threads per block of rows_chunk. */
-    public static final int CHUNK_BLOCK_THREADS = 512;
+    public static final int CHUNK_BLOCK_THREADS = 256;
     static final int WARPS_PER_BLOCK = BLOCK_THREADS / 32;
     static final int ROWS_PER_GROUP_VECTOR = 2;
     static final int ROWS_PER_GROUP_SCALAR = 4;
-    static final int CHUNK_VECS_PER_THREAD = 2;
+    static final int CHUNK_VECS_PER_THREAD = 3;
     /** Warp-per-row up to this many columns, given at least WARP_MIN_ROWS_PER_SM rows per SM. */
     static final long WARP_MAX_COLS = 32768;
     static final int WARP_MIN_ROWS_PER_SM = 32;
     /**
-     * Blocks per SM below which long rows are split into several chunks each (rows_chunk keeps two
-     * 512-thread blocks per SM; 2048 rows of 262144 float32 run fastest unsplit).
+     * Blocks per SM below which long rows are split into several chunks each (rows_chunk keeps four
+     * 256-thread blocks per SM; 2048 rows of 262144 float32 run fastest unsplit).
      */
     static final int TARGET_BLOCKS_PER_SM = 4;
     /** A chunk is at least two block-wide batches of loads. */
