@@ -50,6 +50,12 @@ public interface Backend extends AutoCloseable {
     // ---- scan ----
     void scan(DeviceArray in, DeviceArray out, Op op, boolean inclusive, long initBits);
 
+    /**
+     * Scan with a user-defined operator; {@code in} and {@code out} have {@code op.type()} and the
+     * same length ({@code out} may be {@code in}); {@code initBits}: the init as raw bits of the type.
+     */
+    void scanCustom(DeviceArray in, DeviceArray out, CustomOp op, boolean inclusive, long initBits);
+
     void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
 
     void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits);

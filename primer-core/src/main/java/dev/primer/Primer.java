@@ -223,6 +223,34 @@ public final class Primer implements AutoCloseable {
         backend.scan(in, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
     }
 
+    /**
+     * out[i] = in[0] op ... op in[i] with a user-defined operator (compiled at run time on the GPU;
+     * see {@link CustomOp}). {@code in} and {@code out} have the operator's type and the same length;
+     * {@code out} may be {@code in}. The operator must be associative; it need not be commutative.
+     */
+    public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, CustomOp op) {
+        checkScanCustom(in, out, op);
+        backend.scanCustom(in, out, op, true, op.identityBits());
+    }
+
+    /** out[0] = the operator's identity, out[i] = in[0] op ... op in[i-1]; as {@link #inclusiveScan(DeviceArray, DeviceArray, CustomOp)}. */
+    public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op) {
+        checkScanCustom(in, out, op);
+        backend.scanCustom(in, out, op, false, op.identityBits());
+    }
+
+    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for int32/int64 operators. */
+    public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op, long init) {
+        checkScanCustom(in, out, op);
+        backend.scanCustom(in, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+    }
+
+    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for float32/float64 operators. */
+    public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op, double init) {
+        checkScanCustom(in, out, op);
+        backend.scanCustom(in, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+    }
+
     /** Inclusive scan restarting at every element whose head flag is non-zero. */
     public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
         checkScan(in, out, op);
@@ -302,6 +330,19 @@ public final class Primer implements AutoCloseable {
             throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
                     + " (out must match in, or be int64 for an int32 SUM)");
         }
+    }
+
+    private void checkScanCustom(DeviceArray in, DeviceArray out, CustomOp op) {
+        own(in, "in");
+        own(out, "out");
+        Objects.requireNonNull(op, "op");
+        if (in.dtype() != op.type()) {
+            throw new IllegalArgumentException("in is " + in.dtype() + " but op " + op + " is defined on " + op.type());
+        }
+        if (out.dtype() != op.type()) {
+            throw new IllegalArgumentException("out is " + out.dtype() + " but op " + op + " is defined on " + op.type());
+        }
+        if (out.length() != in.length()) throw new IllegalArgumentException("out has " + out.length() + " elements, in has " + in.length());
     }
 
     private static <A extends DeviceArray> A fillOrClose(A out, Runnable fill) {

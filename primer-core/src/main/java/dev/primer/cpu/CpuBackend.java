@@ -87,6 +87,10 @@ public final class CpuBackend implements Backend {
         CpuScan.scan(in.dtype(), out.dtype(), op, inclusive, initBits, in.segment(), out.segment(), in.length());
     }
 
+    @Override public void scanCustom(DeviceArray in, DeviceArray out, dev.primer.CustomOp op, boolean inclusive, long initBits) {
+        CpuCustomScan.scan(op, inclusive, initBits, in.segment(), out.segment(), in.length());
+    }
+
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
         CpuScan.segmentedScanByFlags(in.dtype(), op, inclusive, initBits, in.segment(), headFlags.segment(), out.segment(), in.length());
     }

@@ -101,6 +101,10 @@ public final class GpuBackend implements Backend {
         GpuScan.scan(ctx, in.dtype(), out.dtype(), op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
     }
 
+    @Override public void scanCustom(DeviceArray in, DeviceArray out, dev.primer.CustomOp op, boolean inclusive, long initBits) {
+        GpuCustomScan.scan(ctx, op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
+    }
+
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
         GpuScan.segmentedScanByFlags(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
                 out.devicePointer(), in.length());

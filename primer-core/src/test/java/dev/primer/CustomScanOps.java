@@ -1,0 +1,147 @@
+package dev.primer;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.function.DoubleBinaryOperator;
+import java.util.function.IntBinaryOperator;
+import java.util.function.LongBinaryOperator;
+
+/**
+ * User-defined operators for the scan tests, each truly associative, with random inputs that suit
+ * them and a sequential left fold as the reference. Two are not commutative (affine-map composition,
+ * forward fill), so a scan that swaps operands anywhere fails them.
+ */
+public final class CustomScanOps {
+    private CustomScanOps() {}
+
+    /**
+     * x -> m*x + c mod 2^16, packed (m << 16 | c); a op b = "a, then b" = (bm*am, bm*ac + bc).
+     * Composition of maps: associative, not commutative; identity x -> x = (1, 0).
+     */
+    public static final CustomOp AFFINE16 = CustomOp.ofInt("affine16",
+            "(int)(((((unsigned)b >> 16) * ((unsigned)a >> 16)) << 16)"
+                    + " | ((((unsigned)b >> 16) * ((unsigned)a & 0xFFFFu) + ((unsigned)b & 0xFFFFu)) & 0xFFFFu))",
+            0x10000, (a, b) -> {
+                int am = a >>> 16, ac = a & 0xFFFF, bm = b >>> 16, bc = b & 0xFFFF;
+                return ((bm * am) << 16) | ((bm * ac + bc) & 0xFFFF);
+            });
+
+    /** The same on 32-bit halves of a long: (m << 32 | c), mod 2^32. */
+    public static final CustomOp AFFINE32 = CustomOp.ofLong("affine32",
+            "(long long)(((unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)((unsigned long long)a >> 32)) << 32)"
+                    + " | (unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)a + (unsigned)b))",
+            1L << 32, (a, b) -> {
+                int am = (int) (a >>> 32), ac = (int) a, bm = (int) (b >>> 32), bc = (int) b;
+                return ((long) (bm * am) << 32) | ((bm * ac + bc) & 0xFFFF_FFFFL);
+            });
+
+    /** Forward fill: the last value that is not NaN (NaN: missing). Associative, not commutative; identity NaN. */
+    public static final CustomOp FFILL = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN,
+            (a, b) -> Double.isNaN(b) ? a : b);
+
+    /** max(|a|, |b|): exact, so any association gives the same bits. */
+    public static final CustomOp ABS_MAX = CustomOp.ofFloat("absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,
+            (a, b) -> Math.max(Math.abs(a), Math.abs(b)));
+
+    /** a + b on doubles; exact on the integer-valued inputs {@link #input} gives it. */
+    public static final CustomOp DOUBLE_SUM = CustomOp.ofDouble("dsum", "a + b", 0.0, Double::sum);
+
+    /** a + b on floats, on random inputs: rounds, so backends agree only within a bound. */
+    public static final CustomOp FLOAT_SUM = CustomOp.ofFloat("fsum", "a + b", 0f, Float::sum);
+
+    /** The operators whose scans are exact (the same bits in any association). */
+    public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, ABS_MAX, DOUBLE_SUM);
+
+    /** n random elements suited to {@code op}. */
+    public static MemorySegment input(Arena arena, CustomOp op, long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        MemorySegment x = arena.allocate(n * op.type().byteSize(), 8);
+        for (long i = 0; i < n; i++) {
+            switch (op.name()) {
+                case "affine16" -> x.setAtIndex(ValueLayout.JAVA_INT, i,  // odd m: products never reach 0
+                        ((random.nextInt(1 << 16) | 1) << 16) | random.nextInt(1 << 16));
+                case "affine32" -> x.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong() | (1L << 32));  // odd m: never 0
+                case "ffill" -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i,
+                        random.nextInt(10) < 7 ? Double.NaN : random.nextDouble(-1e6, 1e6));
+                case "absmax" -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble(-100, 100));
+                case "dsum" -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextInt(-1000, 1001));
+                case "fsum" -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble(-1, 1));
+                default -> throw new IllegalArgumentException(op.name());
+            }
+        }
+        return x;
+    }
+
+    /** A random value of op's type, as raw bits (an init that is not the identity). */
+    public static long someInitBits(CustomOp op, long seed) {
+        Arena arena = Arena.ofAuto();
+        MemorySegment one = input(arena, op, 1, seed);
+        return op.type().byteSize() == 4 ? one.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : one.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /** The sequential left fold: out[i] = init op x_0 op ... op x_i (inclusive), or up to x_(i-1). */
+    public static MemorySegment reference(Arena arena, CustomOp op, MemorySegment x, long n, boolean inclusive, long initBits) {
+        MemorySegment out = arena.allocate(n * op.type().byteSize(), 8);
+        switch (op.javaOperator()) {
+            case IntBinaryOperator f -> {
+                int acc = (int) initBits;
+                for (long i = 0; i < n; i++) {
+                    int next = f.applyAsInt(acc, x.getAtIndex(ValueLayout.JAVA_INT, i));
+                    out.setAtIndex(ValueLayout.JAVA_INT, i, inclusive ? next : acc);
+                    acc = next;
+                }
+            }
+            case LongBinaryOperator f -> {
+                long acc = initBits;
+                for (long i = 0; i < n; i++) {
+                    long next = f.applyAsLong(acc, x.getAtIndex(ValueLayout.JAVA_LONG, i));
+                    out.setAtIndex(ValueLayout.JAVA_LONG, i, inclusive ? next : acc);
+                    acc = next;
+                }
+            }
+            case CustomOp.FloatBinaryOperator f -> {
+                float acc = Float.intBitsToFloat((int) initBits);
+                for (long i = 0; i < n; i++) {
+                    float next = f.applyAsFloat(acc, x.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+                    out.setAtIndex(ValueLayout.JAVA_FLOAT, i, inclusive ? next : acc);
+                    acc = next;
+                }
+            }
+            case DoubleBinaryOperator f -> {
+                double acc = Double.longBitsToDouble(initBits);
+                for (long i = 0; i < n; i++) {
+                    double next = f.applyAsDouble(acc, x.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
+                    out.setAtIndex(ValueLayout.JAVA_DOUBLE, i, inclusive ? next : acc);
+                    acc = next;
+                }
+            }
+            default -> throw new IllegalArgumentException(op.toString());
+        }
+        return out;
+    }
+
+    /** Element i of a segment of {@code type} as bits, NaNs made canonical (any NaN equals any NaN). */
+    public static long bitsAt(DType type, MemorySegment s, long i) {
+        return switch (type) {
+            case INT -> s.getAtIndex(ValueLayout.JAVA_INT, i);
+            case LONG -> s.getAtIndex(ValueLayout.JAVA_LONG, i);
+            case FLOAT -> Float.floatToIntBits(s.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+            case DOUBLE -> Double.doubleToLongBits(s.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
+            case BYTE -> s.get(ValueLayout.JAVA_BYTE, i);
+        };
+    }
+
+    /** Fails at the first element where {@code got} and {@code want} differ (bits; NaNs canonical). */
+    public static void assertSameElements(String what, DType type, MemorySegment want, MemorySegment got, long n) {
+        for (long i = 0; i < n; i++) {
+            long w = bitsAt(type, want, i), g = bitsAt(type, got, i);
+            if (w != g) {
+                throw new AssertionError(what + ": element " + i + " of " + n + " is 0x" + Long.toHexString(g)
+                        + ", expected 0x" + Long.toHexString(w));
+            }
+        }
+    }
+}

@@ -1,0 +1,256 @@
+package dev.primer;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static dev.primer.CustomScanOps.AFFINE16;
+import static dev.primer.CustomScanOps.AFFINE32;
+import static dev.primer.CustomScanOps.ABS_MAX;
+import static dev.primer.CustomScanOps.FFILL;
+import static dev.primer.CustomScanOps.FLOAT_SUM;
+import static dev.primer.CustomScanOps.assertSameElements;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Scans with user-defined operators through the facade, on every backend: each element against a
+ * sequential left fold with the operator's Java lambda (exact operators, two of them not
+ * commutative), inclusive, exclusive from the identity and from an init, in place, on slices that
+ * start 1..3 elements past an alignment boundary, with poisoned guard elements around the output;
+ * then the GPU against the CPU, and the argument checks.
+ */
+class CustomScanTest {
+    static Iterable<BackendKind> backends() { return Backends.all().toList(); }
+
+    private static final long[] SIZES = {0, 1, 31, 33, 1000, (1 << 16) + 1, 3 * (1 << 16) + 5};
+    private static final long GUARD = 4;     // elements of poison on each side of an output
+    private static final byte POISON = (byte) 0xA5;
+
+    @ParameterizedTest
+    @MethodSource("backends")
+    void scansMatchASequentialFold(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            int config = 0;
+            for (CustomOp op : CustomScanOps.EXACT) {
+                for (long n : SIZES) {
+                    config++;
+                    MemorySegment x = CustomScanOps.input(arena, op, n, 31L * config);
+                    long init = CustomScanOps.someInitBits(op, config);
+                    int shift = config % 4, outShift = (config / 4) % 4;
+                    check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), shift, outShift);
+                    check(primer, arena, op, x, n, Mode.EXCLUSIVE, op.identityBits(), shift, (outShift + 1) % 4);
+                    check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, init, shift, outShift);
+                    check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), shift, -1);
+                    check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, init, shift, -1);
+                }
+            }
+        }
+    }
+
+    /** More chunks than one CPU window (64 chunks of 2^16), and about 600 GPU tiles. */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void longScansAcrossManyChunksAndTiles(BackendKind kind) {
+        long n = 70L * (1 << 16) + 3;
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            for (CustomOp op : new CustomOp[] {AFFINE32, AFFINE16}) {
+                MemorySegment x = CustomScanOps.input(arena, op, n, 99);
+                check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), 1, 0);
+                check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, CustomScanOps.someInitBits(op, 5), 0, -1);
+            }
+        }
+    }
+
+    /** The GPU against the CPU, element by element; a float sum (not exactly associative) within a bound. */
+    @Test
+    void gpuMatchesTheCpu() {
+        Backends.assumeGpu();
+        try (Primer gpu = Primer.open(BackendKind.GPU); Primer cpu = Primer.open(BackendKind.CPU);
+             Arena arena = Arena.ofConfined()) {
+            for (long n : new long[] {1, 33, 8191, 8193, 4097, (1 << 20) + 1, (1 << 24) + 7}) {
+                for (CustomOp op : new CustomOp[] {FLOAT_SUM, AFFINE16, FFILL, ABS_MAX}) {
+                    for (boolean inclusive : new boolean[] {true, false}) {
+                        MemorySegment x = CustomScanOps.input(arena, op, n, n ^ op.name().hashCode());
+                        long init = inclusive ? op.identityBits() : CustomScanOps.someInitBits(op, n);
+                        MemorySegment want = run(cpu, arena, op, x, n, inclusive, init);
+                        MemorySegment got = run(gpu, arena, op, x, n, inclusive, init);
+                        String what = op.name() + (inclusive ? " inclusive" : " exclusive") + " n=" + n;
+                        if (op == FLOAT_SUM) assertFloatSumsAgree(what, x, n, init, inclusive, want, got);
+                        else assertSameElements(what + " GPU vs CPU", op.type(), want, got, n);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The ordered look-back: a float sum gives the same bits on every run. */
+    @Test
+    void gpuFloatSumsAreBitwiseIdenticalFromRunToRun() {
+        Backends.assumeGpu();
+        long n = (1L << 24) + 7;
+        try (Primer gpu = Primer.open(BackendKind.GPU); Arena arena = Arena.ofConfined()) {
+            MemorySegment x = CustomScanOps.input(arena, FLOAT_SUM, n, 7);
+            MemorySegment first = run(gpu, arena, FLOAT_SUM, x, n, true, FLOAT_SUM.identityBits());
+            for (int r = 1; r < 4; r++) {
+                MemorySegment again = run(gpu, arena, FLOAT_SUM, x, n, true, FLOAT_SUM.identityBits());
+                assertEquals(-1L, first.mismatch(again), "run " + r + " differs bitwise from run 0");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("backends")
+    void argumentErrorsNameTheArgument(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); Primer other = Primer.open(BackendKind.CPU);
+             LongArray l = primer.upload(new long[10]); LongArray l2 = primer.allocateLongs(10);
+             LongArray shorter = primer.allocateLongs(9); IntArray i = primer.upload(new int[10]);
+             FloatArray f = primer.allocateFloats(10); LongArray foreign = other.allocateLongs(10)) {
+            expect("in", () -> primer.inclusiveScan(i, l, AFFINE32));
+            expect("out", () -> primer.inclusiveScan(l, i, AFFINE32));
+            expect("out has 9 elements", () -> primer.exclusiveScan(l, shorter, AFFINE32));
+            expect("init", () -> primer.exclusiveScan(l, l2, AFFINE32, 1.5));
+            expect("init", () -> primer.exclusiveScan(f, f, ABS_MAX, 1L));
+            expect("init", () -> primer.exclusiveScan(i, i, AFFINE16, 1L << 40));
+            expect("out", () -> primer.inclusiveScan(l.slice(0, 9), l.slice(1, 10), AFFINE32));  // overlaps in partly
+            expect("in", () -> primer.inclusiveScan(foreign, l2, AFFINE32));
+            expect("out", () -> primer.inclusiveScan(l, foreign, AFFINE32));
+            assertThrows(NullPointerException.class, () -> primer.inclusiveScan(l, l2, (CustomOp) null));
+            assertThrows(NullPointerException.class, () -> primer.inclusiveScan(null, l2, AFFINE32));
+            LongArray closed = primer.allocateLongs(10);
+            closed.close();
+            assertThrows(IllegalStateException.class, () -> primer.inclusiveScan(closed, l2, AFFINE32));
+            assertThrows(IllegalStateException.class, () -> primer.exclusiveScan(l, closed, AFFINE32));
+            // The message names the operator, as reduce's does.
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> primer.inclusiveScan(i, i, ABS_MAX));
+            assertTrue(e.getMessage().contains("absmax"), e.getMessage());
+        }
+    }
+
+    @Test
+    void inPlaceScansOfTheSameArrayWork() {
+        try (Primer primer = Primer.open(BackendKind.CPU); LongArray a = primer.upload(new long[] {3, 0, 0, 5, 0})) {
+            CustomOp lastNonZero = CustomOp.ofLong("lastnz", "b != 0 ? b : a", 0L, (x, y) -> y != 0 ? y : x);
+            primer.inclusiveScan(a, a, lastNonZero);
+            assertEquals(java.util.List.of(3L, 3L, 3L, 5L, 5L), java.util.Arrays.stream(a.toArray()).boxed().toList());
+            primer.exclusiveScan(a, a, lastNonZero, 7L);
+            assertEquals(java.util.List.of(7L, 3L, 3L, 3L, 5L), java.util.Arrays.stream(a.toArray()).boxed().toList());
+        }
+    }
+
+    // ---- the machinery ----
+
+    private enum Mode { INCLUSIVE, EXCLUSIVE, EXCLUSIVE_INIT }
+
+    /**
+     * Scans x (n elements) placed {@code shift} elements into an array, into an array at
+     * {@code outShift} (in place when -1), poisoned around; checks every element and the guards.
+     */
+    private static void check(Primer primer, Arena arena, CustomOp op, MemorySegment x, long n, Mode mode, long init,
+                              int shift, int outShift) {
+        DType type = op.type();
+        long size = type.byteSize();
+        boolean inPlace = outShift < 0;
+        String what = op.name() + " " + mode + " n=" + n + " shift=" + shift + "/" + (inPlace ? "in place" : outShift)
+                + " init=0x" + Long.toHexString(init) + " on " + primer.kind();
+        boolean inclusive = mode == Mode.INCLUSIVE;
+        MemorySegment want = CustomScanOps.reference(arena, op, x, n, inclusive, init);
+        try (DeviceArray inBase = primer.allocate(type, n + shift + GUARD);
+             DeviceArray outBase = inPlace ? null : primer.allocate(type, n + outShift + 2 * GUARD)) {
+            MemorySegment staged = arena.allocate(inBase.byteSize(), 8);
+            MemorySegment.copy(x, 0, staged, shift * size, n * size);
+            inBase.copyFrom(staged);
+            DeviceArray in = slice(inBase, shift, shift + n);
+            long outOffset = inPlace ? shift : GUARD + outShift;
+            DeviceArray outArray = inPlace ? inBase : outBase;
+            if (!inPlace) {
+                MemorySegment poison = arena.allocate(outBase.byteSize(), 8).fill(POISON);
+                outBase.copyFrom(poison);
+            }
+            DeviceArray out = inPlace ? in : slice(outBase, outOffset, outOffset + n);
+            switch (mode) {
+                case INCLUSIVE -> primer.inclusiveScan(in, out, op);
+                case EXCLUSIVE -> primer.exclusiveScan(in, out, op);
+                case EXCLUSIVE_INIT -> {
+                    if (type == DType.FLOAT) primer.exclusiveScan(in, out, op, (double) Float.intBitsToFloat((int) init));
+                    else if (type == DType.DOUBLE) primer.exclusiveScan(in, out, op, Double.longBitsToDouble(init));
+                    else primer.exclusiveScan(in, out, op, type == DType.INT ? (long) (int) init : init);
+                }
+            }
+            MemorySegment got = arena.allocate(outArray.byteSize(), 8);
+            outArray.copyTo(got);
+            if (!inPlace) {
+                for (long b = 0; b < got.byteSize(); b++) {
+                    if (b == outOffset * size) b += n * size;
+                    if (b < got.byteSize() && got.get(ValueLayout.JAVA_BYTE, b) != POISON) {
+                        fail(what + ": byte " + b + " outside the output was written");
+                    }
+                }
+            }
+            assertSameElements(what, type, want, got.asSlice(outOffset * size), n);
+        }
+    }
+
+    private static MemorySegment run(Primer primer, Arena arena, CustomOp op, MemorySegment x, long n, boolean inclusive,
+                                     long init) {
+        DType type = op.type();
+        try (DeviceArray in = primer.upload(type, x, n); DeviceArray out = primer.allocate(type, n)) {
+            out.copyFrom(arena.allocate(out.byteSize(), 8).fill(POISON));
+            if (inclusive) {
+                primer.inclusiveScan(in, out, op);
+            } else if (type == DType.FLOAT) {
+                primer.exclusiveScan(in, out, op, (double) Float.intBitsToFloat((int) init));
+            } else if (type == DType.DOUBLE) {
+                primer.exclusiveScan(in, out, op, Double.longBitsToDouble(init));
+            } else {
+                primer.exclusiveScan(in, out, op, type == DType.INT ? (long) (int) init : init);
+            }
+            MemorySegment got = arena.allocate(out.byteSize(), 8);
+            out.copyTo(got);
+            return got;
+        }
+    }
+
+    /**
+     * Float sums: each backend is within gamma(d) * (|init| + sum |x_j|) of the exact prefix, d the
+     * roundings on an element's path: the CPU folds chunks of 2^16 left to right and chains the
+     * carries (2^16 + i / 2^16 + 2); the GPU's block scan takes a few dozen and its look-back one per
+     * preceding tile (i / 4096 + 64, generously). So they agree within gamma(d_cpu + d_gpu) of that sum.
+     */
+    private static void assertFloatSumsAgree(String what, MemorySegment x, long n, long init, boolean inclusive,
+                                             MemorySegment cpu, MemorySegment gpu) {
+        double abs = Math.abs(Float.intBitsToFloat((int) init));
+        double u = 0x1p-24;
+        for (long i = 0; i < n; i++) {
+            if (inclusive) abs += Math.abs(x.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+            long d = (1 << 16) + i / (1 << 16) + 2 + i / 4096 + 64;
+            double bound = d * u / (1 - d * u) * abs;
+            float c = cpu.getAtIndex(ValueLayout.JAVA_FLOAT, i), g = gpu.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+            if (!(Math.abs((double) c - g) <= bound)) {
+                fail(what + ": element " + i + ": GPU " + g + ", CPU " + c + ", bound " + bound);
+            }
+            if (!inclusive) abs += Math.abs(x.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+        }
+    }
+
+    private static DeviceArray slice(DeviceArray a, long from, long to) {
+        return switch (a) {
+            case IntArray t -> t.slice(from, to);
+            case LongArray t -> t.slice(from, to);
+            case FloatArray t -> t.slice(from, to);
+            case DoubleArray t -> t.slice(from, to);
+            case ByteArray t -> t.slice(from, to);
+        };
+    }
+
+    private static void expect(String start, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
+    }
+}

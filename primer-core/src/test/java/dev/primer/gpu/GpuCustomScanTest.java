@@ -1,0 +1,184 @@
+package dev.primer.gpu;
+
+import dev.primer.Backends;
+import dev.primer.CustomOp;
+import dev.primer.CustomScanOps;
+import dev.primer.DType;
+import dev.primer.cpu.CpuCustomScan;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.io.File;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * The GPU scan with user-defined operators: the generated source (compiled here by nvcc when it is
+ * on the PATH, since NVRTC may not be; the entry point is then found in the cubin as it is at run
+ * time), and on a GPU raw-pointer scans at every 16-byte misalignment, in place, with poisoned guards,
+ * against the CPU element by element, and the argument checks.
+ */
+class GpuCustomScanTest {
+    private static final long GUARD = 8;
+    private static final CustomOp[] OPS = {CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX,
+            CustomScanOps.FFILL, CustomScanOps.DOUBLE_SUM};
+
+    @Test
+    void theSourceInstantiatesTheDeviceScan() {
+        String src = GpuCustomScan.source(CustomScanOps.AFFINE32);
+        assertTrue(src.startsWith(GpuCustomReduce.RTC_PRELUDE), "NVRTC needs the prelude");
+        assertTrue(src.contains("#include \"device/scan_kernels.cuh\""), src);
+        assertTrue(src.contains("template __global__ void primer::scan_kernel<long long, long long, UserOp>("), src);
+        assertTrue(src.contains("return (long long)0x100000000ULL;"), src);
+        assertTrue(GpuCustomScan.source(CustomScanOps.ABS_MAX).contains("primer::scan_kernel<float, float, UserOp>"));
+    }
+
+    /**
+     * nvcc compiles each operator's source as NVRTC will (same text, same include root; ops.cuh takes
+     * its non-NVRTC branch for the fixed-width names), and the entry point is found in the cubin.
+     */
+    @Test
+    void nvccCompilesTheSourcesAndTheEntryPointIsFound() throws Exception {
+        Path include = Path.of("src/main/cuda");
+        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
+        String nvcc = nvcc();
+        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
+        Path dir = Files.createTempDirectory("primer-custom-scan");
+        try {
+            List<Process> compiles = new ArrayList<>();
+            for (CustomOp op : OPS) {
+                Path cu = dir.resolve(op.name() + ".cu");
+                Files.writeString(cu, GpuCustomScan.source(op), StandardCharsets.UTF_8);
+                compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
+                        "-Werror", "all-warnings", "-o", dir.resolve(op.name() + ".cubin").toString(), cu.toString())
+                        .redirectErrorStream(true).redirectOutput(dir.resolve(op.name() + ".log").toFile()).start());
+            }
+            for (int k = 0; k < OPS.length; k++) {
+                CustomOp op = OPS[k];
+                int rc = compiles.get(k).waitFor();
+                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
+                String entry = GpuCustomScan.entryPoint(Files.readAllBytes(dir.resolve(op.name() + ".cubin")));
+                assertTrue(entry.startsWith(GpuCustomScan.ENTRY_PREFIX) && entry.contains("6UserOp"), entry);
+            }
+        } finally {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    void entryPointWantsACubin() {
+        assertThrows(IllegalStateException.class, () -> GpuCustomScan.entryPoint(new byte[100]));
+    }
+
+    /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
+    @Test
+    void misalignedAndInPlaceScansMatchTheCpu() {
+        CudaContext ctx = gpu();
+        int config = 0;
+        for (CustomOp op : OPS) {
+            int maxShift = 16 / op.type().byteSize() - 1;
+            for (long n : new long[] {1, 2, 31, 4095, 4097, 8191, 8193, (1 << 20) + 3}) {
+                for (int c = 0; c < 3; c++, config++) {
+                    int inShift = config % (maxShift + 1);
+                    int outShift = c == 1 ? (inShift + 1) % (maxShift + 1) : inShift;
+                    boolean inclusive = c != 1;
+                    long init = c == 0 ? op.identityBits() : CustomScanOps.someInitBits(op, config);
+                    check(ctx, op, inclusive, init, n, inShift, outShift, c == 2, config);
+                }
+            }
+        }
+    }
+
+    @Test
+    void argumentErrorsNameTheArgument() {
+        Backends.assumeGpu();
+        CudaContext ctx = Cuda.context();
+        CustomOp op = CustomScanOps.AFFINE32;
+        long a = ctx.allocate(1024), b = ctx.allocate(1024);
+        try {
+            expect("n", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b, -1));
+            expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, a + 4, b, 8));
+            expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b + 4, 8));
+            expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, 0, b, 8));
+            expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, a + 8, 8));
+            GpuCustomScan.scan(ctx, op, true, 0, 0, 0, 0);  // nothing to do: no checks, no compile
+        } finally {
+            ctx.free(a);
+            ctx.free(b);
+        }
+    }
+
+    // ---- the machinery ----
+
+    private static CudaContext gpu() {
+        Backends.assumeGpu();
+        Assumptions.assumeTrue(dev.primer.cuda.Nvrtc.isAvailable(), () -> "no NVRTC: " + dev.primer.cuda.Nvrtc.unavailableReason());
+        return Cuda.context();
+    }
+
+    private static void check(CudaContext ctx, CustomOp op, boolean inclusive, long init, long n, int inShift, int outShift,
+                              boolean inPlace, long seed) {
+        DType type = op.type();
+        long size = type.byteSize();
+        String what = op.name() + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + inShift + "/"
+                + (inPlace ? "in place" : outShift) + " init=0x" + Long.toHexString(init);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = CustomScanOps.input(arena, op, n, seed);
+            MemorySegment want = arena.allocate(n * size, 8);
+            CpuCustomScan.scan(op, inclusive, init, x, want, n);
+            long bytes = size * (n + 2 * GUARD) + 16;
+            long inBuf = ctx.allocate(bytes), outBuf = inPlace ? inBuf : ctx.allocate(bytes);
+            try {
+                long in = inBuf + 16 + size * inShift;  // ctx.allocate is 256-byte aligned
+                long outOffset = inPlace ? 16 + size * inShift : 16 + size * outShift;
+                if (!inPlace) ctx.memset8(outBuf, (byte) 0xFF, bytes);
+                ctx.copyToDevice(in, x, size * n);
+                GpuCustomScan.scan(ctx, op, inclusive, init, in, outBuf + outOffset, n);
+                MemorySegment got = arena.allocate(bytes, 8);
+                ctx.copyToHost(got, outBuf, bytes);
+                if (!inPlace) {
+                    for (long k = 0; k < bytes; k++) {
+                        if (k == outOffset) k += size * n;
+                        if (k < bytes && got.get(ValueLayout.JAVA_BYTE, k) != (byte) 0xFF) {
+                            fail(what + ": byte " + k + " outside the output was written");
+                        }
+                    }
+                }
+                CustomScanOps.assertSameElements(what, type, want, got.asSlice(outOffset), n);
+            } finally {
+                ctx.free(inBuf);
+                if (!inPlace) ctx.free(outBuf);
+            }
+        }
+    }
+
+    private static String nvcc() {
+        List<String> candidates = new ArrayList<>();
+        String home = System.getenv("CUDA_HOME");
+        if (home != null) candidates.add(home + "/bin/nvcc");
+        String path = System.getenv("PATH");
+        if (path != null) for (String d : path.split(File.pathSeparator)) candidates.add(d + "/nvcc");
+        candidates.add("/usr/local/cuda/bin/nvcc");
+        for (String c : candidates) if (Files.isExecutable(Path.of(c))) return c;
+        return null;
+    }
+
+    private static void expect(String start, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
+    }
+}
