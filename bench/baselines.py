@@ -69,6 +69,7 @@ class CupyLib:
     def argmax(self, x): return self.xp.argmax(x)
     def rows_sum(self, x): return self.xp.sum(x, axis=1)
     def cumsum(self, x): return self.xp.cumsum(x)
+    def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
     def scalar(self, y): return float(y)
 
 
@@ -141,6 +142,7 @@ class TorchLib:
     def argmax(self, x): return self.t.argmax(x)
     def rows_sum(self, x): return self.t.sum(x, dim=1)
     def cumsum(self, x): return self.t.cumsum(x, 0)
+    def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
     def scalar(self, y): return y.item()
 
 
@@ -268,7 +270,8 @@ def plan(quick, dry):
             ("rows_sum_f32_4Mx64", array_op, "rows_sum", f32, rows_b),
             ("segments_sum_f32_powerlaw", segments, "segments", f32, (seg_n,)),
             ("cumsum_f32", array_op, "cumsum", f32, (n,)),
-            ("cumsum_i32", array_op, "cumsum", "int32", (n,))]
+            ("cumsum_i32", array_op, "cumsum", "int32", (n,)),
+            ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,))]
 
 
 def load_libs(dry):

@@ -6,10 +6,6 @@ import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.Nvrtc;
 
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,27 +14,22 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * Scan with a user-defined operator: the production device-wide scan
  * ({@code device/scan_kernels.cuh}, single pass, deterministic decoupled look-back) instantiated
- * for the operator through NVRTC as {@code primer::scan_kernel<T, T, UserOp>}, and launched exactly
- * as the prebuilt {@code scan_<op>_<suffix>} kernels are ({@link GpuScan#launchPlain}). The operator
- * need not be commutative: the scan keeps operand order everywhere. Its look-back folds the tile
- * aggregates left to right (the ordered look-back), so float results are the same bits on every run.
- *
- * <p>The kernel is a template instantiation, so its entry point has a C++-mangled name; rather than
- * spell the mangling out (it encodes the template's defaults), the name is read from the compiled
- * cubin's symbol table ({@link #entryPoint}). The compiled module is cached on disk by NVRTC's cache
- * and in memory here, so only the first call per operator pays the compile (about a second).
+ * for the operator through NVRTC behind an {@code extern "C"} entry point with the signature of the
+ * prebuilt {@code scan_<op>_<suffix>} kernels, and launched exactly as they are
+ * ({@link GpuScan#launchPlain}). The operator need not be commutative: the scan keeps operand order
+ * everywhere. Its look-back folds the tile aggregates left to right (the ordered look-back), so
+ * float results are the same bits on every run. The compiled module is cached on disk by NVRTC's
+ * cache and in memory here, so only the first call per operator pays the compile (about a second).
  */
 public final class GpuCustomScan {
     private GpuCustomScan() {}
 
-    /** The mangled names of scan_kernel instantiations start so. */
-    static final String ENTRY_PREFIX = "_ZN6primer11scan_kernelI";
+    static final String KERNEL = "primer_custom_scan";
+    /** Blocks per SM the register budget must allow: 64 registers a thread at 256 threads, 128 at 128. */
+    static final int MIN_BLOCKS = 4;
     private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
 
-    /**
-     * The CUDA source of the kernel for {@code op}: {@link GpuCustomReduce#RTC_PRELUDE}, the header, the
-     * operator as a functor, and an explicit instantiation of {@code scan_kernel}.
-     */
+    /** The CUDA source of the kernel for {@code op}: the prelude, the header, the functor, the entry point. */
     static String source(CustomOp op) {
         String t = cudaType(op.type());
         return GpuCustomReduce.RTC_PRELUDE + """
@@ -47,9 +38,14 @@ public final class GpuCustomScan {
                     static __device__ __forceinline__ %1$s identity() { return %2$s; }
                     __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
                 };
-                template __global__ void primer::scan_kernel<%1$s, %1$s, UserOp>(
-                    const %1$s*, %1$s*, long long, long long, long long, int, unsigned char*, unsigned);
-                """.formatted(t, op.identityLiteral(), op.cudaExpression());
+                using Shape = primer::ScanShape<%1$s>;
+                extern "C" __global__ void __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%5$d, Shape::BLOCK_THREADS))
+                %4$s(const %1$s* in, %1$s* out, long long n, long long tiles, long long init_bits, int inclusive,
+                     unsigned char* scratch, unsigned epoch) {
+                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
+                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
+                }
+                """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL, MIN_BLOCKS);
     }
 
     private static String cudaType(DType type) {
@@ -67,8 +63,7 @@ public final class GpuCustomScan {
         return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + src, key -> {
             byte[] cubin = Nvrtc.compile("custom_scan_" + op.name(), src, Map.of(),
                     List.of("-I" + CudaSources.includeRoot(), "--device-int128", "-default-device", "-lineinfo"), ctx.device());
-            return ctx.module("nvrtc-scan:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin)
-                    .kernel(entryPoint(cubin));
+            return ctx.module("nvrtc-scan:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin).kernel(KERNEL);
         });
     }
 
@@ -91,52 +86,5 @@ public final class GpuCustomScan {
         GpuScan.requireInPlaceOrDisjoint(in, n * type.byteSize(), out, n * type.byteSize());
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
         GpuScan.launchPlain(ctx, kernel(ctx, op), type, inclusive, initBits, in, out, n);
-    }
-
-    // ---- the entry point's name, from the cubin (an ELF64 image) ----
-
-    private static final int SHT_SYMTAB = 2, STT_FUNC = 2, STB_GLOBAL = 1;
-
-    /**
-     * The name of the one {@code scan_kernel} instantiation in {@code cubin}: a global function symbol
-     * whose name starts with {@link #ENTRY_PREFIX}.
-     */
-    static String entryPoint(byte[] cubin) {
-        List<String> found = new ArrayList<>();
-        for (String name : globalFunctions(cubin)) {
-            if (name.startsWith(ENTRY_PREFIX)) found.add(name);
-        }
-        if (found.size() != 1) {
-            throw new IllegalStateException("the compiled scan module should hold one " + ENTRY_PREFIX
-                    + "... kernel, it holds " + found);
-        }
-        return found.get(0);
-    }
-
-    /** Names of the global function symbols of an ELF64 little-endian image. */
-    static List<String> globalFunctions(byte[] image) {
-        ByteBuffer b = ByteBuffer.wrap(image).order(ByteOrder.LITTLE_ENDIAN);
-        if (image.length < 64 || b.getInt(0) != 0x464C457F || image[4] != 2 || image[5] != 1) {
-            throw new IllegalStateException("not an ELF64 little-endian image (" + image.length + " bytes)");
-        }
-        long shoff = b.getLong(0x28);
-        int shentsize = Short.toUnsignedInt(b.getShort(0x3A)), shnum = Short.toUnsignedInt(b.getShort(0x3C));
-        List<String> names = new ArrayList<>();
-        for (int s = 0; s < shnum; s++) {
-            int sh = Math.toIntExact(shoff + (long) s * shentsize);
-            if (b.getInt(sh + 4) != SHT_SYMTAB) continue;
-            int offset = Math.toIntExact(b.getLong(sh + 0x18)), size = Math.toIntExact(b.getLong(sh + 0x20));
-            int entsize = Math.toIntExact(b.getLong(sh + 0x38));
-            int strtab = Math.toIntExact(shoff + (long) b.getInt(sh + 0x28) * shentsize);
-            int strings = Math.toIntExact(b.getLong(strtab + 0x18));
-            for (int e = offset; e + entsize <= offset + size; e += entsize) {
-                int info = image[e + 4] & 0xFF;
-                if ((info & 0xF) != STT_FUNC || (info >>> 4) != STB_GLOBAL) continue;
-                int start = strings + b.getInt(e), end = start;
-                while (image[end] != 0) end++;
-                names.add(new String(image, start, end - start, StandardCharsets.US_ASCII));
-            }
-        }
-        return names;
     }
 }

@@ -26,8 +26,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The GPU scan with user-defined operators: the generated source (compiled here by nvcc when it is
- * on the PATH, since NVRTC may not be; the entry point is then found in the cubin as it is at run
- * time), and on a GPU raw-pointer scans at every 16-byte misalignment, in place, with poisoned guards,
+ * on the PATH, since NVRTC may not be), and on a GPU raw-pointer scans at every 16-byte misalignment, in place, with poisoned guards,
  * against the CPU element by element, and the argument checks.
  */
 class GpuCustomScanTest {
@@ -40,17 +39,18 @@ class GpuCustomScanTest {
         String src = GpuCustomScan.source(CustomScanOps.AFFINE32);
         assertTrue(src.startsWith(GpuCustomReduce.RTC_PRELUDE), "NVRTC needs the prelude");
         assertTrue(src.contains("#include \"device/scan_kernels.cuh\""), src);
-        assertTrue(src.contains("template __global__ void primer::scan_kernel<long long, long long, UserOp>("), src);
+        assertTrue(src.contains("primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, long long, long long, UserOp>("), src);
+        assertTrue(src.contains("extern \"C\" __global__") && src.contains(GpuCustomScan.KERNEL + "(const long long* in"), src);
         assertTrue(src.contains("return (long long)0x100000000ULL;"), src);
-        assertTrue(GpuCustomScan.source(CustomScanOps.ABS_MAX).contains("primer::scan_kernel<float, float, UserOp>"));
+        assertTrue(GpuCustomScan.source(CustomScanOps.ABS_MAX).contains("primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, float, float, UserOp>"));
     }
 
     /**
      * nvcc compiles each operator's source as NVRTC will (same text, same include root; ops.cuh takes
-     * its non-NVRTC branch for the fixed-width names), and the entry point is found in the cubin.
+     * its non-NVRTC branch for the fixed-width names), and the cubin holds the entry point.
      */
     @Test
-    void nvccCompilesTheSourcesAndTheEntryPointIsFound() throws Exception {
+    void nvccCompilesTheSources() throws Exception {
         Path include = Path.of("src/main/cuda");
         Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
         String nvcc = nvcc();
@@ -69,19 +69,15 @@ class GpuCustomScanTest {
                 CustomOp op = OPS[k];
                 int rc = compiles.get(k).waitFor();
                 if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
-                String entry = GpuCustomScan.entryPoint(Files.readAllBytes(dir.resolve(op.name() + ".cubin")));
-                assertTrue(entry.startsWith(GpuCustomScan.ENTRY_PREFIX) && entry.contains("6UserOp"), entry);
+                byte[] cubin = Files.readAllBytes(dir.resolve(op.name() + ".cubin"));
+                assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(GpuCustomScan.KERNEL + "\0"),
+                        "the cubin of " + op + " has no " + GpuCustomScan.KERNEL);
             }
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
-    }
-
-    @Test
-    void entryPointWantsACubin() {
-        assertThrows(IllegalStateException.class, () -> GpuCustomScan.entryPoint(new byte[100]));
     }
 
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */

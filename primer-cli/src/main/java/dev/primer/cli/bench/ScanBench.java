@@ -15,7 +15,8 @@ import java.util.Locale;
 /**
  * Inclusive prefix SUM of n elements (2^28; 2^24 with --quick). Bytes = input + output. cumsum_i32
  * writes int64, as NumPy/CuPy and PyTorch do for int32 input, so it pairs with their cumsum;
- * cumsum_i32_to_i32 keeps int32 (wrapping like Java int addition) and has no baseline.
+ * cumsum_i32_to_i32 keeps int32 (wrapping like Java int addition) and pairs with their cumsum with
+ * {@code dtype=int32}.
  * Checked at every 2^16-th position and the last 10 against a host prefix (float64 for float32).
  */
 final class ScanBench {

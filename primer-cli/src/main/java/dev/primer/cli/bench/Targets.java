@@ -38,7 +38,8 @@ final class Targets {
             Map.entry("rows_sum_f32_2048x262144", List.of(speedup(1.0, "torch"), copy(0.95))),
             Map.entry("rows_sum_f32_4Mx64", List.of(speedup(2.0, "torch"))),
             Map.entry("cumsum_f32", List.of(speedup(1.5, "torch"), speedup(3.0, "cupy"), copy(0.90))),
-            Map.entry("cumsum_i32", List.of(speedup(1.5, "torch"), speedup(3.0, "cupy"), copy(0.90))));
+            Map.entry("cumsum_i32", List.of(speedup(1.5, "torch"), speedup(3.0, "cupy"), copy(0.90))),
+            Map.entry("cumsum_i32_to_i32", List.of(speedup(1.5, "torch"), speedup(3.0, "cupy"), copy(0.90))));
 
     private Targets() {}
 
