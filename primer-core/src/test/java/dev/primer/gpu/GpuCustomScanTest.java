@@ -132,7 +132,7 @@ class GpuCustomScanTest {
         long size = type.byteSize();
         String what = op.name() + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + inShift + "/"
                 + (inPlace ? "in place" : outShift) + " init=0x" + Long.toHexString(init);
-        try (Arena arena = Arena.ofConfined()) {
+        try (Arena arena = Arena.ofShared()) {
             MemorySegment x = CustomScanOps.input(arena, op, n, seed);
             MemorySegment want = arena.allocate(n * size, 8);
             CpuCustomScan.scan(op, inclusive, init, x, want, n);
