@@ -5,8 +5,11 @@ import dev.primer.Op;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ForkJoinPool;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Prefix scans on the CPU: the reference the GPU backend must equal.
@@ -117,53 +120,119 @@ public final class CpuScan {
     }
 
     /**
-     * Two-pass scan of {@code [from, to)}, chunks aligned at {@code from}, a window of chunks at a time:
-     * pass 2 then rereads each window from cache rather than memory (2 memory passes instead of 3). The
-     * window only schedules; the arithmetic is the same for any window.
+     * Scan of {@code [from, to)}, chunks aligned at {@code from}, as a chained scan that reads memory
+     * once: workers claim chunks in index order; a worker reduces its chunk to the local total
+     * {@code T_c} (reading it into its cache), waits until the carry {@code C_c} is published, publishes
+     * {@code C_(c+1) = C_c op T_c} and then scans the chunk from its cache as {@code C_c op L_i}. The
+     * carries chain in index order whatever thread does what, so the arithmetic (and every float bit) is
+     * the same as a sequential two-pass scan's. Claiming in order makes the wait safe: the chunk before
+     * is always held by a running worker, which publishes right after its reduce.
      */
     private static void run(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
-        long chunks = Parallel.chunks(to - from);
-        if (chunks == 0) return;
-        if (chunks == 1) {
+        long n = to - from;
+        // Integer scans are exact in any order, so they may chain pieces smaller than a chunk: small
+        // arrays then use every thread too.
+        long piece = scanner.splits() ? Math.clamp(n / (4L * Parallel.threads()) & ~63L, MIN_PIECE, Parallel.CHUNK) : Parallel.CHUNK;
+        long pieces = (n + piece - 1) / piece;
+        if (pieces == 0) return;
+        if (pieces == 1) {
             scanner.scan(in, out, from, to, init);
             return;
         }
-        int window = (int) Math.min(chunks, windowChunks());
-        long[] carry = new long[window + 1];
-        carry[0] = init;
-        for (long w = 0; w < chunks; w += window) {
-            long first = w, count = Math.min(window, chunks - w);
-            // Pass 1: the local totals (the array's last chunk has no successor to carry into).
-            long totals = Math.min(count, chunks - 1 - first);
-            Parallel.forRange(totals, 1, (lo, hi) -> {
-                for (long c = lo; c < hi; c++) {
-                    long start = from + (first + c) * Parallel.CHUNK;
-                    carry[(int) c + 1] = scanner.total(in, start, start + Parallel.CHUNK);
-                }
-            });
-            // The carries, chained in order.
-            for (int c = 1; c <= totals; c++) {
-                carry[c] = scanner.combine(carry[c - 1], carry[c]);
-            }
-            // Pass 2: each chunk rescanned from its carry.
-            Parallel.forRange(count, 1, (lo, hi) -> {
-                for (long c = lo; c < hi; c++) {
-                    long start = from + (first + c) * Parallel.CHUNK;
-                    scanner.scan(in, out, start, Math.min(to, start + Parallel.CHUNK), carry[(int) c]);
-                }
-            });
-            carry[0] = carry[(int) count]; // into the next window
-        }
+        new Chain(scanner, in, out, from, to, piece, pieces, init).run();
     }
 
-    /**
-     * Chunks per window: 64 (4 Mi elements, 16-32 MiB: about a last-level cache), more with more
-     * threads. Smaller windows measured slower: each costs two fork/join rounds.
-     */
-    private static long windowChunks() {
-        ForkJoinPool pool = ForkJoinTask.getPool();
-        int threads = (pool != null ? pool : ForkJoinPool.commonPool()).getParallelism() + 1;
-        return Math.max(64, 4L * threads);
+    /** The smallest piece of an integer scan worth handing to another thread. */
+    private static final long MIN_PIECE = 1 << 13;
+
+    /** The shared state of one chained scan (see {@link #run}). */
+    private static final class Chain {
+        private static final VarHandle READY, FAILED;
+        static {
+            try {
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                READY = lookup.findVarHandle(Chain.class, "ready", long.class);
+                FAILED = lookup.findVarHandle(Chain.class, "failed", boolean.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final ChunkScanner scanner;
+        private final MemorySegment in, out;
+        private final long from, to, piece, chunks;
+        private final AtomicLong next = new AtomicLong();
+        /**
+         * The last published carry and its chunk: {@code carry} is {@code C_ready}. Carries publish
+         * strictly in order and {@code C_(c+1)} only after {@code C_c} has been read, so the one slot
+         * always holds the carry that the single waiting worker needs.
+         */
+        private long carry;
+        @SuppressWarnings("unused") private volatile long ready;
+        @SuppressWarnings("unused") private volatile boolean failed;
+
+        Chain(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long piece, long chunks, long init) {
+            this.piece = piece;
+            this.scanner = scanner;
+            this.in = in;
+            this.out = out;
+            this.from = from;
+            this.to = to;
+            this.chunks = chunks;
+            this.carry = init;
+        }
+
+        void run() {
+            int helpers = (int) Math.min(chunks - 1, Parallel.threads() - 1);
+            ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
+            for (int t = 0; t < helpers; t++) {
+                tasks[t] = Parallel.fork(this::work);
+            }
+            Throwable failure = null;
+            try {
+                work();
+            } catch (Throwable e) {
+                failure = e;
+            }
+            for (ForkJoinTask<?> task : tasks) {
+                try {
+                    task.join();
+                } catch (Throwable e) {
+                    if (failure == null) failure = e;
+                }
+            }
+            if (failure instanceof RuntimeException e) throw e;
+            if (failure instanceof Error e) throw e;
+            if (failure != null) throw new IllegalStateException(failure);
+        }
+
+        private void work() {
+            try {
+                for (long c; (c = next.getAndIncrement()) < chunks; ) {
+                    long start = from + c * piece, end = Math.min(to, start + piece);
+                    // the last chunk has no successor to carry into
+                    long total = c + 1 < chunks ? scanner.total(in, start, end) : 0;
+                    long mine = await(c);
+                    if (c + 1 < chunks) {
+                        carry = scanner.combine(mine, total);
+                        READY.setRelease(this, c + 1);
+                    }
+                    scanner.scan(in, out, start, end, mine);
+                }
+            } catch (Throwable e) {
+                FAILED.setVolatile(this, true);
+                throw e;
+            }
+        }
+
+        /** {@code C_c}, once published. */
+        private long await(long c) {
+            for (int spins = 0; (long) READY.getAcquire(this) != c; spins++) {
+                if ((boolean) FAILED.getVolatile(this)) throw new CancellationException("another chunk failed");
+                if (spins < 1 << 12) Thread.onSpinWait(); else Thread.yield();
+            }
+            return carry;
+        }
     }
 
     private static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive) {

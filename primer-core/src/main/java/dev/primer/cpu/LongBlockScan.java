@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -28,6 +29,13 @@ final class LongBlockScan implements ChunkScanner {
     private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
     private static final int LANES = 4, BYTES = 8, BLOCK = 2 * LANES;
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
+    // Sklansky steps: lane i takes the last lane of the pair / half before it (masked lanes: the identity).
+    private static final VectorShuffle<Long> PAIRS = VectorShuffle.fromOp(S, i -> i & ~1);
+    private static final VectorShuffle<Long> HALVES = VectorShuffle.fromOp(S, i -> 1);
+    private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & 3);
+    private static final VectorMask<Long> EVEN = VectorMask.fromLong(S, 0x5);
+    private static final VectorMask<Long> LOW_HALF = VectorMask.fromLong(S, 0x3);
+    private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 0x1);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfLong ELEMENT = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -57,30 +65,45 @@ final class LongBlockScan implements ChunkScanner {
         }
     }
 
+    @Override public boolean splits() {
+        return true; // exact in any order
+    }
+
     @Override public long combine(long carryBits, long totalBits) {
         return LaneOps.apply(OP, carryBits, totalBits);
     }
 
     /**
      * Scans {@code count} whole blocks of two vectors from the running value {@code carry op R}; returns
-     * it after them.
+     * it after them. As {@link IntBlockScan}: Sklansky steps in each vector (pairs, then halves), the
+     * running value advanced by each vector's total formed beside the prefix.
      */
     private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
         LongVector id = LongVector.broadcast(S, IDENTITY), running = LongVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
             long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
-            LongVector v0 = LongVector.fromMemorySegment(S, in, at, NATIVE);
-            LongVector v1 = LongVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE);
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 1, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 1, v1));
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 2, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 2, v1));
-            v1 = v1.lanewise(LANE_OP, v0.rearrange(LAST));
-            LongVector t0 = running.lanewise(LANE_OP, v0), t1 = running.lanewise(LANE_OP, v1);
-            (INCLUSIVE ? t0 : running.slice(LANES - 1, t0)).intoMemorySegment(out, o, NATIVE);
-            (INCLUSIVE ? t1 : t0.slice(LANES - 1, t1)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
-            running = t1.rearrange(LAST);
+            LongVector v0 = prefix(LongVector.fromMemorySegment(S, in, at, NATIVE), id);
+            LongVector v1 = prefix(LongVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE), id);
+            LongVector r1 = running.lanewise(LANE_OP, v0.rearrange(LAST));
+            if (INCLUSIVE) {
+                running.lanewise(LANE_OP, v0).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            } else {
+                running.lanewise(LANE_OP, v0.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            }
+            running = r1.lanewise(LANE_OP, v1.rearrange(LAST));
         }
         return running.lane(0);
+    }
+
+    /** The inclusive prefix of one vector's lanes from the identity, in two Sklansky steps. */
+    private static LongVector prefix(LongVector v, LongVector id, VectorOperators.Associative op) {
+        v = v.lanewise(op, v.rearrange(PAIRS).blend(id, EVEN));
+        return v.lanewise(op, v.rearrange(HALVES).blend(id, LOW_HALF));
+    }
+
+    private static LongVector prefix(LongVector v, LongVector id) {
+        return prefix(v, id, LANE_OP);
     }
 }

@@ -85,6 +85,19 @@ final class Parallel {
         invoke(new WeightedTask(0, count, start, action));
     }
 
+    /** Threads that work on a parallel call: the pool's parallelism, plus the caller outside a pool. */
+    static int threads() {
+        ForkJoinPool pool = ForkJoinTask.getPool();
+        return pool != null ? pool.getParallelism() : ForkJoinPool.commonPool().getParallelism() + 1;
+    }
+
+    /** Starts {@code action} in the caller's pool (a worker's own, otherwise the common pool). */
+    static ForkJoinTask<?> fork(Runnable action) {
+        ForkJoinTask<?> task = ForkJoinTask.adapt(action);
+        if (ForkJoinTask.inForkJoinPool()) return task.fork();
+        return ForkJoinPool.commonPool().submit(task);
+    }
+
     private static <T> T invoke(ForkJoinTask<T> task) {
         // invoke() runs the root in the calling thread: a worker forks into its own pool, any other
         // thread into the common pool, whose parallelism is one less than the cores: the caller is
