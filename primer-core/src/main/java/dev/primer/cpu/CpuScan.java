@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -121,12 +120,12 @@ public final class CpuScan {
 
     /**
      * Scan of {@code [from, to)}, chunks aligned at {@code from}, as a chained scan that reads memory
-     * once: workers claim chunks in index order; a worker reduces its chunk to the local total
-     * {@code T_c} (reading it into its cache), waits until the carry {@code C_c} is published, publishes
-     * {@code C_(c+1) = C_c op T_c} and then scans the chunk from its cache as {@code C_c op L_i}. The
-     * carries chain in index order whatever thread does what, so the arithmetic (and every float bit) is
-     * the same as a sequential two-pass scan's. Claiming in order makes the wait safe: the chunk before
-     * is always held by a running worker, which publishes right after its reduce.
+     * once: threads claim pieces (chunks; for integers, which are exact in any order, also smaller
+     * pieces) in index order; a thread reduces its piece to the local total {@code T_c} (reading it into
+     * its cache), takes the carry {@code C_c}, publishes {@code C_(c+1) = C_c op T_c} and then scans the
+     * piece from its cache as {@code C_c op L_i}. Carries always chain in index order, from the same
+     * totals, whatever thread does what, so the arithmetic (and every float bit) is the same as a
+     * sequential two-pass scan's.
      */
     private static void run(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
         long n = to - from;
@@ -139,97 +138,150 @@ public final class CpuScan {
             scanner.scan(in, out, from, to, init);
             return;
         }
-        new Chain(scanner, in, out, from, to, piece, pieces, init).run();
+        // Windows bound the chain's bookkeeping (a few arrays of one entry per piece).
+        long carry = init;
+        for (long w = 0; w < pieces; w += WINDOW) {
+            long wFrom = from + w * piece, wTo = Math.min(to, wFrom + WINDOW * piece);
+            carry = new Chain(scanner, in, out, wFrom, wTo, piece, Math.min(WINDOW, pieces - w), carry, wTo < to).run();
+        }
     }
 
     /** The smallest piece of an integer scan worth handing to another thread. */
     private static final long MIN_PIECE = 1 << 13;
+    /** Pieces per chain. */
+    private static final int WINDOW = 1 << 16;
 
-    /** The shared state of one chained scan (see {@link #run}). */
+    /**
+     * The shared state of one chained scan (see {@link #run}): decoupled look-back, CPU style. A thread
+     * whose carry {@code C_c} is not published after a short spin (the thread before it may have been
+     * descheduled) does not wait for it: it goes back to the last published carry and folds the totals
+     * from there itself, reducing again any piece whose total is not published yet (in place, where the
+     * piece may already be overwritten, it waits for that total instead: its owner publishes it before
+     * anything else). Each carry is a pure
+     * function of the input, formed by the same operations in the same order by whoever forms it, so
+     * two threads publishing the same carry write the same bits.
+     */
     private static final class Chain {
-        private static final VarHandle READY, FAILED;
-        static {
-            try {
-                MethodHandles.Lookup lookup = MethodHandles.lookup();
-                READY = lookup.findVarHandle(Chain.class, "ready", long.class);
-                FAILED = lookup.findVarHandle(Chain.class, "failed", boolean.class);
-            } catch (ReflectiveOperationException e) {
-                throw new ExceptionInInitializerError(e);
-            }
-        }
+        private static final VarHandle FLAGS = MethodHandles.arrayElementVarHandle(byte[].class);
+        private static final byte TOTAL = 1, CARRY = 2;
+        private static final int SPINS = 1 << 9;
 
         private final ChunkScanner scanner;
         private final MemorySegment in, out;
-        private final long from, to, piece, chunks;
+        private final long from, to, piece;
+        private final int pieces;
+        private final boolean needLast;
+        /** Whether {@code in} and {@code out} are apart, so that any piece's input may be read again. */
+        private final boolean apart;
         private final AtomicLong next = new AtomicLong();
-        /**
-         * The last published carry and its chunk: {@code carry} is {@code C_ready}. Carries publish
-         * strictly in order and {@code C_(c+1)} only after {@code C_c} has been read, so the one slot
-         * always holds the carry that the single waiting worker needs.
-         */
-        private long carry;
-        @SuppressWarnings("unused") private volatile long ready;
-        @SuppressWarnings("unused") private volatile boolean failed;
+        /** {@code totals[c] = T_c} once {@code flags[c]} has TOTAL; {@code carries[c] = C_c} once it has CARRY. */
+        private final long[] totals, carries;
+        private final byte[] totalFlags, carryFlags;
 
-        Chain(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long piece, long chunks, long init) {
-            this.piece = piece;
+        Chain(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long piece, long pieces,
+              long init, boolean needLast) {
             this.scanner = scanner;
             this.in = in;
             this.out = out;
             this.from = from;
             this.to = to;
-            this.chunks = chunks;
-            this.carry = init;
+            this.piece = piece;
+            this.pieces = (int) pieces;
+            this.needLast = needLast;
+            this.apart = in.asOverlappingSlice(out).isEmpty();
+            totals = new long[this.pieces];
+            carries = new long[this.pieces + 1];
+            totalFlags = new byte[this.pieces];
+            carryFlags = new byte[this.pieces + 1];
+            carries[0] = init;
+            carryFlags[0] = CARRY;
         }
 
-        void run() {
-            int helpers = (int) Math.min(chunks - 1, Parallel.threads() - 1);
+        /** Scans the window; returns the carry out of it (when asked for: {@code needLast}). */
+        long run() {
+            int helpers = (int) Math.min(pieces - 1, Parallel.threads() - 1);
             ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
             for (int t = 0; t < helpers; t++) {
                 tasks[t] = Parallel.fork(this::work);
             }
-            Throwable failure = null;
+            RuntimeException failure = null;
             try {
                 work();
-            } catch (Throwable e) {
+            } catch (RuntimeException e) {
                 failure = e;
             }
             for (ForkJoinTask<?> task : tasks) {
                 try {
                     task.join();
-                } catch (Throwable e) {
+                } catch (RuntimeException e) {
                     if (failure == null) failure = e;
                 }
             }
-            if (failure instanceof RuntimeException e) throw e;
-            if (failure instanceof Error e) throw e;
-            if (failure != null) throw new IllegalStateException(failure);
+            if (failure != null) throw failure;
+            return needLast ? carries[pieces] : 0;
+        }
+
+        private long start(int c) {
+            return from + c * piece;
+        }
+
+        private long end(int c) {
+            return Math.min(to, from + (c + 1) * piece);
         }
 
         private void work() {
-            try {
-                for (long c; (c = next.getAndIncrement()) < chunks; ) {
-                    long start = from + c * piece, end = Math.min(to, start + piece);
-                    // the last chunk has no successor to carry into
-                    long total = c + 1 < chunks ? scanner.total(in, start, end) : 0;
-                    long mine = await(c);
-                    if (c + 1 < chunks) {
-                        carry = scanner.combine(mine, total);
-                        READY.setRelease(this, c + 1);
-                    }
-                    scanner.scan(in, out, start, end, mine);
+            for (long claimed; (claimed = next.getAndIncrement()) < pieces; ) {
+                int c = (int) claimed;
+                boolean last = c + 1 == pieces;
+                long total = 0;
+                if (!last || needLast) { // the last piece has no successor to carry into
+                    total = scanner.total(in, start(c), end(c));
+                    totals[c] = total;
+                    FLAGS.setRelease(totalFlags, c, TOTAL);
                 }
-            } catch (Throwable e) {
-                FAILED.setVolatile(this, true);
-                throw e;
+                long carry = carry(c);
+                if (!last || needLast) publish(c + 1, scanner.combine(carry, total));
+                scanner.scan(in, out, start(c), end(c), carry);
             }
         }
 
-        /** {@code C_c}, once published. */
-        private long await(long c) {
-            for (int spins = 0; (long) READY.getAcquire(this) != c; spins++) {
-                if ((boolean) FAILED.getVolatile(this)) throw new CancellationException("another chunk failed");
-                if (spins < 1 << 12) Thread.onSpinWait(); else Thread.yield();
+        private void publish(int c, long carry) {
+            carries[c] = carry;
+            FLAGS.setRelease(carryFlags, c, CARRY);
+        }
+
+        private boolean hasCarry(int c) {
+            return (byte) FLAGS.getAcquire(carryFlags, c) == CARRY;
+        }
+
+        /** {@code C_c}: published, or folded here from the last published one. */
+        private long carry(int c) {
+            for (int spin = 0; spin < SPINS; spin++) {
+                if (hasCarry(c)) return carries[c];
+                Thread.onSpinWait();
+            }
+            int j = c;
+            while (!hasCarry(j)) j--; // carries[0] is always there
+            long carry = carries[j];
+            for (int i = j; i < c; i++) {
+                if (hasCarry(i + 1)) {
+                    carry = carries[i + 1];
+                    continue;
+                }
+                long total;
+                if ((byte) FLAGS.getAcquire(totalFlags, i) == TOTAL) {
+                    total = totals[i];
+                } else if (apart) {
+                    total = scanner.total(in, start(i), end(i));
+                } else {
+                    // In place the piece's owner overwrites it once its total is out: wait for that total.
+                    for (int spin = 0; (byte) FLAGS.getAcquire(totalFlags, i) != TOTAL; spin++) {
+                        if (spin < SPINS) Thread.onSpinWait(); else Thread.yield();
+                    }
+                    total = totals[i];
+                }
+                carry = scanner.combine(carry, total);
+                publish(i + 1, carry);
             }
             return carry;
         }

@@ -101,4 +101,31 @@ class ChainedScanTest {
             assertEquals(-1, inPlace.mismatch(out), type + " in place");
         }
     }
+
+    /**
+     * More threads than cores make threads lose their core mid-piece, so others fold carries themselves
+     * (look-back); in place that must never read a piece its owner has already overwritten.
+     */
+    @Test
+    void oversubscribedInPlaceScansRepeatBitForBit() {
+        long n = 24 * CHUNK + 3;
+        for (DType type : new DType[] {DType.FLOAT, DType.INT}) {
+            MemorySegment in = TestArrays.random(type, Op.SUM, n, 21), reference = TestArrays.allocate(type, n);
+            CpuScan.scan(type, type, Op.SUM, false, 0, in, reference, n);
+            ForkJoinPool pool = new ForkJoinPool(6);
+            try {
+                List<ForkJoinTask<MemorySegment>> tasks = new ArrayList<>();
+                for (int k = 0; k < 12; k++) {
+                    tasks.add(pool.submit(() -> {
+                        MemorySegment inPlace = TestArrays.copy(in);
+                        CpuScan.scan(type, type, Op.SUM, false, 0, inPlace, inPlace, n);
+                        return inPlace;
+                    }));
+                }
+                for (ForkJoinTask<MemorySegment> task : tasks) assertEquals(-1, reference.mismatch(task.join()), type + " in place");
+            } finally {
+                pool.shutdown();
+            }
+        }
+    }
 }

@@ -44,6 +44,14 @@ public final class QuickTimer {
                 case "jdkFloat64" -> () -> Arrays.parallelPrefix(doubles, Double::sum);
                 case "sum32" -> () -> CpuReduce.reduceFloating(DType.FLOAT, Op.SUM, fsumSeg, n);
                 case "streamSum" -> () -> java.util.stream.IntStream.range(0, n).mapToDouble(i -> fsum[i]).sum();
+                // the memory ceiling: a plain 8-accumulator float read loop, one thread / two (halves)
+                case "read1" -> () -> MemoryBenchmark.read(fsumSeg, 0, (long) n * 4);
+                case "read2" -> () -> {
+                    long half = (long) n * 2;
+                    var other = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> MemoryBenchmark.read(fsumSeg, half, 2 * half));
+                    MemoryBenchmark.read(fsumSeg, 0, half);
+                    other.join();
+                };
                 default -> throw new IllegalArgumentException(c);
             };
             Runnable timed = r;
