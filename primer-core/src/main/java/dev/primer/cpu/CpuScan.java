@@ -20,10 +20,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * output type; MIN/MAX follow Math.min/Math.max. {@code out} may be {@code in} itself (same elements),
  * or memory apart from it.
  *
- * <p><b>Algorithm and float order.</b> Two passes over chunks of {@value Parallel#CHUNK} elements,
- * chunks in parallel on fork/join, a cache-sized window of chunks at a time: (1) each chunk's local
- * total, (2) after the carries are chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}), each chunk rescanned as
- * {@code out[i] = C_c op L_i}, where {@code L} is the chunk's own scan from the identity, formed in
+ * <p><b>Algorithm and float order.</b> Chunks of {@value Parallel#CHUNK} elements, each (1) reduced
+ * to its local total {@code T_c}, (2) rescanned as {@code out[i] = C_c op L_i} once its carry is known,
+ * the carries chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}); threads take chunks
+ * in order and rescan each right after reducing it, from their cache (a chained scan with look-back:
+ * see {@link #run}), so memory is read once and written once. Here {@code L} is the chunk's own scan from the identity, formed in
  * vector registers: in blocks of two vectors of {@code B} lanes (8 for float32, 4 for float64) each
  * vector's prefix takes log2(B) lane-shift steps, the second vector adds the first's last lane, and a
  * running total {@code R} adds block by block: {@code L = R_b op P_j} (see {@link FloatBlockScan}). Float results therefore round differently from a sequential loop, but they are
@@ -132,6 +133,9 @@ public final class CpuScan {
         // Integer scans are exact in any order, so they may chain pieces smaller than a chunk: small
         // arrays then use every thread too.
         long piece = scanner.splits() ? Math.clamp(n / (4L * Parallel.threads()) & ~63L, MIN_PIECE, Parallel.CHUNK) : Parallel.CHUNK;
+        // Below two chunks one thread is faster than waking another (tens of microseconds on a VM);
+        // an integer scan may then take them as one piece (floats keep their chunks: the order).
+        if (scanner.splits() && n < 2L * Parallel.CHUNK) piece = Math.max(n, 1);
         long pieces = (n + piece - 1) / piece;
         if (pieces == 0) return;
         if (pieces == 1) {
