@@ -141,8 +141,8 @@ public final class CpuReduce {
     /** Floating-point reduction of {@code [from, to)} in double, NaN canonical. */
     static double floatingRange(FloatingChunkReducer kernel, Op op, MemorySegment in, long from, long to) {
         double r = to - from <= Parallel.CHUNK ? kernel.reduce(in, from, to)
-                : Parallel.reduceChunks(from, to, (a, b) -> kernel.reduce(in, a, b),
-                        (x, y) -> LaneOps.apply(op, (double) x, (double) y));
+                : Parallel.reduceChunksToDouble(from, to, (a, b) -> kernel.reduce(in, a, b),
+                        (x, y) -> LaneOps.apply(op, x, y));
         return Double.isNaN(r) ? Double.NaN : r;
     }
 

@@ -5,8 +5,10 @@ import dev.primer.Op;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ForkJoinPool;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Prefix scans on the CPU: the reference the GPU backend must equal.
@@ -18,10 +20,11 @@ import java.util.concurrent.ForkJoinTask;
  * output type; MIN/MAX follow Math.min/Math.max. {@code out} may be {@code in} itself (same elements),
  * or memory apart from it.
  *
- * <p><b>Algorithm and float order.</b> Two passes over chunks of {@value Parallel#CHUNK} elements,
- * chunks in parallel on fork/join, a cache-sized window of chunks at a time: (1) each chunk's local
- * total, (2) after the carries are chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}), each chunk rescanned as
- * {@code out[i] = C_c op L_i}, where {@code L} is the chunk's own scan from the identity, formed in
+ * <p><b>Algorithm and float order.</b> Chunks of {@value Parallel#CHUNK} elements, each (1) reduced
+ * to its local total {@code T_c}, (2) rescanned as {@code out[i] = C_c op L_i} once its carry is known,
+ * the carries chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}); threads take chunks
+ * in order and rescan each right after reducing it, from their cache (a chained scan with look-back:
+ * see {@link #run}), so memory is read once and written once. Here {@code L} is the chunk's own scan from the identity, formed in
  * vector registers: in blocks of two vectors of {@code B} lanes (8 for float32, 4 for float64) each
  * vector's prefix takes log2(B) lane-shift steps, the second vector adds the first's last lane, and a
  * running total {@code R} adds block by block: {@code L = R_b op P_j} (see {@link FloatBlockScan}). Float results therefore round differently from a sequential loop, but they are
@@ -117,53 +120,175 @@ public final class CpuScan {
     }
 
     /**
-     * Two-pass scan of {@code [from, to)}, chunks aligned at {@code from}, a window of chunks at a time:
-     * pass 2 then rereads each window from cache rather than memory (2 memory passes instead of 3). The
-     * window only schedules; the arithmetic is the same for any window.
+     * Scan of {@code [from, to)}, chunks aligned at {@code from}, as a chained scan that reads memory
+     * once: threads claim pieces (chunks; for integers, which are exact in any order, also smaller
+     * pieces) in index order; a thread reduces its piece to the local total {@code T_c} (reading it into
+     * its cache), takes the carry {@code C_c}, publishes {@code C_(c+1) = C_c op T_c} and then scans the
+     * piece from its cache as {@code C_c op L_i}. Carries always chain in index order, from the same
+     * totals, whatever thread does what, so the arithmetic (and every float bit) is the same as a
+     * sequential two-pass scan's.
      */
     private static void run(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
-        long chunks = Parallel.chunks(to - from);
-        if (chunks == 0) return;
-        if (chunks == 1) {
+        long n = to - from;
+        // Integer scans are exact in any order, so they may chain pieces smaller than a chunk: small
+        // arrays then use every thread too.
+        long piece = scanner.splits() ? Math.clamp(n / (4L * Parallel.threads()) & ~63L, MIN_PIECE, Parallel.CHUNK) : Parallel.CHUNK;
+        // Below two chunks one thread is faster than waking another (tens of microseconds on a VM);
+        // an integer scan may then take them as one piece (floats keep their chunks: the order).
+        if (scanner.splits() && n < 2L * Parallel.CHUNK) piece = Math.max(n, 1);
+        long pieces = (n + piece - 1) / piece;
+        if (pieces == 0) return;
+        if (pieces == 1) {
             scanner.scan(in, out, from, to, init);
             return;
         }
-        int window = (int) Math.min(chunks, windowChunks());
-        long[] carry = new long[window + 1];
-        carry[0] = init;
-        for (long w = 0; w < chunks; w += window) {
-            long first = w, count = Math.min(window, chunks - w);
-            // Pass 1: the local totals (the array's last chunk has no successor to carry into).
-            long totals = Math.min(count, chunks - 1 - first);
-            Parallel.forRange(totals, 1, (lo, hi) -> {
-                for (long c = lo; c < hi; c++) {
-                    long start = from + (first + c) * Parallel.CHUNK;
-                    carry[(int) c + 1] = scanner.total(in, start, start + Parallel.CHUNK);
-                }
-            });
-            // The carries, chained in order.
-            for (int c = 1; c <= totals; c++) {
-                carry[c] = scanner.combine(carry[c - 1], carry[c]);
-            }
-            // Pass 2: each chunk rescanned from its carry.
-            Parallel.forRange(count, 1, (lo, hi) -> {
-                for (long c = lo; c < hi; c++) {
-                    long start = from + (first + c) * Parallel.CHUNK;
-                    scanner.scan(in, out, start, Math.min(to, start + Parallel.CHUNK), carry[(int) c]);
-                }
-            });
-            carry[0] = carry[(int) count]; // into the next window
+        // Windows bound the chain's bookkeeping (a few arrays of one entry per piece).
+        long carry = init;
+        for (long w = 0; w < pieces; w += WINDOW) {
+            long wFrom = from + w * piece, wTo = Math.min(to, wFrom + WINDOW * piece);
+            carry = new Chain(scanner, in, out, wFrom, wTo, piece, Math.min(WINDOW, pieces - w), carry, wTo < to).run();
         }
     }
 
+    /** The smallest piece of an integer scan worth handing to another thread. */
+    private static final long MIN_PIECE = 1 << 13;
+    /** Pieces per chain. */
+    private static final int WINDOW = 1 << 16;
+
     /**
-     * Chunks per window: 64 (4 Mi elements, 16-32 MiB: about a last-level cache), more with more
-     * threads. Smaller windows measured slower: each costs two fork/join rounds.
+     * The shared state of one chained scan (see {@link #run}): decoupled look-back, CPU style. A thread
+     * whose carry {@code C_c} is not published after a short spin (the thread before it may have been
+     * descheduled) does not wait for it: it goes back to the last published carry and folds the totals
+     * from there itself, reducing again any piece whose total is not published yet (in place, where the
+     * piece may already be overwritten, it waits for that total instead: its owner publishes it before
+     * anything else). Each carry is a pure
+     * function of the input, formed by the same operations in the same order by whoever forms it, so
+     * two threads publishing the same carry write the same bits.
      */
-    private static long windowChunks() {
-        ForkJoinPool pool = ForkJoinTask.getPool();
-        int threads = (pool != null ? pool : ForkJoinPool.commonPool()).getParallelism() + 1;
-        return Math.max(64, 4L * threads);
+    private static final class Chain {
+        private static final VarHandle FLAGS = MethodHandles.arrayElementVarHandle(byte[].class);
+        private static final byte TOTAL = 1, CARRY = 2;
+        private static final int SPINS = 1 << 9;
+
+        private final ChunkScanner scanner;
+        private final MemorySegment in, out;
+        private final long from, to, piece;
+        private final int pieces;
+        private final boolean needLast;
+        /** Whether {@code in} and {@code out} are apart, so that any piece's input may be read again. */
+        private final boolean apart;
+        private final AtomicLong next = new AtomicLong();
+        /** {@code totals[c] = T_c} once {@code flags[c]} has TOTAL; {@code carries[c] = C_c} once it has CARRY. */
+        private final long[] totals, carries;
+        private final byte[] totalFlags, carryFlags;
+
+        Chain(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long piece, long pieces,
+              long init, boolean needLast) {
+            this.scanner = scanner;
+            this.in = in;
+            this.out = out;
+            this.from = from;
+            this.to = to;
+            this.piece = piece;
+            this.pieces = (int) pieces;
+            this.needLast = needLast;
+            this.apart = in.asOverlappingSlice(out).isEmpty();
+            totals = new long[this.pieces];
+            carries = new long[this.pieces + 1];
+            totalFlags = new byte[this.pieces];
+            carryFlags = new byte[this.pieces + 1];
+            carries[0] = init;
+            carryFlags[0] = CARRY;
+        }
+
+        /** Scans the window; returns the carry out of it (when asked for: {@code needLast}). */
+        long run() {
+            int helpers = (int) Math.min(pieces - 1, Parallel.threads() - 1);
+            ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
+            for (int t = 0; t < helpers; t++) {
+                tasks[t] = Parallel.fork(this::work);
+            }
+            RuntimeException failure = null;
+            try {
+                work();
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            for (ForkJoinTask<?> task : tasks) {
+                try {
+                    task.join();
+                } catch (RuntimeException e) {
+                    if (failure == null) failure = e;
+                }
+            }
+            if (failure != null) throw failure;
+            return needLast ? carries[pieces] : 0;
+        }
+
+        private long start(int c) {
+            return from + c * piece;
+        }
+
+        private long end(int c) {
+            return Math.min(to, from + (c + 1) * piece);
+        }
+
+        private void work() {
+            for (long claimed; (claimed = next.getAndIncrement()) < pieces; ) {
+                int c = (int) claimed;
+                boolean last = c + 1 == pieces;
+                long total = 0;
+                if (!last || needLast) { // the last piece has no successor to carry into
+                    total = scanner.total(in, start(c), end(c));
+                    totals[c] = total;
+                    FLAGS.setRelease(totalFlags, c, TOTAL);
+                }
+                long carry = carry(c);
+                if (!last || needLast) publish(c + 1, scanner.combine(carry, total));
+                scanner.scan(in, out, start(c), end(c), carry);
+            }
+        }
+
+        private void publish(int c, long carry) {
+            carries[c] = carry;
+            FLAGS.setRelease(carryFlags, c, CARRY);
+        }
+
+        private boolean hasCarry(int c) {
+            return (byte) FLAGS.getAcquire(carryFlags, c) == CARRY;
+        }
+
+        /** {@code C_c}: published, or folded here from the last published one. */
+        private long carry(int c) {
+            for (int spin = 0; spin < SPINS; spin++) {
+                if (hasCarry(c)) return carries[c];
+                Thread.onSpinWait();
+            }
+            int j = c;
+            while (!hasCarry(j)) j--; // carries[0] is always there
+            long carry = carries[j];
+            for (int i = j; i < c; i++) {
+                if (hasCarry(i + 1)) {
+                    carry = carries[i + 1];
+                    continue;
+                }
+                long total;
+                if ((byte) FLAGS.getAcquire(totalFlags, i) == TOTAL) {
+                    total = totals[i];
+                } else if (apart) {
+                    total = scanner.total(in, start(i), end(i));
+                } else {
+                    // In place the piece's owner overwrites it once its total is out: wait for that total.
+                    for (int spin = 0; (byte) FLAGS.getAcquire(totalFlags, i) != TOTAL; spin++) {
+                        if (spin < SPINS) Thread.onSpinWait(); else Thread.yield();
+                    }
+                    total = totals[i];
+                }
+                carry = scanner.combine(carry, total);
+                publish(i + 1, carry);
+            }
+            return carry;
+        }
     }
 
     private static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive) {

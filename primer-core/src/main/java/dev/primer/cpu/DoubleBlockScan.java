@@ -32,6 +32,11 @@ final class DoubleBlockScan implements ChunkScanner {
     private static final VectorSpecies<Double> S = DoubleVector.SPECIES_256;
     private static final int LANES = 4, BYTES = 8, BLOCK = 2 * LANES;
     private static final VectorShuffle<Double> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
+    // Lane shifts by k with the identity in the k lowest lanes (blend): the lanes of id.slice(LANES - k, v), in fewer instructions.
+    private static final VectorShuffle<Double> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & (LANES - 1));
+    private static final VectorMask<Double> LOW1 = VectorMask.fromLong(S, 0x1);
+    private static final VectorShuffle<Double> UP2 = VectorShuffle.fromOp(S, i -> i - 2 & (LANES - 1));
+    private static final VectorMask<Double> LOW2 = VectorMask.fromLong(S, 0x3);
     // Even and odd lanes gathered into both halves, and the upper half: for combining adjacent lanes.
     private static final VectorShuffle<Double> EVENS = VectorShuffle.fromOp(S, i -> 2 * i % LANES);
     private static final VectorShuffle<Double> ODDS = VectorShuffle.fromOp(S, i -> (2 * i + 1) % LANES);
@@ -115,19 +120,21 @@ final class DoubleBlockScan implements ChunkScanner {
             long at = inByte + b * (BLOCK * BYTES);
             DoubleVector v0 = DoubleVector.fromMemorySegment(S, in, at, NATIVE);
             DoubleVector v1 = DoubleVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE);
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 1, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 1, v1));
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 2, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 2, v1));
+            v0 = v0.lanewise(LANE_OP, v0.rearrange(UP1).blend(id, LOW1));
+            v1 = v1.lanewise(LANE_OP, v1.rearrange(UP1).blend(id, LOW1));
+            v0 = v0.lanewise(LANE_OP, v0.rearrange(UP2).blend(id, LOW2));
+            v1 = v1.lanewise(LANE_OP, v1.rearrange(UP2).blend(id, LOW2));
             v1 = v1.lanewise(LANE_OP, v0.rearrange(LAST));
             DoubleVector t0 = running.lanewise(LANE_OP, v0), t1 = running.lanewise(LANE_OP, v1);
+            // t1's last lane, formed beside t1 so that one operation per block depends on the block before
+            DoubleVector next = running.lanewise(LANE_OP, v1.rearrange(LAST));
             if (out != null) {
                 // exclusive: each lane takes the inclusive value one lane before (lane 0: the running total)
                 long o = outByte + b * (BLOCK * BYTES);
-                c.lanewise(LANE_OP, INCLUSIVE ? t0 : running.slice(LANES - 1, t0)).intoMemorySegment(out, o, NATIVE);
-                c.lanewise(LANE_OP, INCLUSIVE ? t1 : t0.slice(LANES - 1, t1)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+                c.lanewise(LANE_OP, INCLUSIVE ? t0 : t0.rearrange(UP1).blend(running, LOW1)).intoMemorySegment(out, o, NATIVE);
+                c.lanewise(LANE_OP, INCLUSIVE ? t1 : t1.rearrange(UP1).blend(t0.rearrange(LAST), LOW1)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
             }
-            running = t1.rearrange(LAST);
+            running = next;
         }
         return running.lane(0);
     }

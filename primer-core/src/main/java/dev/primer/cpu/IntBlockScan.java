@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -28,6 +29,15 @@ final class IntBlockScan implements ChunkScanner {
     private static final VectorSpecies<Integer> S = IntVector.SPECIES_256;
     private static final int LANES = 8, BYTES = 4, BLOCK = 2 * LANES;
     private static final VectorShuffle<Integer> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
+    // Sklansky steps: lane i takes the last lane of the pair / quad / half before it (masked lanes: the identity).
+    private static final VectorShuffle<Integer> PAIRS = VectorShuffle.fromOp(S, i -> i & ~1);
+    private static final VectorShuffle<Integer> QUADS = VectorShuffle.fromOp(S, i -> (i & ~3) + 1 & 7);
+    private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(S, i -> 3);
+    private static final VectorShuffle<Integer> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & 7);
+    private static final VectorMask<Integer> EVEN = VectorMask.fromLong(S, 0x55);
+    private static final VectorMask<Integer> QUAD_LOW = VectorMask.fromLong(S, 0x33);
+    private static final VectorMask<Integer> LOW_HALF = VectorMask.fromLong(S, 0x0F);
+    private static final VectorMask<Integer> FIRST = VectorMask.fromLong(S, 0x01);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfInt ELEMENT = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -57,32 +67,44 @@ final class IntBlockScan implements ChunkScanner {
         }
     }
 
+    @Override public boolean splits() {
+        return true; // exact in any order
+    }
+
     @Override public long combine(long carryBits, long totalBits) {
         return (int) LaneOps.apply(OP, carryBits, totalBits);
     }
 
     /**
      * Scans {@code count} whole blocks of two vectors from the running value {@code carry op R}; returns
-     * it after them.
+     * it after them. Integers are exact in any order, so each vector's prefix forms in Sklansky's shape
+     * (lane pairs, then quads, then halves: one lane permute and a blend per step) and the running
+     * value advances by the vector's total, formed beside the prefix, so that one operation per vector
+     * depends on the one before.
      */
     private static int blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, int r) {
         IntVector id = IntVector.broadcast(S, IDENTITY), running = IntVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
             long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
-            IntVector v0 = IntVector.fromMemorySegment(S, in, at, NATIVE);
-            IntVector v1 = IntVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE);
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 1, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 1, v1));
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 2, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 2, v1));
-            v0 = v0.lanewise(LANE_OP, id.slice(LANES - 4, v0));
-            v1 = v1.lanewise(LANE_OP, id.slice(LANES - 4, v1));
-            v1 = v1.lanewise(LANE_OP, v0.rearrange(LAST));
-            IntVector t0 = running.lanewise(LANE_OP, v0), t1 = running.lanewise(LANE_OP, v1);
-            (INCLUSIVE ? t0 : running.slice(LANES - 1, t0)).intoMemorySegment(out, o, NATIVE);
-            (INCLUSIVE ? t1 : t0.slice(LANES - 1, t1)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
-            running = t1.rearrange(LAST);
+            IntVector v0 = prefix(IntVector.fromMemorySegment(S, in, at, NATIVE), id);
+            IntVector v1 = prefix(IntVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE), id);
+            IntVector total0 = v0.rearrange(LAST), r1 = running.lanewise(LANE_OP, total0);
+            if (INCLUSIVE) {
+                running.lanewise(LANE_OP, v0).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            } else {
+                running.lanewise(LANE_OP, v0.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            }
+            running = r1.lanewise(LANE_OP, v1.rearrange(LAST));
         }
         return running.lane(0);
+    }
+
+    /** The inclusive prefix of one vector's lanes from the identity, in three Sklansky steps. */
+    private static IntVector prefix(IntVector v, IntVector id) {
+        v = v.lanewise(LANE_OP, v.rearrange(PAIRS).blend(id, EVEN));
+        v = v.lanewise(LANE_OP, v.rearrange(QUADS).blend(id, QUAD_LOW));
+        return v.lanewise(LANE_OP, v.rearrange(HALVES).blend(id, LOW_HALF));
     }
 }

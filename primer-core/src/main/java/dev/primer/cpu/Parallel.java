@@ -5,6 +5,7 @@ import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.RecursiveAction;
 import java.util.concurrent.RecursiveTask;
 import java.util.function.BinaryOperator;
+import java.util.function.DoubleBinaryOperator;
 import java.util.function.LongUnaryOperator;
 
 /**
@@ -52,6 +53,62 @@ final class Parallel {
         return invoke(new TreeTask<>(from, to, 0, chunks, leaf, combine));
     }
 
+    /** A chunk's double result. */
+    @FunctionalInterface
+    interface DoubleRangeFunction {
+        double apply(long from, long to);
+    }
+
+    /**
+     * {@link #reduceChunks} for double results, bit for bit the same tree, without a task per node:
+     * the threads claim chunks in index order from a shared counter (so each reads memory in long
+     * runs and a late-starting thread only takes fewer chunks), store each chunk's result, and the
+     * caller combines them over the balanced tree afterwards.
+     */
+    static double reduceChunksToDouble(long from, long to, DoubleRangeFunction leaf, DoubleBinaryOperator combine) {
+        long count = chunks(to - from);
+        if (count <= 1) return leaf.apply(from, to);
+        if (count > Integer.MAX_VALUE - 8) {
+            return reduceChunks(from, to, leaf::apply, combine::applyAsDouble);
+        }
+        double[] results = new double[(int) count];
+        java.util.concurrent.atomic.AtomicLong next = new java.util.concurrent.atomic.AtomicLong();
+        // Runs of several chunks per claim keep each thread's memory stream long (DRAM pages, prefetch).
+        long run = Math.clamp(count / (8L * threads()), 1, 8);
+        Runnable work = () -> {
+            for (long first; (first = next.getAndAdd(run)) < count; ) {
+                for (long c = first, last = Math.min(count, first + run); c < last; c++) {
+                    long start = from + c * CHUNK;
+                    results[(int) c] = leaf.apply(start, Math.min(to, start + CHUNK));
+                }
+            }
+        };
+        int helpers = (int) Math.min(count - 1, threads() - 1);
+        ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
+        for (int t = 0; t < helpers; t++) tasks[t] = fork(work);
+        RuntimeException failure = null;
+        try {
+            work.run();
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        for (ForkJoinTask<?> task : tasks) {
+            try {
+                task.join();
+            } catch (RuntimeException e) {
+                if (failure == null) failure = e;
+            }
+        }
+        if (failure != null) throw failure;
+        return tree(results, 0, (int) count, combine);
+    }
+
+    private static double tree(double[] r, int lo, int hi, DoubleBinaryOperator combine) {
+        if (hi - lo == 1) return r[lo];
+        int mid = (lo + hi) >>> 1;
+        return combine.applyAsDouble(tree(r, lo, mid, combine), tree(r, mid, hi, combine));
+    }
+
     /** Runs {@code action} on every chunk of {@code [0, n)} in parallel. */
     static void forEachChunk(long n, RangeAction action) {
         long chunks = chunks(n);
@@ -83,6 +140,19 @@ final class Parallel {
             return;
         }
         invoke(new WeightedTask(0, count, start, action));
+    }
+
+    /** Threads that work on a parallel call: the pool's parallelism, plus the caller outside a pool. */
+    static int threads() {
+        ForkJoinPool pool = ForkJoinTask.getPool();
+        return pool != null ? pool.getParallelism() : ForkJoinPool.commonPool().getParallelism() + 1;
+    }
+
+    /** Starts {@code action} in the caller's pool (a worker's own, otherwise the common pool). */
+    static ForkJoinTask<?> fork(Runnable action) {
+        ForkJoinTask<?> task = ForkJoinTask.adapt(action);
+        if (ForkJoinTask.inForkJoinPool()) return task.fork();
+        return ForkJoinPool.commonPool().submit(task);
     }
 
     private static <T> T invoke(ForkJoinTask<T> task) {

@@ -29,15 +29,15 @@ import org.openjdk.jmh.annotations.Warmup;
  * array, against what a Java programmer would otherwise write. Bandwidth = 4 n bytes / time.
  */
 @BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 5, time = 2)
-@Measurement(iterations = 5, time = 2)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx4g"})
 @State(Scope.Benchmark)
 public class FloatSumBenchmark {
 
-    /** 2^24 and 2^26 elements: 64 and 256 MiB, beyond the last-level cache. */
-    @Param({"16777216", "67108864"})
+    /** 2^16 (L2), 2^20 (L3), 2^24 and 2^26 elements (64 and 256 MiB, beyond the last-level cache). */
+    @Param({"65536", "1048576", "16777216", "67108864"})
     public int n;
 
     private Arena arena;

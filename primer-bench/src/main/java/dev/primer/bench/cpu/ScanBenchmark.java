@@ -4,9 +4,7 @@ import dev.primer.DType;
 import dev.primer.Op;
 import dev.primer.cpu.CpuScan;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -22,128 +20,87 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Inclusive SUM scan of n elements: Primer's CPU backend (off-heap and on heap arrays) against
- * Arrays.parallelPrefix and a sequential loop. int32 scans run in place (they wrap, so repeating them
- * is harmless); float64 inputs are restored before every invocation (outside the timing).
+ * Inclusive SUM scan of n elements, in place on heap arrays, Primer's CPU backend against
+ * {@code Arrays.parallelPrefix} on the same array type (the JDK has none for float[]: float32 is set
+ * beside {@code parallelPrefix(double[])} of the same n; int32 to int64 beside {@code parallelPrefix(long[])}).
+ * Integer scans wrap, so they repeat in place; float inputs are restored before every invocation
+ * (outside the timing), for both sides alike.
  */
 @BenchmarkMode(Mode.AverageTime)
-@OutputTimeUnit(TimeUnit.MILLISECONDS)
-@Warmup(iterations = 5, time = 2)
-@Measurement(iterations = 5, time = 2)
-@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx6g"})
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+@Fork(value = 1, jvmArgsAppend = {"--add-modules", "jdk.incubator.vector", "--enable-native-access=ALL-UNNAMED", "-Xmx8g"})
+@State(Scope.Benchmark)
 public class ScanBenchmark {
 
-    /** 2^24 and 2^26 elements. */
-    @State(Scope.Benchmark)
-    public static class Size {
-        @Param({"16777216", "67108864"})
-        public int n;
+    /** 2^16, 2^20, 2^24 (beyond the 32 MiB L3 for 4-byte types and up) and 2^26 elements. */
+    @Param({"65536", "1048576", "16777216"})
+    public int n;
+
+    int[] ints;
+    long[] longs, widened;
+    float[] floatSource, floats;
+    double[] doubleSource, doubles;
+    MemorySegment intSeg, longSeg, widenedSeg, floatSeg, doubleSeg;
+
+    @Setup
+    public void setup() {
+        Random random = new Random(1);
+        ints = random.ints(n).toArray();
+        longs = random.longs(n).toArray();
+        widened = new long[n];
+        floatSource = new float[n];
+        for (int i = 0; i < n; i++) floatSource[i] = random.nextFloat();
+        floats = floatSource.clone();
+        doubleSource = random.doubles(n).toArray();
+        doubles = doubleSource.clone();
+        intSeg = MemorySegment.ofArray(ints);
+        longSeg = MemorySegment.ofArray(longs);
+        widenedSeg = MemorySegment.ofArray(widened);
+        floatSeg = MemorySegment.ofArray(floats);
+        doubleSeg = MemorySegment.ofArray(doubles);
     }
 
-    @State(Scope.Benchmark)
-    public static class Ints {
-        int[] array;
-        MemorySegment onHeap, offHeap;
-        Arena arena;
-
-        @Setup
-        public void setup(Size size) {
-            array = new Random(1).ints(size.n).toArray();
-            onHeap = MemorySegment.ofArray(array.clone());
-            arena = Arena.ofShared();
-            offHeap = arena.allocate((long) size.n * Integer.BYTES, 64);
-            MemorySegment.copy(array, 0, offHeap, ValueLayout.JAVA_INT, 0, size.n);
-        }
-
-        @TearDown
-        public void tearDown() {
-            arena.close();
-        }
+    @Setup(Level.Invocation)
+    public void restore() {
+        System.arraycopy(floatSource, 0, floats, 0, n);
+        System.arraycopy(doubleSource, 0, doubles, 0, n);
     }
 
-    @State(Scope.Benchmark)
-    public static class Floats {
-        MemorySegment in, out;
-        Arena arena;
-
-        @Setup
-        public void setup(Size size) {
-            arena = Arena.ofShared();
-            in = arena.allocate((long) size.n * Float.BYTES, 64);
-            out = arena.allocate((long) size.n * Float.BYTES, 64);
-            Random random = new Random(2);
-            for (long i = 0; i < size.n; i++) in.setAtIndex(ValueLayout.JAVA_FLOAT, i, random.nextFloat());
-        }
-
-        @TearDown
-        public void tearDown() {
-            arena.close();
-        }
+    @Benchmark public void primerInt32() {
+        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, intSeg, intSeg, n);
     }
 
-    @State(Scope.Benchmark)
-    public static class Doubles {
-        double[] source, array;
-        MemorySegment offHeap;
-        Arena arena;
-
-        @Setup
-        public void setup(Size size) {
-            source = new Random(3).doubles(size.n).toArray();
-            array = source.clone();
-            arena = Arena.ofShared();
-            offHeap = arena.allocate((long) size.n * Double.BYTES, 64);
-        }
-
-        @Setup(Level.Invocation)
-        public void restore() {
-            System.arraycopy(source, 0, array, 0, source.length);
-            MemorySegment.copy(source, 0, offHeap, ValueLayout.JAVA_DOUBLE, 0, source.length);
-        }
-
-        @TearDown
-        public void tearDown() {
-            arena.close();
-        }
+    @Benchmark public void jdkInt32() {
+        Arrays.parallelPrefix(ints, Integer::sum);
     }
 
-    @Benchmark
-    public void primerInt32OffHeap(Size size, Ints ints) {
-        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, ints.offHeap, ints.offHeap, size.n);
+    @Benchmark public void primerInt64() {
+        CpuScan.scan(DType.LONG, DType.LONG, Op.SUM, true, 0, longSeg, longSeg, n);
     }
 
-    @Benchmark
-    public void primerInt32OnHeap(Size size, Ints ints) {
-        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, ints.onHeap, ints.onHeap, size.n);
+    @Benchmark public void jdkInt64() {
+        Arrays.parallelPrefix(longs, Long::sum);
     }
 
-    @Benchmark
-    public void jdkParallelPrefixInt32(Ints ints) {
-        Arrays.parallelPrefix(ints.array, Integer::sum);
+    /** int32 in, int64 out (out of place: the types differ). */
+    @Benchmark public void primerInt32ToInt64() {
+        CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, intSeg, widenedSeg, n);
     }
 
-    @Benchmark
-    public void sequentialLoopInt32(Ints ints) {
-        int[] a = ints.array;
-        for (int i = 1; i < a.length; i++) a[i] += a[i - 1];
+    @Benchmark public void primerFloat32() {
+        CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, floatSeg, floatSeg, n);
     }
 
-    @Benchmark
-    public void primerFloat32OffHeap(Size size, Floats floats) {
-        CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, floats.in, floats.out, size.n);
+    @Benchmark public void primerFloat64() {
+        CpuScan.scan(DType.DOUBLE, DType.DOUBLE, Op.SUM, true, 0, doubleSeg, doubleSeg, n);
     }
 
-    @Benchmark
-    public void primerFloat64OffHeap(Size size, Doubles doubles) {
-        CpuScan.scan(DType.DOUBLE, DType.DOUBLE, Op.SUM, true, 0, doubles.offHeap, doubles.offHeap, size.n);
-    }
-
-    @Benchmark
-    public void jdkParallelPrefixFloat64(Doubles doubles) {
-        Arrays.parallelPrefix(doubles.array, Double::sum);
+    @Benchmark public void jdkFloat64() {
+        Arrays.parallelPrefix(doubles, Double::sum);
     }
 }
