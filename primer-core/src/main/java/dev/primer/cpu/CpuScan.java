@@ -7,7 +7,6 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.ForkJoinTask;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -203,25 +202,7 @@ public final class CpuScan {
 
         /** Scans the window; returns the carry out of it (when asked for: {@code needLast}). */
         long run() {
-            int helpers = (int) Math.min(pieces - 1, Parallel.threads() - 1);
-            ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
-            for (int t = 0; t < helpers; t++) {
-                tasks[t] = Parallel.fork(this::work);
-            }
-            RuntimeException failure = null;
-            try {
-                work();
-            } catch (RuntimeException e) {
-                failure = e;
-            }
-            for (ForkJoinTask<?> task : tasks) {
-                try {
-                    task.join();
-                } catch (RuntimeException e) {
-                    if (failure == null) failure = e;
-                }
-            }
-            if (failure != null) throw failure;
+            Parallel.runWithHelpers((int) Math.min(pieces - 1, Parallel.threads() - 1), this::work);
             return needLast ? carries[pieces] : 0;
         }
 

@@ -83,7 +83,15 @@ final class Parallel {
                 }
             }
         };
-        int helpers = (int) Math.min(count - 1, threads() - 1);
+        runWithHelpers((int) Math.min(count - 1, threads() - 1), work);
+        return tree(results, 0, (int) count, combine);
+    }
+
+    /**
+     * Runs {@code work} on the calling thread and on {@code helpers} forked tasks at once (work that
+     * claims its pieces from a shared counter), waits for all of them and rethrows the first failure.
+     */
+    static void runWithHelpers(int helpers, Runnable work) {
         ForkJoinTask<?>[] tasks = new ForkJoinTask<?>[helpers];
         for (int t = 0; t < helpers; t++) tasks[t] = fork(work);
         RuntimeException failure = null;
@@ -100,7 +108,6 @@ final class Parallel {
             }
         }
         if (failure != null) throw failure;
-        return tree(results, 0, (int) count, combine);
     }
 
     private static double tree(double[] r, int lo, int hi, DoubleBinaryOperator combine) {
