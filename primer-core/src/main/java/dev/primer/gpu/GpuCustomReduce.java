@@ -1,6 +1,7 @@
 package dev.primer.gpu;
 
 import dev.primer.CustomOp;
+import dev.primer.DType;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.Nvrtc;
@@ -10,6 +11,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reduce with a user-defined operator: the production device-wide reduce
@@ -22,6 +24,8 @@ public final class GpuCustomReduce {
 
     private static final String KERNEL = "primer_custom_reduce";
     private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
+    /** Module keys: one per compiled source (the source's hash could collide). */
+    private static final AtomicLong MODULES = new AtomicLong();
 
     /** NVRTC has no __builtin_memcpy; a constant-size byte copy that the compiler turns into moves. */
     static final String RTC_PRELUDE = """
@@ -35,13 +39,7 @@ public final class GpuCustomReduce {
 
     /** The CUDA source of the kernel for {@code op}. */
     static String source(CustomOp op) {
-        String t = switch (op.type()) {
-            case INT -> "int";
-            case LONG -> "long long";
-            case FLOAT -> "float";
-            case DOUBLE -> "double";
-            case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
-        };
+        String t = cudaType(op.type());
         return RTC_PRELUDE + """
                 #include "device/reduce_kernels.cuh"
                 struct UserOp {
@@ -57,12 +55,26 @@ public final class GpuCustomReduce {
                 """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL);
     }
 
-    private static CudaKernel kernel(CudaContext ctx, CustomOp op) {
-        String src = source(op);
-        return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + src, key -> {
-            byte[] cubin = Nvrtc.compile("custom_reduce_" + op.name(), src, Map.of(),
+    /** The C++ type of a custom operator's values. */
+    static String cudaType(DType type) {
+        return switch (type) {
+            case INT -> "int";
+            case LONG -> "long long";
+            case FLOAT -> "float";
+            case DOUBLE -> "double";
+            case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
+        };
+    }
+
+    /**
+     * The kernel {@code entry} of {@code source} compiled through NVRTC against the packed headers:
+     * once per device and source (NVRTC's disk cache spares later processes the compile too).
+     */
+    static CudaKernel compile(CudaContext ctx, String name, String source, String entry) {
+        return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
+            byte[] cubin = Nvrtc.compile(name, source, Map.of(),
                     List.of("-I" + CudaSources.includeRoot(), "--device-int128", "-default-device", "-lineinfo"), ctx.device());
-            return ctx.module("nvrtc:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin).kernel(KERNEL);
+            return ctx.module("nvrtc:" + MODULES.incrementAndGet() + ":" + name, cubin).kernel(entry);
         });
     }
 
@@ -71,7 +83,7 @@ public final class GpuCustomReduce {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return op.identityBits();
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
-        CudaKernel k = kernel(ctx, op);
+        CudaKernel k = compile(ctx, "custom_reduce_" + op.name(), source(op), KERNEL);
         int perSm = k.maxActiveBlocksPerSm(ReducePolicy.BLOCK_THREADS, 0);
         int grid = ReducePolicy.gridSize(n, op.type(), ctx.device().multiprocessorCount(), perSm);
         long scratch = ctx.scratch("reduce-custom", ReducePolicy.scratchBytes(ctx.device()) + 64);

@@ -6,10 +6,7 @@ import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.Nvrtc;
 
-import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Scan with a user-defined operator: the production device-wide scan
@@ -27,11 +24,10 @@ public final class GpuCustomScan {
     static final String KERNEL = "primer_custom_scan";
     /** Blocks per SM the register budget must allow: 64 registers a thread at 256 threads, 128 at 128. */
     static final int MIN_BLOCKS = 4;
-    private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
 
     /** The CUDA source of the kernel for {@code op}: the prelude, the header, the functor, the entry point. */
     static String source(CustomOp op) {
-        String t = cudaType(op.type());
+        String t = GpuCustomReduce.cudaType(op.type());
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/scan_kernels.cuh"
                 struct UserOp {
@@ -48,25 +44,6 @@ public final class GpuCustomScan {
                 """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL, MIN_BLOCKS);
     }
 
-    private static String cudaType(DType type) {
-        return switch (type) {
-            case INT -> "int";
-            case LONG -> "long long";
-            case FLOAT -> "float";
-            case DOUBLE -> "double";
-            case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
-        };
-    }
-
-    private static CudaKernel kernel(CudaContext ctx, CustomOp op) {
-        String src = source(op);
-        return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + src, key -> {
-            byte[] cubin = Nvrtc.compile("custom_scan_" + op.name(), src, Map.of(),
-                    List.of("-I" + CudaSources.includeRoot(), "--device-int128", "-default-device", "-lineinfo"), ctx.device());
-            return ctx.module("nvrtc-scan:" + Integer.toHexString(key.hashCode()) + ":" + op.name(), cubin).kernel(KERNEL);
-        });
-    }
-
     /**
      * Scans {@code n} elements of {@code op.type()} at {@code in} into {@code out}:
      * {@code out[i] = init op in[0] op ... op in[i]} (inclusive) or {@code init op in[0] op ... op in[i-1]}
@@ -78,13 +55,14 @@ public final class GpuCustomScan {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
         DType type = op.type();
-        cudaType(type);
+        GpuCustomReduce.cudaType(type);  // rejects int8
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
         GpuScan.requireAligned(in, type, "in");
         GpuScan.requireAligned(out, type, "out");
         GpuScan.requireInPlaceOrDisjoint(in, n * type.byteSize(), out, n * type.byteSize());
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
-        GpuScan.launchPlain(ctx, kernel(ctx, op), type, inclusive, initBits, in, out, n);
+        CudaKernel kernel = GpuCustomReduce.compile(ctx, "custom_scan_" + op.name(), source(op), KERNEL);
+        GpuScan.launchPlain(ctx, kernel, type, inclusive, initBits, in, out, n);
     }
 }
