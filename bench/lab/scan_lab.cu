@@ -111,24 +111,20 @@ int main(int argc, char** argv) {
         printf("plain copy kernel: %.4f ms %.1f GB/s\n", pm, 8.0 * n / pm / 1e6);
     }
     using SF = Sum<float>;
-    scan_variant<512, 4, 4, float, float, SF>("f32_512x4_b4", fin, fout, n, hf, copy_gbs);
     scan_variant<256, 8, 6, float, float, SF>("f32_256x8_b6", fin, fout, n, hf, copy_gbs);
-    scan_variant<256, 8, 5, float, float, SF>("f32_256x8_b5", fin, fout, n, hf, copy_gbs);
     scan_variant<256, 7, 7, float, float, SF>("f32_256x7_b7", fin, fout, n, hf, copy_gbs);
-    scan_variant<128, 16, 6, float, float, SF>("f32_128x16_b6", fin, fout, n, hf, copy_gbs);
-    scan_variant<128, 14, 7, float, float, SF>("f32_128x14_b7", fin, fout, n, hf, copy_gbs);
+    scan_variant<256, 8, 5, float, float, SF>("f32_256x8_b5", fin, fout, n, hf, copy_gbs);
     scan_variant<256, 8, 6, float, float, Max<float>>("f32max_256x8_b6", fin, fout, n, hf, copy_gbs);
-    scan_variant<512, 4, 4, float, float, Max<float>>("f32max_512x4_b4", fin, fout, n, hf, copy_gbs);
     using SL = Sum<long long>;
-    scan_variant<512, 4, 3, int, long long, SL>("i32i64_512x4_b3", iin, lout, n, hi, copy_gbs);
+    scan_variant<256, 8, 4, int, long long, SL>("i32i64_256x8_b4", iin, lout, n, hi, copy_gbs);
     scan_variant<256, 8, 5, int, long long, SL>("i32i64_256x8_b5", iin, lout, n, hi, copy_gbs);
-    scan_variant<128, 16, 6, int, long long, SL>("i32i64_128x16_b6", iin, lout, n, hi, copy_gbs);
-    scan_variant<128, 8, 10, int, long long, SL>("i32i64_128x8_b10", iin, lout, n, hi, copy_gbs);
+    scan_variant<256, 4, 6, int, long long, SL>("i32i64_256x4_b6", iin, lout, n, hi, copy_gbs);
+    scan_variant<128, 8, 8, int, long long, SL>("i32i64_128x8_b8", iin, lout, n, hi, copy_gbs);
     using SD = Sum<double>;
+    scan_variant<128, 16, 5, double, double, SD>("f64_128x16_b5", din, dout, n / 2, hd, copy_gbs);
+    scan_variant<128, 16, 4, double, double, SD>("f64_128x16_b4", din, dout, n / 2, hd, copy_gbs);
     scan_variant<256, 8, 4, double, double, SD>("f64_256x8_b4", din, dout, n / 2, hd, copy_gbs);
-    scan_variant<128, 16, 6, double, double, SD>("f64_128x16_b6", din, dout, n / 2, hd, copy_gbs);
-    scan_variant<128, 14, 7, double, double, SD>("f64_128x14_b7", din, dout, n / 2, hd, copy_gbs);
-    scan_variant<192, 8, 6, double, double, SD>("f64_192x8_b6", din, dout, n / 2, hd, copy_gbs);
     scan_variant<256, 8, 5, double, double, SD>("f64_256x8_b5", din, dout, n / 2, hd, copy_gbs);
+    scan_variant<128, 14, 6, double, double, SD>("f64_128x14_b6", din, dout, n / 2, hd, copy_gbs);
     return 0;
 }

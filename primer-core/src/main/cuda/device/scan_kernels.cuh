@@ -8,21 +8,35 @@
 //   2. Every thread copies ROWS 16-byte vectors into shared memory with cp.async (coalesced: a
 //      warp's copy covers one row; see block_scan.cuh for the arrangement), reads its chunks back,
 //      scans each chunk's VEC items, and the block scans the chunk totals.
-//   3. Warp 0 publishes the tile's aggregate (A), looks back at its predecessors' status for the
-//      tile's exclusive prefix, publishes the inclusive prefix (P), and hands the prefix to the
-//      block; every thread rescans its chunks from shared memory and writes them with 16-byte
-//      streaming stores.
+//   3. Warp 0 publishes the tile's aggregate (A; for most operators before the block scan, see
+//      EARLY AGGREGATE), looks back at its predecessors' status for the tile's exclusive prefix,
+//      publishes the inclusive prefix (P), and hands the prefix to the block; every thread
+//      rescans its chunks from shared memory and writes them with 16-byte streaming stores.
 // Why shared memory and not registers: a block waiting in the look-back holds its registers, and
 // with the tile in registers (58 per thread) only 4 x 256 threads fit an SM and an H200 scanned
 // 2^28 floats at 2.5 TB/s; staged, a thread needs few registers, so more tiles are resident and
 // more loads are in flight while other tiles wait: 6 x 256-thread blocks of 32 KB per SM scan at
 // 3.56 TB/s (copy 4.21, CUB through torch 2.5; measured 2026-11-21, see ScanShape).
-// What is left: the same tiles staged and written back with no scan at all run at 90% of the
-// copy, the scan at 85%. ncu shows warps waiting at barriers most of the time (the block waits for
-// warp 0's look-back); a tree look-back is no faster than the ordered one. Persistent blocks that
-// stage their next tile while they look back for the current one (double-buffered; the next ticket
-// drawn at the tile's start or during its look-back) were 2-2.5x SLOWER: a tile drawn as "next"
-// publishes nothing until its block is done with the current one, and later tiles wait on it.
+//
+// EARLY AGGREGATE. What a tile's time goes to (globaltimer per tile, 2^28 floats, lab): loading
+// ~3.5 us, data to A ~2-3 us, look-back ~6 us, stores ~1 us. Without any look-back the same block
+// work runs at 96% of the copy, so the look-back is the whole gap: a tile waits until every
+// predecessor back to a P has published its A, i.e. for the slowest recent load plus that tile's
+// data-to-A time. So for commutative one-instruction operators (EarlyAggregate) a tile first
+// reduces its data (each thread folds its chunks, a butterfly, one barrier) and publishes A, and
+// only then runs the block scan; its P is prefix op that same A. The float sum went from 85% to 90%
+// of the copy (0.604 -> 0.560 ms, lab), int32 -> int64 from 1.25 ms (benchmark) to 1.12 (lab).
+// The tiles' outputs still
+// come from the block scan, whose association differs from the reduction's; both are fixed, so
+// results stay the same bits on every run.
+// Measured dead ends: a tree look-back is no faster than the ordered one; tile numbers from
+// blockIdx instead of the ticket gain 1-2%; loading by one TMA bulk copy per tile and storing by
+// one bulk store gain nothing; starting the load of tile blockIdx.x while the ticket is drawn
+// (and reloading when they differ) misses almost every time. Persistent blocks that stage their
+// next tile while they look back for the current one (double-buffered; the next ticket drawn at
+// the tile's start or during its look-back) were 2-2.5x SLOWER: a tile drawn as "next" publishes
+// nothing until its block is done with the current one, and later tiles wait on it. (Labs:
+// bench/lab/scan_lab.cu, scan_bulk_lab.cu.)
 //
 // Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
 // is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
@@ -36,11 +50,12 @@
 // where j is whichever predecessor was found with P. By induction P_j = init op A_0 op ... op A_j
 // folded left to right, and folding on from it gives the same left fold whatever j was: the
 // exclusive prefix of every tile is the same bits on every run, and so is every output (A_i comes
-// from the block scan, which has a fixed association). The price is that the A's between j and i
-// are combined one after the other by one lane instead of as a tree: about (i - j) dependent
-// operations, a few hundred cycles when j is within a window or two -- the common case. The values
-// of up to LOOKBACK_WINDOWS windows are kept in shared memory; if no P turns up within them the
-// warp starts again from the nearest window (tile i - 1 reaches P eventually, so this terminates).
+// from a reduction or the block scan, each with a fixed association). The price is that the A's
+// between j and i are combined one after the other by one lane instead of as a tree: about
+// (i - j) dependent operations, a few hundred cycles when j is within a window or two -- the
+// common case. The values of up to LOOKBACK_WINDOWS windows are kept in shared memory; if no P
+// turns up within them the warp starts again from the nearest window (tile i - 1 reaches P
+// eventually, so this terminates).
 // Min and max get the same bits from any association and combine each window as a tree instead
 // (TreeLookback below): a Java-semantics float max is ~10 dependent instructions per step, and
 // folding it serially halved the throughput on an H200 (1.2 vs 2.2 TB/s); for sums, products and
@@ -73,6 +88,7 @@
 // TreeLookback is specialised for it. Values in the status words must be 4 or 8 bytes.
 #pragma once
 #include "../ops.cuh"
+#include "../warp/warp_reduce.cuh"
 #include "../warp/warp_scan.cuh"
 #include "../block/block_scan.cuh"
 
@@ -149,6 +165,19 @@ template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value 
 template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value = true; };
 template <typename Op, typename T>
 struct TreeLookback<SegmentedOp<Op, T>> { static constexpr bool value = TreeLookback<Op>::value; };
+
+/**
+ * Whether a tile publishes its aggregate early (EARLY AGGREGATE above): commutative operators of
+ * one instruction. Min and max are left out: with Java's NaN and -0.0 rules a float max scan is
+ * bound by its instructions, and the extra pass made it 30% slower (lab). Segmented and
+ * user-defined operators (commutativity unknown) take the aggregate from the block scan.
+ */
+template <typename Op> struct EarlyAggregate { static constexpr bool value = false; };
+template <typename T> struct EarlyAggregate<Sum<T>> { static constexpr bool value = true; };
+template <typename T> struct EarlyAggregate<Prod<T>> { static constexpr bool value = true; };
+template <typename T> struct EarlyAggregate<BitAnd<T>> { static constexpr bool value = true; };
+template <typename T> struct EarlyAggregate<BitOr<T>> { static constexpr bool value = true; };
+template <typename T> struct EarlyAggregate<BitXor<T>> { static constexpr bool value = true; };
 
 namespace scan_detail {
 
@@ -292,6 +321,14 @@ __device__ __forceinline__ unsigned poll_window(const TileStatus<V>& status, lon
 }
 
 }  // namespace scan_detail
+
+template <typename V, int WARPS, bool EARLY>
+struct EarlyAggregateStorage {
+    V warp[WARPS];
+    V tile;
+};
+template <typename V, int WARPS>
+struct EarlyAggregateStorage<V, WARPS, false> {};
 
 template <typename V, int WINDOWS, bool ORDERED>
 struct LookbackStorage {
@@ -531,12 +568,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
+    // 8-byte inputs keep the aggregate from the block scan: their 128 x 16 tiles spill with the
+    // early pass at 6 blocks per SM and were slower with it at 5 (lab).
+    constexpr bool EARLY = EarlyAggregate<ScanOp>::value && sizeof(InT) == 4;
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
         unsigned tile;
         BlockScanStorage<Acc, BLOCK_THREADS> scan;
         LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
+        EarlyAggregateStorage<Acc, WARPS, EARLY> early;
         typename Heads::Storage heads;
     } s;
 
@@ -598,6 +639,30 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
+    if constexpr (EARLY) {
+        // The tile's A before the block scan: a few operations per chunk and one barrier between
+        // the data and A, so the tiles that wait for this one in their look-back see it sooner.
+        // Kept in shared memory until P is published: a register held across the block scan spills.
+        Acc thread_total;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            Acc a[VEC];
+            int skip;
+            scan_chunk(r, a, skip);
+            thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+        }
+        const Acc warp_total = warp_reduce(thread_total, scan_op);
+        if (lane == 0) s.early.warp[warp] = warp_total;
+        __syncthreads();
+        if (warp == 0) {
+            const Acc aggregate = warp_reduce(lane < WARPS ? s.early.warp[lane] : ScanOp::identity(), scan_op);
+            if (lane == 0) {
+                s.early.tile = aggregate;
+                if (tile != 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            }
+        }
+    }
+
     Acc chunk_total[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -607,14 +672,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         chunk_total[r] = a[VEC - 1];
     }
 
-    // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A, then P.
+    // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A (unless it
+    // did early), then P = prefix op A, with the A it published.
     auto tile_prefix = [&](Acc aggregate) -> Acc {
+        if constexpr (EARLY) aggregate = s.early.tile;
         Acc prefix;
         if (tile == 0) {
             if constexpr (SEGMENTED) prefix = Acc{init, 0};
             else prefix = init;
         } else {
-            if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            if (!EARLY && lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
             if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
             else prefix = lookback_tree(status, tile, scan_op);
         }
