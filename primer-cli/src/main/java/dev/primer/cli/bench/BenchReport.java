@@ -77,6 +77,8 @@ final class BenchReport {
         e.put("quick", env.quick());
         e.put("reps", env.reps());
         e.put("warmup", BenchSetup.WARMUP);
+        e.put("warmup_min_ms", BenchSetup.WARMUP_NANOS / 1_000_000);
+        e.put("warmup_max_runs", BenchSetup.WARMUP_MAX_RUNS);
         e.put("baselines_file", baselines.present() ? baselines.source().toString() : null);
         e.put("baseline_env", baselines.present() ? baselines.env() : null);
         return e;
@@ -147,7 +149,9 @@ final class BenchReport {
         row(sb, "Kernel sources", env.kernelSources());
         row(sb, "Git commit", env.gitCommit() == null ? "(PRIMER_GIT_COMMIT not set)" : env.gitCommit());
         row(sb, "Host", env.host() + ", " + env.cpuCores() + " cores");
-        row(sb, "Method", "CUDA events around the launch sequence after " + BenchSetup.WARMUP + " warm-up runs, median of "
+        row(sb, "Method", "CUDA events around the launch sequence after " + BenchSetup.WARMUP + " warm-up runs and at least "
+                + BenchSetup.WARMUP_NANOS / 1_000_000 + " ms of them (at most " + BenchSetup.WARMUP_MAX_RUNS
+                + ": the JIT compiles the host side), median of "
                 + env.reps() + (env.quick() ? " (--quick: baselines.py --quick sizes)" : "")
                 + "; random inputs; buffers rotated so the working set exceeds L2");
         row(sb, "Baselines", baselines.present() ? baselineSummary() : "none (--baselines not given)");

@@ -13,6 +13,9 @@ import java.nio.file.Path;
  */
 record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, PrintStream log) {
     static final int WARMUP = 3;
+    /** Event-timed benchmarks also warm up for this long (at most WARMUP_MAX_RUNS runs), for the JIT. */
+    static final long WARMUP_NANOS = 500_000_000L;
+    static final int WARMUP_MAX_RUNS = 5000;
 
     int reps() { return quick ? 5 : 20; }
 
