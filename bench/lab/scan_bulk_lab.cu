@@ -7,9 +7,12 @@
 //   order: a ticket drawn from a counter (production: guaranteed forward progress) | blockIdx.x |
 //          "guess": the load of tile blockIdx.x starts while the ticket is drawn, and is redone
 //          for the ticket's tile when they differ
-//   mode:  COPY (no scan: the ceiling) | SCAN (production's order: block scan, then A) |
-//          FAST_A (A from a reduction, the row scans during the look-back) | EARLY_A (A from a
-//          reduction, then the block scan as in production)
+//   mode:  COPY (no scan: the ceiling) | SCAN (the order before EARLY AGGREGATE: block scan,
+//          then A) | FAST_A (A from a reduction, the row scans during the look-back) | EARLY_A
+//          (A from a reduction, then the block scan: production's order now, see scan_kernels.cuh)
+//          | EARLY_A_POLL1/2 (the look-back polling 1 or 2 windows of 32 per round trip)
+// and: persistent blocks (k_persist) that draw their next tile as the stores start, an L2
+// prefetch-size hint on the loads, sleeping between polls. scan_production is device_scan itself.
 // Timed variants also print, per tile, the phases from %globaltimer (thread 0): load, data to A,
 // A to the prefix (look-back), to the end. Build twice: with -DNO_TIMES for the speeds, without
 // to print the phases (`scan_bulk_lab NAME` runs one variant).
@@ -26,7 +29,7 @@
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
 using namespace primer;
 
-enum { LOAD_THREADS = 0, LOAD_BULK = 1 };
+enum { LOAD_THREADS = 0, LOAD_BULK = 1, LOAD_THREADS_L2_256 = 2 };
 enum { STORE_REGS = 0, STORE_BULK = 1 };
 enum { ORDER_TICKET = 0, ORDER_BLOCK = 1, ORDER_GUESS = 2 };
 __device__ __forceinline__ long long now_ns() {
@@ -60,10 +63,112 @@ __device__ __forceinline__ void bulk_store(void* dst, const void* src, unsigned 
 __device__ __forceinline__ void bulk_store_wait_read() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 __device__ __forceinline__ void fence_async_shared() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
 
+/** production's stage_chunk, with an L2 prefetch-size hint (full chunks only; n % 4 == 0 here) */
+__device__ __forceinline__ void stage_chunk_l2_256(const float* in, long long index, long long n, float* stage) {
+    if (index + 4 <= n) {
+        asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16;" ::"r"(smem_addr(stage)), "l"(in + index) : "memory");
+    }
+}
+
+/** production's lookback_ordered, sleeping backoff_ns between polls while a predecessor has nothing */
+template <int WINDOWS, typename Op>
+__device__ __forceinline__ float lookback_backoff(const TileStatus<float>& status, long long tile, Op op,
+                                                  LookbackStorage<float, WINDOWS, true>& storage, unsigned backoff_ns) {
+    const int lane = (int)lane_id();
+    int window = 0, prefix_lane = 0;
+    for (;;) {
+        const long long predecessor = tile - 32 * (long long)(window + 1) + lane;
+        unsigned state = TILE_AGGREGATE;
+        float value = 0.f;
+        if (predecessor >= 0) state = status.poll(predecessor, value);
+        while (__any_sync(0xffffffffu, state == TILE_NOTHING)) {
+            __nanosleep(backoff_ns);
+            if (state == TILE_NOTHING) state = status.poll(predecessor, value);
+        }
+        storage.window[window][lane] = value;
+        const unsigned prefixes = __ballot_sync(0xffffffffu, state == TILE_PREFIX);
+        if (prefixes) {
+            prefix_lane = 31 - __clz(prefixes);
+            break;
+        }
+        window = window + 1 == WINDOWS ? 0 : window + 1;
+    }
+    __syncwarp();
+    float prefix = 0.f;
+    if (lane == 0) {
+        prefix = storage.window[window][prefix_lane];
+        for (int l = prefix_lane + 1; l < 32; ++l) prefix = op(prefix, storage.window[window][l]);
+        for (int w = window - 1; w >= 0; --w) {
+            for (int l = 0; l < 32; ++l) prefix = op(prefix, storage.window[w][l]);
+        }
+    }
+    prefix = warp_shfl(prefix, 0);
+    __syncwarp();
+    return prefix;
+}
+
+/**
+ * lookback_ordered polling K windows of 32 predecessors per round trip instead of one (lane l of
+ * window k: tile - 32 (k + 1) + l), keeping up to WINDOWS windows; the same left fold. *walked:
+ * windows looked at.
+ */
+template <int K, int WINDOWS, typename Op>
+__device__ __forceinline__ float lookback_multi(const TileStatus<float>& status, long long tile, Op op,
+                                                float (&storage)[WINDOWS][32], int* walked) {
+    static_assert(WINDOWS % K == 0, "whole rounds");
+    const int lane = (int)lane_id();
+    int base = 0, prefix_window = -1, prefix_lane = 0;
+    for (;;) {
+        unsigned state[K];
+        float value[K];
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            const long long predecessor = tile - 32 * (long long)(base + k + 1) + lane;
+            state[k] = TILE_AGGREGATE;
+            value[k] = 0.f;
+            if (predecessor >= 0) state[k] = status.poll(predecessor, value[k]);
+        }
+        for (;;) {
+            bool missing = false;
+#pragma unroll
+            for (int k = 0; k < K; ++k) missing |= state[k] == TILE_NOTHING;
+            if (!__any_sync(0xffffffffu, missing)) break;
+#pragma unroll
+            for (int k = 0; k < K; ++k) {
+                if (state[k] == TILE_NOTHING) state[k] = status.poll(tile - 32 * (long long)(base + k + 1) + lane, value[k]);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < K; ++k) {
+            storage[base + k][lane] = value[k];
+            const unsigned prefixes = __ballot_sync(0xffffffffu, state[k] == TILE_PREFIX);
+            if (prefix_window < 0 && prefixes) {
+                prefix_window = base + k;
+                prefix_lane = 31 - __clz(prefixes);
+            }
+        }
+        if (prefix_window >= 0) break;
+        base = base + K == WINDOWS ? 0 : base + K;  // out of room: start again from the nearest
+    }
+    if (walked && lane == 0) *walked = prefix_window + 1;
+    __syncwarp();
+    float prefix = 0.f;
+    if (lane == 0) {
+        prefix = storage[prefix_window][prefix_lane];
+        for (int l = prefix_lane + 1; l < 32; ++l) prefix = op(prefix, storage[prefix_window][l]);
+        for (int w = prefix_window - 1; w >= 0; --w) {
+            for (int l = 0; l < 32; ++l) prefix = op(prefix, storage[w][l]);
+        }
+    }
+    prefix = warp_shfl(prefix, 0);
+    __syncwarp();
+    return prefix;
+}
+
 // n: a multiple of 4 (16-byte tile edges); in and out 16-byte aligned.
 template <int BT, int ROWS, int LOAD, int STORE, int ORDER, int MODE>
 __device__ __forceinline__ void tile_kernel(const float* in, float* out, long long n, unsigned char* scratch, unsigned epoch,
-                                            long long* mismatches, long long* times, int no_lookback) {
+                                            long long* mismatches, long long* times, int no_lookback, unsigned backoff) {
     constexpr bool SCAN = MODE != 0;
     constexpr int VEC = 4, ROW_ITEMS = 32 * VEC, WARP_ITEMS = ROW_ITEMS * ROWS, TILE_ITEMS = WARP_ITEMS * (BT / 32);
     using Op = Sum<float>;
@@ -74,6 +179,7 @@ __device__ __forceinline__ void tile_kernel(const float* in, float* out, long lo
     __shared__ BlockScanStorage<float, BT> scan_storage;
     __shared__ LookbackStorage<float, 8, true> lookback;
     __shared__ float s_warp_sum[BT / 32], s_block_prefix;
+    __shared__ float s_windows[MODE >= 4 ? 16 : 1][32];
 
     unsigned* counter = reinterpret_cast<unsigned*>(scratch);
     const TileStatus<float> status{reinterpret_cast<TileStatusSlot*>(scratch + 16), epoch};
@@ -108,9 +214,14 @@ __device__ __forceinline__ void tile_kernel(const float* in, float* out, long lo
     const int lane = (int)lane_id(), warp = threadIdx.x / 32;
     const int offset = warp * WARP_ITEMS + lane * VEC;
     const long long first = tile * TILE_ITEMS + offset;
+    if (times && threadIdx.x == 0) times[tile * 8 + 6] = now_ns();  // the ticket drawn
     if (LOAD == LOAD_THREADS) {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, stage + offset + r * ROW_ITEMS);
+        scan_detail::wait_staged();
+    } else if (LOAD == LOAD_THREADS_L2_256) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) stage_chunk_l2_256(in, first + r * ROW_ITEMS, n, stage + offset + r * ROW_ITEMS);
         scan_detail::wait_staged();
     } else {
         bar_wait(&bar, parity);
@@ -164,13 +275,12 @@ __device__ __forceinline__ void tile_kernel(const float* in, float* out, long lo
         float before_warp = 0.f;
         for (int w = 0; w < warp; ++w) before_warp = before_warp + s_warp_sum[w];
         if (times && threadIdx.x == 0) times[tile * 8 + 4] = now_ns();
-        if (times && threadIdx.x == 32) times[tile * 8 + 6] = now_ns();
         __syncthreads();
         if (times && threadIdx.x == 0) times[tile * 8 + 5] = now_ns();
         before_warp = s_block_prefix + before_warp;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) prefix[r] = before_warp + prefix[r];
-    } else if (MODE == 3) {
+    } else if (MODE >= 3) {
         // A from a quick reduction, published before the block scan; the look-back inside it.
         const Op op{};
         float thread_sum = 0.f;
@@ -199,7 +309,14 @@ __device__ __forceinline__ void tile_kernel(const float* in, float* out, long lo
         }
         auto tile_prefix = [&](float) -> float {
             float p = 0.f;
-            if (tile != 0 && !no_lookback) p = lookback_ordered<8>(status, tile, op, lookback);
+            if (tile != 0 && !no_lookback) {
+                int walked = 0;
+                if constexpr (MODE == 5) p = lookback_multi<2, 16>(status, tile, op, s_windows, times ? &walked : nullptr);
+                else if constexpr (MODE == 4) p = lookback_multi<1, 16>(status, tile, op, s_windows, times ? &walked : nullptr);
+                else if (backoff) p = lookback_backoff<8>(status, tile, op, lookback, backoff);
+                else p = lookback_ordered<8>(status, tile, op, lookback);
+                if (times && lane == 0) times[tile * 8 + 4] = walked;  // windows walked (not a time)
+            }
             if (lane == 0) status.publish(tile, TILE_PREFIX, op(p, s_block_prefix));  // P = prefix op the published A
             if (times && lane == 0) times[tile * 8 + 3] = now_ns();
             return p;
@@ -256,8 +373,106 @@ __device__ __forceinline__ void tile_kernel(const float* in, float* out, long lo
 
 template <int BT, int ROWS, int MINB, int LOAD, int STORE, int ORDER, int SCAN>
 __global__ void __launch_bounds__(BT, MINB) k_tile(const float* in, float* out, long long n, unsigned char* scratch, unsigned epoch,
-                                                    long long* mismatches, long long* times, int no_lookback) {
-    tile_kernel<BT, ROWS, LOAD, STORE, ORDER, SCAN>(in, out, n, scratch, epoch, mismatches, times, no_lookback);
+                                                    long long* mismatches, long long* times, int no_lookback, unsigned backoff) {
+    tile_kernel<BT, ROWS, LOAD, STORE, ORDER, SCAN>(in, out, n, scratch, epoch, mismatches, times, no_lookback, backoff);
+}
+
+/**
+ * Persistent EARLY_A scan: gridDim.x blocks (the SM's capacity) loop over tiles. A block draws its
+ * next ticket as its store phase starts, so the draw's round trip overlaps the stores and no block
+ * is launched per tile. Every drawn tile is held by a running block whose remaining work before it
+ * (stores) cannot block, so the look-back's progress argument still holds.
+ */
+template <int BT, int ROWS, int MINB>
+__global__ void __launch_bounds__(BT, MINB) k_persist(const float* in, float* out, long long n, long long tiles,
+                                                       unsigned char* scratch, unsigned epoch, long long* times) {
+    constexpr int VEC = 4, ROW_ITEMS = 32 * VEC, WARP_ITEMS = ROW_ITEMS * ROWS, WARPS = BT / 32, TILE_ITEMS = WARP_ITEMS * WARPS;
+    using Op = Sum<float>;
+    const Op op{};
+    extern __shared__ __align__(128) unsigned char dyn[];
+    float* stage = reinterpret_cast<float*>(dyn);
+    __shared__ unsigned s_tile;
+    __shared__ float s_warp_sum[WARPS], s_aggregate;
+    __shared__ BlockScanStorage<float, BT> scan_storage;
+    __shared__ LookbackStorage<float, 8, true> lookback;
+    unsigned* counter = reinterpret_cast<unsigned*>(scratch);
+    const TileStatus<float> status{reinterpret_cast<TileStatusSlot*>(scratch + 16), epoch};
+    const unsigned last_draw = (unsigned)(tiles + gridDim.x - 1);  // every block's last draw is past the tiles
+
+    if (threadIdx.x == 0) {
+        const unsigned t = atomicAdd(counter, 1u);
+        if (t == last_draw) atomicExch(counter, 0u);
+        s_tile = t;
+    }
+    __syncthreads();
+    const int lane = (int)lane_id(), warp = threadIdx.x / 32;
+    const int offset = warp * WARP_ITEMS + lane * VEC;
+    for (;;) {
+        const long long tile = s_tile;
+        if (tile >= tiles) break;
+        const long long t_start = times ? now_ns() : 0;
+        const long long first = tile * TILE_ITEMS + offset;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, stage + offset + r * ROW_ITEMS);
+        scan_detail::wait_staged();
+        if (times && threadIdx.x == 0) { times[tile * 8] = t_start; times[tile * 8 + 6] = t_start; times[tile * 8 + 1] = now_ns(); }
+        const long long valid_items = min((long long)TILE_ITEMS, n - tile * TILE_ITEMS);
+        auto chunk = [&](int r, float (&a)[VEC]) {
+            scan_detail::read_chunk<VEC>(stage + offset + r * ROW_ITEMS, a);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) if (offset + r * ROW_ITEMS + k >= valid_items) a[k] = 0.f;
+        };
+        float thread_sum = 0.f;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            float a[VEC];
+            chunk(r, a);
+            const float t = ((a[0] + a[1]) + a[2]) + a[3];
+            thread_sum = r == 0 ? t : thread_sum + t;
+        }
+        const float warp_sum = warp_reduce(thread_sum, op);
+        if (lane == 0) s_warp_sum[warp] = warp_sum;
+        __syncthreads();
+        if (warp == 0) {
+            const float aggregate = warp_reduce_lanes<WARPS>(lane < WARPS ? s_warp_sum[lane] : 0.f, op);
+            if (times && lane == 0) times[tile * 8 + 2] = now_ns();
+            if (lane == 0 && tile != 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            if (lane == 0) s_aggregate = aggregate;
+        }
+        float total[ROWS], prefix[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            float a[VEC];
+            chunk(r, a);
+            total[r] = ((a[0] + a[1]) + a[2]) + a[3];
+        }
+        auto tile_prefix = [&](float) -> float {
+            float p = 0.f;
+            if (tile != 0) p = lookback_ordered<8>(status, tile, op, lookback);
+            if (lane == 0) status.publish(tile, TILE_PREFIX, op(p, s_aggregate));
+            if (times && lane == 0) times[tile * 8 + 3] = now_ns();
+            return p;
+        };
+        block_scan_chunk_prefixes<BT, ROWS>(total, prefix, op, scan_storage, tile_prefix);
+        unsigned next = 0;
+        if (threadIdx.x == 0) next = atomicAdd(counter, 1u);  // its round trip overlaps the stores
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            float a[VEC];
+            chunk(r, a);
+#pragma unroll
+            for (int k = 1; k < VEC; ++k) a[k] = a[k - 1] + a[k];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) a[k] = prefix[r] + a[k];
+            scan_detail::store_chunk<VEC>(out, first + r * ROW_ITEMS, n, a);
+        }
+        if (threadIdx.x == 0) {
+            if (next == last_draw) atomicExch(counter, 0u);
+            s_tile = next;
+            if (times) times[tile * 8 + 7] = now_ns();
+        }
+        __syncthreads();  // the next tile number is visible, and nobody reads the stage any more
+    }
 }
 
 template <int BT, int ROWS, int MINB>
@@ -311,7 +526,8 @@ static void check(const char* name, const float* dout, long long n, const std::v
 
 template <int BT, int ROWS, int MINB, int LOAD, int STORE, int ORDER, int SCAN>
 static void variant(const char* name, const float* din, float* dout, long long n, const std::vector<float>& hin,
-                    std::vector<float>& previous, int extra_smem = 0, bool timed = false, int no_lookback = 0) {
+                    std::vector<float>& previous, int extra_smem = 0, bool timed = false, int no_lookback = 0,
+                    unsigned backoff = 0) {
     if (only && strcmp(only, name) != 0) return;
     auto k = k_tile<BT, ROWS, MINB, LOAD, STORE, ORDER, SCAN>;
     constexpr int TILE = BT * ROWS * 4;
@@ -319,7 +535,7 @@ static void variant(const char* name, const float* din, float* dout, long long n
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
     int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, BT, smem));
     const long long tiles = (n + TILE - 1) / TILE;
-    auto launch = [&]() { k<<<tiles, BT, smem>>>(din, dout, n, scratch, ++epoch_counter, mismatches, nullptr, no_lookback); };
+    auto launch = [&]() { k<<<tiles, BT, smem>>>(din, dout, n, scratch, ++epoch_counter, mismatches, nullptr, no_lookback, backoff); };
     CK(cudaMemset(dout, 0xff, n * 4));
     CK(cudaMemset(mismatches, 0, 8));
     const double ms = time_ms(launch);
@@ -330,21 +546,29 @@ static void variant(const char* name, const float* din, float* dout, long long n
 #endif
     if (!timed) return;
     long long* dt; CK(cudaMalloc(&dt, tiles * 8 * 8)); CK(cudaMemset(dt, 0, tiles * 8 * 8));
-    k<<<tiles, BT, smem>>>(din, dout, n, scratch, ++epoch_counter, mismatches, dt, no_lookback);
+    k<<<tiles, BT, smem>>>(din, dout, n, scratch, ++epoch_counter, mismatches, dt, no_lookback, backoff);
     CK(cudaDeviceSynchronize());
     std::vector<long long> t(tiles * 8);
     CK(cudaMemcpy(t.data(), dt, tiles * 8 * 8, cudaMemcpyDeviceToHost));
     CK(cudaFree(dt));
     // phases per tile (ns): load, local scan to A, look-back, outputs; medians and 90th percentiles
-    // fastA only: 4 warp 0's row scans done, 5 past the second barrier, 6 warp 1 at that barrier
-    const char* phase[7] = {"load", "to A", "look-back", "w0 rows", "barrier 2", "to end", "w1 at bar2"};
-    const int from[7] = {0, 1, 2, 3, 4, 5, 1}, to[7] = {1, 2, 3, 4, 5, 7, 6};
+    if (SCAN >= 4) {  // EARLY_A with lookback_multi: slot 4 holds the windows walked
+        std::vector<long long> w;
+        for (long long i = tiles / 10; i < tiles - tiles / 10; ++i) w.push_back(t[i * 8 + 4]);
+        std::sort(w.begin(), w.end());
+        printf("    windows walked: median %lld  p90 %lld  p99 %lld  max %lld\n", w[w.size() / 2], w[w.size() * 9 / 10],
+               w[w.size() * 99 / 100], w.back());
+        for (long long i = 0; i < tiles; ++i) t[i * 8 + 4] = 0;
+    }
+    // 6: the ticket drawn; fastA only: 4 warp 0's row scans done, 5 past the second barrier
+    const char* phase[7] = {"ticket", "load", "to A", "look-back", "w0 rows", "barrier 2", "to end"};
+    const int from[7] = {0, 6, 1, 2, 3, 4, 5}, to[7] = {6, 1, 2, 3, 4, 5, 7};
     for (int p = 0; p < 7; ++p) {
         std::vector<long long> d;
         for (long long i = tiles / 10; i < tiles - tiles / 10; ++i) {
             long long a = t[i * 8 + from[p]];
             const long long b = t[i * 8 + to[p]];
-            if (p == 5 && !a) a = t[i * 8 + 3];  // scans without the split: look-back to the end
+            if (p == 6 && !a) a = t[i * 8 + 3];  // scans without the split: look-back to the end
             if (a && b) d.push_back(b - a);
         }
         if (d.empty()) continue;
@@ -370,6 +594,43 @@ static void production(const char* name, const float* din, float* dout, long lon
     check(name, dout, n, hin, true, ms, occ, previous);
 }
 
+template <int BT, int ROWS, int MINB>
+static void persistent(const char* name, const float* din, float* dout, long long n, const std::vector<float>& hin,
+                       std::vector<float>& previous, int per_sm) {
+    if (only && strcmp(only, name) != 0) return;
+    auto k = k_persist<BT, ROWS, MINB>;
+    constexpr int TILE = BT * ROWS * 4;
+    const int smem = TILE * 4;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, BT, smem));
+    int sms; CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const long long tiles = (n + TILE - 1) / TILE;
+    const int grid = sms * (per_sm ? per_sm : occ);
+    auto launch = [&](long long* times) { k<<<grid, BT, smem>>>(din, dout, n, tiles, scratch, ++epoch_counter, times); };
+    CK(cudaMemset(dout, 0xff, n * 4));
+    CK(cudaMemset(mismatches, 0, 8));
+    const double ms = time_ms([&]() { launch(nullptr); });
+    check(name, dout, n, hin, true, ms, occ, previous);
+#ifndef NO_TIMES
+    long long* dt; CK(cudaMalloc(&dt, tiles * 8 * 8)); CK(cudaMemset(dt, 0, tiles * 8 * 8));
+    launch(dt);
+    CK(cudaDeviceSynchronize());
+    std::vector<long long> t(tiles * 8);
+    CK(cudaMemcpy(t.data(), dt, tiles * 8 * 8, cudaMemcpyDeviceToHost));
+    CK(cudaFree(dt));
+    const char* phase[4] = {"load", "to A", "look-back", "to end"};
+    const int from[4] = {0, 1, 2, 3}, to[4] = {1, 2, 3, 7};
+    for (int p = 0; p < 4; ++p) {
+        std::vector<long long> d;
+        for (long long i = tiles / 10; i < tiles - tiles / 10; ++i) d.push_back(t[i * 8 + to[p]] - t[i * 8 + from[p]]);
+        std::sort(d.begin(), d.end());
+        double mean = 0; for (auto x : d) mean += x; mean /= d.size();
+        printf("    %-10s mean %7.0f ns  median %6lld  p90 %6lld  p99 %6lld\n", phase[p], mean, d[d.size() / 2],
+               d[d.size() * 9 / 10], d[d.size() * 99 / 100]);
+    }
+#endif
+}
+
 int main(int argc, char** argv) {
     if (argc > 1) only = argv[1];
     CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
@@ -388,7 +649,7 @@ int main(int argc, char** argv) {
     std::vector<float> none, bits, fa, ea, e16, e28;
     constexpr int T = LOAD_THREADS, B = LOAD_BULK, R = STORE_REGS, S = STORE_BULK;
     constexpr int TK = ORDER_TICKET, BI = ORDER_BLOCK, G = ORDER_GUESS;
-    constexpr int COPY = 0, SCAN = 1, FAST_A = 2, EARLY_A = 3;
+    constexpr int COPY = 0, SCAN = 1, FAST_A = 2, EARLY_A = 3, EARLY_A_POLL1 = 4, EARLY_A_POLL2 = 5;
     // ceilings: the same tiles moved with no scan, and with fewer tiles in flight
     variant<256, 8, 6, T, R, TK, COPY>("copy_threads_regs_ticket", fin, fout, n, hf, none);
     variant<256, 8, 6, T, R, BI, COPY>("copy_threads_regs_block", fin, fout, n, hf, none);
@@ -416,6 +677,21 @@ int main(int argc, char** argv) {
     variant<256, 8, 6, B, S, TK, EARLY_A>("earlyA_bulk_bulk_ticket", fin, fout, n, hf, ea);
     variant<256, 8, 6, T, R, TK, EARLY_A>("earlyA_threads_regs_ticket_occ5", fin, fout, n, hf, ea, 6000);
     variant<128, 8, 12, T, R, TK, EARLY_A>("earlyA_threads_regs_ticket_16k", fin, fout, n, hf, e16);
+    // the look-back polling 1 or 2 windows a round trip, keeping 16 (prints how many windows it walked)
+    variant<256, 8, 6, T, R, TK, EARLY_A_POLL1>("earlyA_poll1x16", fin, fout, n, hf, ea, 0, true);
+    variant<256, 8, 6, T, R, TK, EARLY_A_POLL2>("earlyA_poll2x16", fin, fout, n, hf, ea, 0, true);
+    variant<256, 8, 6, T, R, BI, EARLY_A_POLL2>("earlyA_poll2x16_block", fin, fout, n, hf, ea);
+    // persistent blocks drawing the next tile as their stores start
+    persistent<256, 8, 6>("earlyA_persistent", fin, fout, n, hf, ea, 0);
+    persistent<256, 8, 6>("earlyA_persistent_5", fin, fout, n, hf, ea, 5);
+    // an L2 prefetch-size hint on the loads; sleeping between polls
+    constexpr int T2 = LOAD_THREADS_L2_256;
+    variant<256, 8, 6, T2, R, TK, EARLY_A>("earlyA_l2prefetch256", fin, fout, n, hf, ea, 0, true);
+    variant<256, 8, 6, T, R, TK, EARLY_A>("earlyA_backoff100", fin, fout, n, hf, ea, 0, false, 0, 100);
+    variant<256, 8, 6, T, R, TK, EARLY_A>("earlyA_backoff300", fin, fout, n, hf, ea, 0, false, 0, 300);
+    variant<256, 8, 6, T, R, TK, EARLY_A>("earlyA_backoff1000", fin, fout, n, hf, ea, 0, false, 0, 1000);
+    variant<256, 7, 7, T2, R, TK, EARLY_A>("earlyA_28k_l2prefetch256", fin, fout, n, hf, e28);
     variant<256, 7, 7, T, R, TK, EARLY_A>("earlyA_threads_regs_ticket_28k", fin, fout, n, hf, e28);
+    persistent<256, 7, 7>("earlyA_persistent_28k", fin, fout, n, hf, e28, 0);  // spills a little (lab build)
     return 0;
 }
