@@ -15,28 +15,30 @@
 // Why shared memory and not registers: a block waiting in the look-back holds its registers, and
 // with the tile in registers (58 per thread) only 4 x 256 threads fit an SM and an H200 scanned
 // 2^28 floats at 2.5 TB/s; staged, a thread needs few registers, so more tiles are resident and
-// more loads are in flight while other tiles wait: 6 x 256-thread blocks of 32 KB per SM scan at
-// 3.56 TB/s (copy 4.21, CUB through torch 2.5; measured 2026-11-21, see ScanShape).
+// more loads are in flight while other tiles wait: 6 x 256-thread blocks of 32 KB per SM scanned
+// at 3.56 TB/s (copy 4.21, CUB through torch 2.5; measured 2026-11-21, see ScanShape), and at 3.84
+// with the early aggregate below.
 //
-// EARLY AGGREGATE. What a tile's time goes to (globaltimer per tile, 2^28 floats, lab): loading
-// ~3.5 us, data to A ~2-3 us, look-back ~6 us, stores ~1 us. Without any look-back the same block
-// work runs at 96% of the copy, so the look-back is the whole gap: a tile waits until every
-// predecessor back to a P has published its A, i.e. for the slowest recent load plus that tile's
-// data-to-A time. So for commutative one-instruction operators (EarlyAggregate) a tile first
-// reduces its data (each thread folds its chunks, a butterfly, one barrier) and publishes A, and
-// only then runs the block scan; its P is prefix op that same A. The float sum went from 85% to 90%
-// of the copy (0.604 -> 0.560 ms, lab), int32 -> int64 from 1.25 ms (benchmark) to 1.12 (lab).
-// The tiles' outputs still
-// come from the block scan, whose association differs from the reduction's; both are fixed, so
-// results stay the same bits on every run.
-// Measured dead ends: a tree look-back is no faster than the ordered one; tile numbers from
-// blockIdx instead of the ticket gain 1-2%; loading by one TMA bulk copy per tile and storing by
-// one bulk store gain nothing; starting the load of tile blockIdx.x while the ticket is drawn
-// (and reloading when they differ) misses almost every time. Persistent blocks that stage their
-// next tile while they look back for the current one (double-buffered; the next ticket drawn at
-// the tile's start or during its look-back) were 2-2.5x SLOWER: a tile drawn as "next" publishes
-// nothing until its block is done with the current one, and later tiles wait on it. (Labs:
-// bench/lab/scan_lab.cu, scan_bulk_lab.cu.)
+// EARLY AGGREGATE. Where a tile's time goes (%globaltimer per tile, 2^28 floats, lab): the ticket
+// ~0.8 us, loading ~2.3 us, data to A ~3.3 us, look-back ~6 us, stores ~1 us. Without any look-back
+// the same block work runs at 95% of the copy, so the look-back is the whole gap: a tile waits
+// until every predecessor back to a P has published its A, i.e. for the slowest recent load plus
+// that tile's data-to-A time. So for commutative one-instruction operators (EarlyAggregate) a tile
+// first reduces its data (each thread folds its chunks, a butterfly, one barrier) and publishes A,
+// and only then runs the block scan; its P is prefix op that same A. Data to A fell to ~2 us and
+// the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab); int32 -> int64 from
+// 1.25 to 1.14 ms (benchmark). The tile's outputs still come from the block scan, whose association differs
+// from the reduction's; both are fixed, so results stay the same bits on every run.
+// Measured dead ends: a tree look-back is no faster than the ordered one; polling two windows per
+// round trip instead of one, sleeping between polls, an L2 prefetch-size hint on the loads: no
+// gain; tile numbers from blockIdx instead of the ticket: +0.5-1% (without the ticket's progress
+// guarantee); one TMA bulk copy per tile in and one bulk store out: slower; starting the load of
+// tile blockIdx.x while the ticket is drawn (and reloading when they differ) misses almost every
+// time. Persistent blocks were slower however they draw their next tile: double-buffered, drawn at
+// the tile's start or during its look-back, 2-2.5x slower (a tile drawn as "next" publishes nothing
+// until its block is done with the current one, and later tiles wait on it); drawn as the stores
+// start, 3% slower (the look-back wait grows to 8 us). (Labs: bench/lab/scan_lab.cu,
+// scan_bulk_lab.cu; results in bench/results/2026-11-21-nvidia-h200-lab.md.)
 //
 // Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
 // is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
