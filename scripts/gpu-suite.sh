@@ -2,7 +2,8 @@
 # Runs Primer's GPU suite on a GPU machine, from the repository root, using the bundle that
 # scripts/gpu-bundle.sh made in .gpu/. Stages (default: all, in this order):
 #   tests     the JUnit suite with the GPU present (every launch checked)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest`
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest` and over the
+#             scan tests with many tiles (the self-test's production scans fit in one tile)
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
 #   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
 # Logs and results go to $OUT (the device tool brings that folder back) or to /tmp/primer-out.
@@ -20,6 +21,11 @@ fi
 java=/tmp/jdk/bin/java
 jvm=(--add-modules jdk.incubator.vector --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC)
 primer() { "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar "$@"; }
+# The jlink'd runtime has no zip file system, so the JUnit launcher gets an unpacked copy of the tests.
+unpack_tests() {
+  rm -rf /tmp/primer-tests && python3 -m zipfile -e .gpu/lib/primer-core-tests.jar /tmp/primer-tests
+  test_cp=$(ls .gpu/lib/*.jar | grep -v -e '/primer.jar$' -e '-tests.jar$' | tr '\n' ':').gpu/lib/primer.jar:/tmp/primer-tests
+}
 export PRIMER_GIT_COMMIT=$(tr -d '\n' < .gpu/COMMIT)
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv,noheader || true
 status=0
@@ -28,21 +34,28 @@ for stage in $stages; do
   case $stage in
   tests)
     echo "== tests"
-    # The jlink'd runtime has no zip file system, so the launcher scans an unpacked copy of the tests.
-    rm -rf /tmp/primer-tests && python3 -m zipfile -e .gpu/lib/primer-core-tests.jar /tmp/primer-tests
-    cp=$(ls .gpu/lib/*.jar | grep -v -e '/primer.jar$' -e '-tests.jar$' | tr '\n' ':').gpu/lib/primer.jar:/tmp/primer-tests
+    unpack_tests
     timeout "${PRIMER_TESTS_TIMEOUT:-1800}" "$java" "${jvm[@]}" -Xss4m -Xmx64g -Dprimer.checkLaunches=true \
-        -jar .gpu/junit-console.jar execute --class-path "$cp" --scan-class-path /tmp/primer-tests --disable-banner \
+        -jar .gpu/junit-console.jar execute --class-path "$test_cp" --scan-class-path /tmp/primer-tests --disable-banner \
         --details=summary --details-theme=ascii --reports-dir "$out/junit" > "$out/tests.log" 2>&1
     rc=$?; tail -n 40 "$out/tests.log"; [ $rc -eq 0 ] || { echo "tests FAILED ($rc)"; status=1; }
     ;;
   sanitize)
+    unpack_tests
+    sanitizer() { timeout "${PRIMER_SANITIZE_TIMEOUT:-1800}" compute-sanitizer --tool "$1" --error-exitcode 99 \
+        --target-processes all "${@:2}"; }
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer $tool"
-      timeout "${PRIMER_SANITIZE_TIMEOUT:-1800}" compute-sanitizer --tool $tool --error-exitcode 99 --target-processes all \
-          "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest --quick > "$out/sanitize-$tool.log" 2>&1
+      sanitizer $tool "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest --quick > "$out/sanitize-$tool.log" 2>&1
       rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
       [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; status=1; }
+      # The self-test's production scans fit in one 4-byte tile; these cover many (the look-back).
+      sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
+          --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
+          --select-method dev.primer.gpu.GpuScanTest#int32SumsIntoInt64 \
+          --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-scan-$tool.log" 2>&1
+      rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-scan-$tool.log" | tail -n 3
+      [ $rc -eq 0 ] || { echo "$tool over the scan tests FAILED ($rc)"; tail -n 30 "$out/sanitize-scan-$tool.log"; status=1; }
     done
     ;;
   bench)
