@@ -27,8 +27,8 @@
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 4 per SM 64;
 // 128-thread blocks at 6 per SM 80. MIN_BLOCKS is the most that compiles without spills on every
 // target (ptxas -warn-spills is an error here); the plain scans want 6 (see ScanShape); int64 gets
-// 5 (96 registers; int64 SUM 4): at 80 its 64-bit look-back keeps 8 bytes on the stack on sm_80,
-// and at 96 ptxas spills int64 SUM on sm_90.
+// 5 (96 registers; int64 SUM and PROD 4): at 80 its 64-bit look-back keeps 8 bytes on the stack on
+// sm_80, and at 96 ptxas spills int64 SUM (and, with the split status words, PROD).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -78,7 +78,7 @@ PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 4)
 PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
 PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 4, 4)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 4, 4)
 PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 5, 4)
 PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 5, 4)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
