@@ -63,8 +63,10 @@
 // folding it serially halved the throughput on an H200 (1.2 vs 2.2 TB/s); for sums, products and
 // bitwise operators the fold is as fast as a tree.
 //
-// STATUS WORDS (scratch, 16 bytes per tile at a fixed stride, after a 16-byte header holding the
-// tile counter): { u64 word; u64 high; }. Each word's high half is a tag, epoch << 3 | head << 2 |
+// STATUS WORDS (scratch, one 128-byte line per tile at a fixed stride, after a 16-byte header
+// holding the tile counter): { u64 word; u64 high; padding }. One tile per line: tiles whose words
+// shared lines slowed the scan (2^28 float sums 0.569 ms at 16 bytes per tile, 0.559 at 24, 0.555
+// at 32, 0.547 at 64 and 128; int32 -> int64 1.016, 0.993, 0.982, 0.971, 0.961; lab). Each word's high half is a tag, epoch << 3 | head << 2 |
 // state (1 = A, 2 = P); its low half carries 32 bits of the value: `word` all of a 4-byte value, or
 // the low half of an 8-byte one, whose high half goes to `high` under the same tag. One 64-bit
 // load reads a tag and its bits together (single-copy atomic; relaxed at device scope is enough
@@ -74,7 +76,7 @@
 // ones (A's half beside P's, mid-publication) read as "nothing yet" and are polled again. (Before,
 // 8-byte values sat in separate A and P fields behind a release/acquire word, so a poll cost two
 // dependent round trips: int32 -> int64 sums of 2^28 took 1.13 ms and float64 sums of 2^27 0.81 ms;
-// with the split words 1.01 and 0.73 ms, lab.)
+// with the split words 1.01 and 0.73 ms, at 16 bytes per tile; lab.)
 //   The epoch (1 .. 2^29 - 1, a new one per launch, chosen by the host) makes every word of an
 //   earlier launch read as "nothing yet", so the words need no clearing between launches: no extra
 //   launch, no memset. The host clears the whole buffer when its epoch counter wraps. Because the
@@ -104,7 +106,7 @@ namespace primer {
 struct ScanPolicyConstants {
     static constexpr int VECTOR_BYTES = 16;
     static constexpr int SCRATCH_HEADER_BYTES = 16; // the tile counter, then the status slots
-    static constexpr int STATUS_SLOT_BYTES = 16;
+    static constexpr int STATUS_SLOT_BYTES = 128;
     static constexpr int LOOKBACK_WINDOWS = 8;      // windows of 32 tiles kept for the ordered fold
     static constexpr int EPOCH_BITS = 29;
     static constexpr int SEGMENT_STARTS_BLOCK = 256;  // threads per block of segment_tile_starts
@@ -255,6 +257,7 @@ struct StatusPayload<Segmented<T>> {
 struct TileStatusSlot {
     unsigned long long word;  // tag | the value (4 bytes) or its low half (8 bytes)
     unsigned long long high;  // tag | the high half of an 8-byte value
+    unsigned long long padding[14];  // the rest of the line: no other tile's words
 };
 static_assert(sizeof(TileStatusSlot) == ScanPolicyConstants::STATUS_SLOT_BYTES, "slot layout");
 

@@ -16,9 +16,9 @@ public final class ScanPolicy {
     private ScanPolicy() {}
 
     public static final int VECTOR_BYTES = 16;
-    /** Scratch: a 16-byte header (the tile counter), then one status slot per tile. */
+    /** Scratch: a 16-byte header (the tile counter), then one status slot (a 128-byte line) per tile. */
     public static final int SCRATCH_HEADER_BYTES = 16;
-    public static final int STATUS_SLOT_BYTES = 16;
+    public static final int STATUS_SLOT_BYTES = 128;
     /** Epochs run 1 .. EPOCH_LIMIT - 1; the status words hold 29 bits of them. */
     public static final int EPOCH_LIMIT = 1 << 29;
     /** Threads per block of {@code segscan_offsets_tile_starts}. */
