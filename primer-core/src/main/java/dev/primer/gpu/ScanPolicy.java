@@ -16,7 +16,10 @@ public final class ScanPolicy {
     private ScanPolicy() {}
 
     public static final int VECTOR_BYTES = 16;
-    /** Scratch: a 16-byte header (the tile counter), then one status slot (a 128-byte line) per tile. */
+    /**
+     * Scratch: a 16-byte header (the tile counter), then one 128-byte status slot per tile, so that no
+     * two tiles' status words share a cache line.
+     */
     public static final int SCRATCH_HEADER_BYTES = 16;
     public static final int STATUS_SLOT_BYTES = 128;
     /** Epochs run 1 .. EPOCH_LIMIT - 1; the status words hold 29 bits of them. */
