@@ -161,11 +161,10 @@ int main() {
 
         scan_i32_i64<256, 8, 4>(pass, "256x8 4/SM", iin, lout, n, hi, h, copy_gbs);
         scan_i32_i64<256, 8, 5>(pass, "256x8 5/SM", iin, lout, n, hi, h, copy_gbs);
-        scan_i32_i64<256, 8, 6>(pass, "256x8 6/SM", iin, lout, n, hi, h, copy_gbs);
-        scan_i32_i64<256, 6, 6>(pass, "256x6 6/SM", iin, lout, n, hi, h, copy_gbs);
         scan_same<float, 256, 8, 6>(pass, "f32 256x8 6/SM", (float*)sa, (float*)sb, n, copy_gbs);
         scan_same<long long, 128, 16, 4>(pass, "i64 128x16 4/SM", (long long*)sa, (long long*)sb, n / 2, copy_gbs);
         scan_same<long long, 128, 16, 6>(pass, "i64 128x16 6/SM", (long long*)sa, (long long*)sb, n / 2, copy_gbs);
+        scan_same<long long, 256, 8, 5>(pass, "i64 256x8 5/SM", (long long*)sa, (long long*)sb, n / 2, copy_gbs);
         scan_same<double, 128, 16, 6>(pass, "f64 128x16 6/SM", (double*)sa, (double*)sb, n / 2, copy_gbs);
         scan_same<double, 256, 8, 5>(pass, "f64 256x8 5/SM", (double*)sa, (double*)sb, n / 2, copy_gbs);
     }
