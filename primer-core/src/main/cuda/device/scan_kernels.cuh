@@ -72,13 +72,15 @@
 // state (1 = A, 2 = P); its low half carries 32 bits of the value: `word` all of a 4-byte value, or
 // the low half of an 8-byte one, whose high half goes to `high` under the same tag. One 64-bit
 // load reads a tag and its bits together (single-copy atomic; relaxed at device scope is enough
-// since nothing else is published through them). A reader of an 8-byte value loads both words at
-// once (independent loads: one round trip) and takes them only if the tags agree: each state is
-// written once per launch, so equal tags mean both halves come from the same publication; unequal
-// ones (A's half beside P's, mid-publication) read as "nothing yet" and are polled again. (Before,
-// 8-byte values sat in separate A and P fields behind a release/acquire word, so a poll cost two
-// dependent round trips: int32 -> int64 sums of 2^28 took 1.13 ms and float64 sums of 2^27 0.81 ms;
-// with the split words 1.01 and 0.73 ms, at 16 bytes per tile; lab.)
+// since nothing else is published through them). An 8-byte value's two words are written by one
+// 16-byte store and read by one 16-byte load (each word single-copy atomic, the pair not), and a
+// reader takes them only if the tags agree: each state is written once per launch, so equal tags
+// mean both halves come from the same publication; unequal ones (A's half beside P's,
+// mid-publication) read as "nothing yet" and are polled again. (Before, 8-byte values sat in
+// separate A and P fields behind a release/acquire word, so a poll cost two dependent round trips:
+// int32 -> int64 sums of 2^28 took 1.13 ms and float64 sums of 2^27 0.81 ms; with the split words
+// 1.01 and 0.73 ms, at 16 bytes per tile; lab. Two 8-byte accesses instead of one 16-byte access:
+// 0.5-2% slower for int32 -> int64, int64 and float64, lab.)
 //   The epoch (1 .. 2^29 - 1, a new one per launch, chosen by the host) makes every word of an
 //   earlier launch read as "nothing yet", so the words need no clearing between launches: no extra
 //   launch, no memset. The host clears the whole buffer when its epoch counter wraps. Because the
@@ -231,6 +233,15 @@ __device__ __forceinline__ unsigned long long load_relaxed(const unsigned long l
 __device__ __forceinline__ void store_relaxed(unsigned long long* p, unsigned long long v) {
     asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+/** Two adjacent words in one 16-byte access (each word single-copy atomic, the pair not). */
+__device__ __forceinline__ void load_relaxed_pair(const unsigned long long* p, unsigned long long& first,
+                                                  unsigned long long& second) {
+    asm volatile("ld.relaxed.gpu.global.v2.u64 {%0, %1}, [%2];" : "=l"(first), "=l"(second) : "l"(p) : "memory");
+}
+__device__ __forceinline__ void store_relaxed_pair(unsigned long long* p, unsigned long long first,
+                                                   unsigned long long second) {
+    asm volatile("st.relaxed.gpu.global.v2.u64 [%0], {%1, %2};" ::"l"(p), "l"(first), "l"(second) : "memory");
+}
 
 // ---- what a status word carries: a 4/8-byte value and a head bit ----
 
@@ -276,17 +287,21 @@ struct TileStatus {
             (unsigned long long)((epoch << 3) | (Payload::head(value) << 2) | state) << 32;
         const unsigned long long bits = Payload::bits(value);
         TileStatusSlot& slot = slots[tile];
-        scan_detail::store_relaxed(&slot.word, tag | (bits & 0xffffffffull));
-        if constexpr (!Payload::IN_WORD) scan_detail::store_relaxed(&slot.high, tag | (bits >> 32));
+        if constexpr (Payload::IN_WORD) {
+            scan_detail::store_relaxed(&slot.word, tag | (bits & 0xffffffffull));
+        } else {
+            scan_detail::store_relaxed_pair(&slot.word, tag | (bits & 0xffffffffull), tag | (bits >> 32));
+        }
     }
 
     /** TILE_NOTHING while the tile has published nothing in this launch; else its state and value. */
     __device__ __forceinline__ unsigned poll(long long tile, V& value) const {
         const TileStatusSlot& slot = slots[tile];
-        const unsigned long long w = scan_detail::load_relaxed(&slot.word);
+        unsigned long long w, h = 0;
+        if constexpr (Payload::IN_WORD) w = scan_detail::load_relaxed(&slot.word);
+        else scan_detail::load_relaxed_pair(&slot.word, w, h);
         unsigned long long bits = w & 0xffffffffull;
         if constexpr (!Payload::IN_WORD) {
-            const unsigned long long h = scan_detail::load_relaxed(&slot.high);
             if ((h >> 32) != (w >> 32)) return TILE_NOTHING;  // halves of different publications
             bits |= h << 32;
         }
