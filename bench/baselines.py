@@ -271,7 +271,9 @@ def plan(quick, dry):
             ("segments_sum_f32_powerlaw", segments, "segments", f32, (seg_n,)),
             ("cumsum_f32", array_op, "cumsum", f32, (n,)),
             ("cumsum_i32", array_op, "cumsum", "int32", (n,)),
-            ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,))]
+            ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,)),
+            ("cumsum_i64", array_op, "cumsum", "int64", (n,)),
+            ("cumsum_f64", array_op, "cumsum", "float64", (n,))]
 
 
 def load_libs(dry):

@@ -117,18 +117,6 @@ struct ScanPolicyConstants {
 };
 
 /**
- * Tile shape by input element size. Plain scans: 32 KB of input per tile (8192 elements of 4 bytes,
- * 4096 of 8), staged in shared memory; what counts is how many tiles an SM holds at once.
- * Measured on an H200, 2^28 elements, 2026-11-21 (TB/s, read + write; copy 4.21):
- *   float sum:   256 x 8 vectors at 6 blocks per SM 3.56, 256 x 7 at 7 3.58, 512 x 4 at 4 3.32,
- *                128 x 16 at 6 3.29, 256 x 8 at 5 3.43;
- *   double sum:  128 x 16 at 6 2.61, 128 x 14 at 7 2.63, 256 x 8 at 4 2.53;
- *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM here), 512 x 4 at 3 2.31.
- * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape per type keeps the policy simple.)
- * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
- * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
- */
-/**
  * Blocks per SM for __launch_bounds__: `wanted`, or fewer where the SM runs fewer threads (sm_86,
  * sm_87 and sm_89 run 1536, the others here 2048).
  */
@@ -140,10 +128,32 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
 #endif
 }
 
+/**
+ * Tile shape by input type. Plain scans: 32 KB of input per tile (8192 elements of 4 bytes, 4096 of
+ * 8), staged in shared memory; what counts is how many tiles an SM holds at once.
+ * Measured on an H200, 2026-11-21, 2^28 elements (TB/s, read + write; copy 4.21):
+ *   float sum:   256 x 8 vectors at 6 blocks per SM 3.56, 256 x 7 at 7 3.58, 512 x 4 at 4 3.32,
+ *                128 x 16 at 6 3.29, 256 x 8 at 5 3.43;
+ *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM here), 512 x 4 at 3 2.31.
+ * 8-byte inputs, 2^27 elements, every operator (ms; bench/lab/scan8_lab.cu, two machines):
+ *   int64 takes 256 x 8, faster than 128 x 16 for every operator at the most blocks per SM that
+ *     compile unspilled: sum 0.69-0.70 against 0.87 (4 per SM each), product 0.72-0.73 against
+ *     0.93, min and max 0.67-0.68 against 0.74-0.75, and, or, xor 0.63 against 0.74 (5 per SM);
+ *   double keeps 128 x 16 at 6 per SM: sum 0.672-0.677 and product 0.675 against 0.686-0.693 at
+ *     256 x 8 (4 per SM; 5 spills). Min and max would gain there (1.45-1.51 -> 1.24-1.25 ms), but
+ *     one shape per type keeps the policy simple and sums are what double scans mostly do.
+ * (Float max likewise is ~8% slower at 256 x 8 than at 512 x 4.)
+ * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
+ * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
+ */
+template <typename T> struct IsDouble { static constexpr bool value = false; };
+template <> struct IsDouble<double> { static constexpr bool value = true; };
+
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
-    static constexpr int BLOCK_THREADS = SEGMENTED ? 256 : sizeof(InT) == 4 ? 256 : 128;
-    static constexpr int ROWS = SEGMENTED ? 4 : sizeof(InT) == 4 ? 8 : 16;  // 16-byte vectors per thread per tile
+    static constexpr bool WIDE = !SEGMENTED && IsDouble<InT>::value;  // 128 x 16
+    static constexpr int BLOCK_THREADS = WIDE ? 128 : 256;
+    static constexpr int ROWS = SEGMENTED ? 4 : WIDE ? 16 : 8;  // 16-byte vectors per thread per tile
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 
@@ -588,8 +598,9 @@ __device__ __forceinline__ long long scan_shift(const InT* in) {
  * out[i] = init op in[0] op ... op in[i] (inclusive != 0) or init op in[0] op ... op in[i-1]
  * (exclusive; out[0] = init); segmented: the same within each segment. in == out is allowed.
  * Pointers aligned to their element size. Launch: blockDim.x = BLOCK_THREADS, gridDim.x = tiles =
- * ceil((n + scan_shift(in)) / TILE_ITEMS) (passed, and checked), n >= 1, scratch >= 16 + 24 * tiles
- * bytes (counter zero), epoch in [1, 2^29) and different from the previous launch's on this scratch.
+ * ceil((n + scan_shift(in)) / TILE_ITEMS) (passed, and checked), n >= 1, scratch >= 16 + 128 * tiles
+ * bytes (SCRATCH_HEADER_BYTES + STATUS_SLOT_BYTES * tiles; counter zero), epoch in [1, 2^29) and
+ * different from the previous launch's on this scratch.
  *
  * The tile's input waits in shared memory, not in registers: it arrives by cp.async and each thread
  * reads its chunks twice (once for its totals, once after the look-back, to write the outputs,
@@ -610,8 +621,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    // 8-byte inputs keep the aggregate from the block scan: their 128 x 16 tiles spill with the
-    // early pass at 6 blocks per SM and were slower with it at 5 (lab).
+    // 8-byte inputs keep the aggregate from the block scan: at 128 x 16 the early pass spilled at 6
+    // blocks per SM and was slower at 5 (lab; not re-measured for int64's 256 x 8).
     constexpr bool EARLY = EarlyAggregate<ScanOp>::value && sizeof(InT) == 4;
 
     __shared__ struct {

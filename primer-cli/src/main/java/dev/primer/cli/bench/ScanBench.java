@@ -16,13 +16,16 @@ import java.util.Locale;
  * Inclusive prefix SUM of n elements (2^28; 2^24 with --quick). Bytes = input + output. cumsum_i32
  * writes int64, as NumPy/CuPy and PyTorch do for int32 input, so it pairs with their cumsum;
  * cumsum_i32_to_i32 keeps int32 (wrapping like Java int addition) and pairs with their cumsum with
- * {@code dtype=int32}.
- * Checked at every 2^16-th position and the last 10 against a host prefix (float64 for float32).
+ * {@code dtype=int32}. cumsum_i64 and cumsum_f64 keep their type.
+ * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
+ * float64 for float32 and float64).
  */
 final class ScanBench {
     static final String GROUP = "scan";
     /** Float32 scans accumulate in float32 on the GPU; this bounds their drift from a float64 prefix. */
     static final double FLOAT_TOLERANCE = 1e-4;
+    /** Float64 scans differ from the sequential float64 prefix only by association. */
+    static final double DOUBLE_TOLERANCE = 1e-9;
 
     private ScanBench() {}
 
@@ -30,7 +33,9 @@ final class ScanBench {
         return List.of(
                 scan(s, "cumsum_f32", DType.FLOAT, DType.FLOAT),
                 scan(s, "cumsum_i32", DType.INT, DType.LONG),
-                scan(s, "cumsum_i32_to_i32", DType.INT, DType.INT));
+                scan(s, "cumsum_i32_to_i32", DType.INT, DType.INT),
+                scan(s, "cumsum_i64", DType.LONG, DType.LONG),
+                scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE));
     }
 
     private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
@@ -74,8 +79,13 @@ final class ScanBench {
         double prefix = 0;
         long exact = 0;
         for (long i = 0; i < n; i++) {
-            if (inType == DType.FLOAT) prefix += in.getAtIndex(ValueLayout.JAVA_FLOAT, i);
-            else exact += in.getAtIndex(ValueLayout.JAVA_INT, i);
+            switch (inType) {
+                case FLOAT -> prefix += in.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                case DOUBLE -> prefix += in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                case INT -> exact += in.getAtIndex(ValueLayout.JAVA_INT, i);
+                case LONG -> exact += in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                default -> throw new IllegalStateException(inType.toString());
+            }
             if ((i & 0xFFFF) != 0 && i < n - 10) continue;
             sampled++;
             boolean good;
@@ -85,6 +95,11 @@ final class ScanBench {
                     worst = Math.max(worst, err);
                     good = err <= FLOAT_TOLERANCE;
                 }
+                case DOUBLE -> {
+                    double err = HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i), prefix);
+                    worst = Math.max(worst, err);
+                    good = err <= DOUBLE_TOLERANCE;
+                }
                 case LONG -> good = out.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
                 case INT -> good = out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) exact;
                 default -> throw new IllegalStateException(outType.toString());
@@ -92,8 +107,12 @@ final class ScanBench {
             if (!good && wrong++ == 0) firstWrong = i;
         }
         String what = sampled + " sampled positions";
-        if (inType == DType.FLOAT) what += String.format(Locale.ROOT, ", max rel err %.2e vs float64 prefix (bound %.0e)", worst, FLOAT_TOLERANCE);
-        else what += " exact";
+        if (inType.isFloatingPoint()) {
+            what += String.format(Locale.ROOT, ", max rel err %.2e vs float64 prefix (bound %.0e)", worst,
+                    inType == DType.FLOAT ? FLOAT_TOLERANCE : DOUBLE_TOLERANCE);
+        } else {
+            what += " exact";
+        }
         return wrong == 0 ? what + " ok" : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
 }
