@@ -78,7 +78,11 @@ for stage in $stages; do
   *) echo "unknown stage $stage"; status=2 ;;
   esac
 done
-# The device tool brings back at most 8 files: the results stay loose, the logs travel as one archive.
+# The device tool brings back at most 8 files: the results (.md, .json, baselines.json, the chart)
+# stay loose, the logs travel as one archive and the showcase's text as another. (Redirect this
+# script's own output to a .txt file: a .log in $out is packed, and removed, with the logs.)
 (cd "$out" && tar -czf "logs-${stages// /-}.tgz" --remove-files $(ls -d *.log junit 2>/dev/null)) || true
+(cd "$out" && ls info.txt demo.txt ladder-*.txt > /dev/null 2>&1 \
+    && tar -czf showcase.tgz --remove-files $(ls info.txt demo.txt ladder-*.txt 2>/dev/null)) || true
 ls -la "$out"
 exit $status
