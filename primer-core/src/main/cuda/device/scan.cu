@@ -20,16 +20,15 @@
 // scans too (out[i] = init op in[0] op ... op in[i]); pass the operator's identity for a plain scan.
 // Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
 // ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
-// checked. Plain scans: 256 threads and 8192-element tiles for 4-byte input, 256 and 4096 for int64,
-// 128 and 4096 for float64; segmented: 256 threads, 4096-element tiles (4-byte) or 2048 (8-byte)
-// (ScanPolicy.java).
+// checked. Plain scans: 256 threads and 8192-element tiles for 4-byte input, 4096 for 8-byte;
+// segmented: 256 threads, 4096-element tiles (4-byte) or 2048 (8-byte) (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
-// per SM 64; 128-thread blocks at 6 per SM 80. MIN_BLOCKS is the most that compiles without spills
-// on every target (ptxas -warn-spills is an error here); the plain scans want 6 (see ScanShape);
-// int64 (256 x 8) gets 5 for and, or, xor and 4 for the others: at 5 sum and product spill, and min
-// and max keep 8 bytes on the stack on sm_80 (at 4 they use 48 registers on sm_90, so 5 blocks fit).
+// per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
+// is an error here); the plain scans want 6 (see ScanShape). 8-byte types get 5 for and, or, xor
+// and 4 for the others: at 5 sums and products spill, and min and max keep 8 bytes on the stack on
+// sm_80 (int64 min and max use 48 registers on sm_90, so 5 blocks fit there anyway).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -85,10 +84,10 @@ PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 4, 4)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
 PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 6, 4)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 6, 4)
-PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
-PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 4, 4)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 4, 4)
+PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 4, 4)
+PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 4, 4)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 4)
 

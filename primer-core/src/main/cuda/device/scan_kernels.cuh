@@ -129,31 +129,25 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
 }
 
 /**
- * Tile shape by input type. Plain scans: 32 KB of input per tile (8192 elements of 4 bytes, 4096 of
- * 8), staged in shared memory; what counts is how many tiles an SM holds at once.
+ * Tile shape. Plain scans: 256 threads x 8 vectors = 32 KB of input per tile (8192 elements of 4
+ * bytes, 4096 of 8), staged in shared memory; what counts is how many tiles an SM holds at once.
  * Measured on an H200, 2026-11-21, 2^28 elements (TB/s, read + write; copy 4.21):
  *   float sum:   256 x 8 vectors at 6 blocks per SM 3.56, 256 x 7 at 7 3.58, 512 x 4 at 4 3.32,
  *                128 x 16 at 6 3.29, 256 x 8 at 5 3.43;
  *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM here), 512 x 4 at 3 2.31.
- * 8-byte inputs, 2^27 elements, every operator (ms; bench/lab/scan8_lab.cu, two machines):
- *   int64 takes 256 x 8, faster than 128 x 16 for every operator at the most blocks per SM that
- *     compile unspilled: sum 0.69-0.70 against 0.87 (4 per SM each), product 0.72-0.73 against
- *     0.93, min and max 0.67-0.68 against 0.74-0.75, and, or, xor 0.63 against 0.74 (5 per SM);
- *   double keeps 128 x 16 at 6 per SM: sum 0.672-0.677 and product 0.675 against 0.686-0.693 at
- *     256 x 8 (4 per SM; 5 spills). Min and max would gain there (1.45-1.51 -> 1.24-1.25 ms), but
- *     one shape per type keeps the policy simple and sums are what double scans mostly do.
- * (Float max likewise is ~8% slower at 256 x 8 than at 512 x 4.)
+ * 8-byte inputs, 2^27 elements, every operator (ms; bench/lab/scan8_lab.cu): 256 x 8 beats the
+ * 128 x 16 they had before, at the most blocks per SM that compile unspilled (scan.cu), with the
+ * early aggregate where EarlyAggregateWide says: int64 sum 0.68 against 0.87, product 0.72 against
+ * 0.93, min and max 0.67 against 0.74, and, or, xor 0.63 against 0.74; float64 sum and product 0.65
+ * against 0.67, min and max 1.24 against 1.47-1.49.
+ * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape keeps the policy simple.)
  * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
  * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
  */
-template <typename T> struct IsDouble { static constexpr bool value = false; };
-template <> struct IsDouble<double> { static constexpr bool value = true; };
-
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
-    static constexpr bool WIDE = !SEGMENTED && IsDouble<InT>::value;  // 128 x 16
-    static constexpr int BLOCK_THREADS = WIDE ? 128 : 256;
-    static constexpr int ROWS = SEGMENTED ? 4 : WIDE ? 16 : 8;  // 16-byte vectors per thread per tile
+    static constexpr int BLOCK_THREADS = 256;
+    static constexpr int ROWS = SEGMENTED ? 4 : 8;  // 16-byte vectors per thread per tile
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 
@@ -200,6 +194,16 @@ template <typename T> struct EarlyAggregate<Prod<T>> { static constexpr bool val
 template <typename T> struct EarlyAggregate<BitAnd<T>> { static constexpr bool value = true; };
 template <typename T> struct EarlyAggregate<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct EarlyAggregate<BitXor<T>> { static constexpr bool value = true; };
+
+/**
+ * With 8-byte inputs the early pass pays only for some of those (scan8_lab.cu, 256 x 8 tiles): int64
+ * sums 2% and float64 sums and products 3% faster; int64 products 5% slower; the bitwise operators
+ * no faster, and they spill with it at their 5 blocks per SM.
+ */
+template <typename Op> struct EarlyAggregateWide { static constexpr bool value = false; };
+template <> struct EarlyAggregateWide<Sum<long long>> { static constexpr bool value = true; };
+template <> struct EarlyAggregateWide<Sum<double>> { static constexpr bool value = true; };
+template <> struct EarlyAggregateWide<Prod<double>> { static constexpr bool value = true; };
 
 namespace scan_detail {
 
@@ -621,9 +625,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    // 8-byte inputs keep the aggregate from the block scan: at 128 x 16 the early pass spilled at 6
-    // blocks per SM and was slower at 5 (lab; not re-measured for int64's 256 x 8).
-    constexpr bool EARLY = EarlyAggregate<ScanOp>::value && sizeof(InT) == 4;
+    constexpr bool EARLY = EarlyAggregate<ScanOp>::value && (sizeof(InT) == 4 || EarlyAggregateWide<ScanOp>::value);
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
@@ -791,7 +793,7 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 // and operator(), on OutT). Launch as described at device_scan; ScanPolicy.java gives the shape.
 
 // MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used; a
-// user-defined operator gets 4: room for 64 registers a thread at 256 threads, 128 at 128).
+// user-defined operator gets 4: room for 64 registers a thread).
 
 template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 4>
 __global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<InT>::BLOCK_THREADS))

@@ -22,7 +22,7 @@ public final class GpuCustomScan {
     private GpuCustomScan() {}
 
     static final String KERNEL = "primer_custom_scan";
-    /** Blocks per SM the register budget must allow: 64 registers a thread at 256 threads, 128 at 128. */
+    /** Blocks per SM the register budget must allow: 64 registers a thread (256-thread blocks). */
     static final int MIN_BLOCKS = 4;
 
     /** The CUDA source of the kernel for {@code op}: the prelude, the header, the functor, the entry point. */

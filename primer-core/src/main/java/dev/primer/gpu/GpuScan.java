@@ -89,7 +89,7 @@ public final class GpuScan {
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            kernel.launch(tiles, ScanPolicy.blockThreads(inType, false), 0,
+            kernel.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     in, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -122,7 +122,7 @@ public final class GpuScan {
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type, true), 0,
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     in, headFlags, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -174,7 +174,7 @@ public final class GpuScan {
             ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
                     offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type, true), tiles, tileFirst);
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.blockThreads(type, true), 0,
+            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
                     (int) status[1]);
         }

@@ -7,11 +7,10 @@ import dev.primer.DType;
  * {@code src/main/cuda/device/scan_kernels.cuh}; a kernel whose grid disagrees with its own tile size
  * traps at once, so a mismatch cannot go unnoticed.
  *
- * <p>One block scans one tile, {@link #blockThreads} threads times {@link #rows} 16-byte vectors of
- * input each: plain scans 8192 elements of 4 bytes (256 x 8) or 4096 of 8 bytes (int64 256 x 8,
- * float64 128 x 16: the faster shape for each, measured), segmented scans 4096 of 4 bytes or 2048 of
- * 8 bytes (256 x 4). The tiles are laid on 16-byte boundaries of the input, so tile 0 may start up to
- * 3 elements before {@code in[0]} ({@link #shift}).
+ * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
+ * input each: plain scans 8192 elements of 4 bytes or 4096 of 8 bytes (256 x 8), segmented scans
+ * 4096 of 4 bytes or 2048 of 8 bytes (256 x 4). The tiles are laid on 16-byte boundaries of the
+ * input, so tile 0 may start up to 3 elements before {@code in[0]} ({@link #shift}).
  */
 public final class ScanPolicy {
     private ScanPolicy() {}
@@ -28,19 +27,17 @@ public final class ScanPolicy {
     /** Threads per block of {@code segscan_offsets_tile_starts}. */
     public static final int SEGMENT_STARTS_BLOCK = 256;
 
-    /** Threads per block for this input type. */
-    public static int blockThreads(DType inType, boolean segmented) {
-        return !segmented && inType == DType.DOUBLE ? 128 : 256;
-    }
+    /** Threads per block of every scan kernel. */
+    public static final int BLOCK_THREADS = 256;
 
     /** 16-byte vectors per thread per tile. */
-    public static int rows(DType inType, boolean segmented) {
-        return segmented ? 4 : inType == DType.DOUBLE ? 16 : 8;
+    public static int rows(boolean segmented) {
+        return segmented ? 4 : 8;
     }
 
     /** Elements per tile for this input type. */
     public static int tileItems(DType inType, boolean segmented) {
-        return blockThreads(inType, segmented) * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
+        return BLOCK_THREADS * rows(segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
