@@ -2,6 +2,7 @@
 // the fixed cost of a launch (time at 2^27, 2^28, 2^29 floats), and how late the last block ends
 // (per-block %globaltimer). Design measurements; a standalone harness, not built by Maven (README.md).
 #include "device/reduce_kernels.cuh"
+#include "lab_common.cuh"
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -9,7 +10,10 @@
 #include <random>
 #include <cmath>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+/** This lab's timing: 20 warm-up runs, median of 40. */
+template <typename F>
+static double time_ms(F launch) { return time_ms(launch, 20, 40); }
+
 using namespace primer;
 using SumD = Sum<double>;
 
@@ -52,25 +56,24 @@ __global__ void __launch_bounds__(B, MINB) k_gridstride(const float4* in, long l
 __global__ void k_empty() {}
 
 static int sms;
-static cudaEvent_t e0, e1;
-template <typename F>
-static double time_ms(F launch, int reps = 40) {
-    for (int i = 0; i < 20; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> v;
-    for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float m; CK(cudaEventElapsedTime(&m, e0, e1)); v.push_back(m); }
-    CK(cudaGetLastError()); std::sort(v.begin(), v.end()); return v[v.size() / 2];
-}
 
 static float* din; static double* dres; static unsigned char* scratch; static double* dparts; static unsigned long long* dtimes;
 static std::vector<double> prefix_sum;  // prefix_sum[k] = sum of the first k * 2^20 floats... (exact enough in double)
 static double host_sum(long long n) { return prefix_sum[n >> 20]; }  // n is a multiple of 2^20 here
 
+/** Blocks per SM of a one-wave grid: per_sm where given (at most what fits), else all that fit. */
+template <typename K>
+static int one_wave_blocks_per_sm(K kernel, int block, int per_sm) {
+    int occ;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, block, 0));
+    return per_sm > 0 ? std::min(per_sm, occ) : occ;
+}
+
 template <int B, int U, int MINB>
 static void variant(const char* name, int per_sm, long long n) {
     auto k = k_reduce<B, U, MINB>;
     int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, B, 0));
-    const int blocks_per_sm = per_sm > 0 ? std::min(per_sm, occ) : occ;
+    const int blocks_per_sm = one_wave_blocks_per_sm(k, B, per_sm);
     const long long tile = (long long)B * U * 4;
     const long long grid = std::max(1LL, std::min((n + tile - 1) / tile, (long long)sms * blocks_per_sm));
     CK(cudaMemset(dres, 0xff, 8));
@@ -86,10 +89,9 @@ static void variant(const char* name, int per_sm, long long n) {
 template <int B, int U, int MINB>
 static void tail(int per_sm, long long n) {
     auto k = k_reduce_timed<B, U, MINB>;
-    int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, B, 0));
-    const int blocks_per_sm = per_sm > 0 ? std::min(per_sm, occ) : occ;
+    const int blocks_per_sm = one_wave_blocks_per_sm(k, B, per_sm);
     const long long grid = (long long)sms * blocks_per_sm;
-    std::vector<double> spans, last_minus_median, first_end;
+    std::vector<double> spans, last_minus_median;
     for (int r = 0; r < 10; ++r) {
         k<<<grid, B>>>(din, n, dres, scratch, dtimes);
         CK(cudaDeviceSynchronize());
@@ -99,7 +101,6 @@ static void tail(int per_sm, long long n) {
         for (long long b = 0; b < grid; ++b) { s0 = std::min(s0, t[2 * b]); s1 = std::max(s1, t[2 * b]); ends.push_back(t[2 * b + 1]); }
         std::sort(ends.begin(), ends.end());
         spans.push_back((ends.back() - s0) / 1e3);
-        first_end.push_back((ends.front() - s0) / 1e3);
         last_minus_median.push_back((ends.back() - ends[ends.size() / 2]) / 1e3);
         if (r == 9) printf("tail B%d U%d occ%d grid %lld n 2^%d: starts spread %.2f us; ends at (us after first start) p0 %.1f p10 %.1f p50 %.1f p90 %.1f p99 %.1f max %.1f\n",
                            B, U, blocks_per_sm, grid, (int)std::log2((double)n), (s1 - s0) / 1e3, (ends.front() - s0) / 1e3,
@@ -115,8 +116,7 @@ static void tail(int per_sm, long long n) {
 template <int B, int U, int MINB>
 static void gridstride(int per_sm, long long n) {
     auto k = k_gridstride<B, U, MINB>;
-    int occ; CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k, B, 0));
-    const int blocks_per_sm = per_sm > 0 ? std::min(per_sm, occ) : occ;
+    const int blocks_per_sm = one_wave_blocks_per_sm(k, B, per_sm);
     const long long grid = (long long)sms * blocks_per_sm;
     const double ms = time_ms([&]() { k<<<grid, B>>>((const float4*)din, n / 4, dparts); });
     std::vector<double> p(grid); CK(cudaMemcpy(p.data(), dparts, 8 * grid, cudaMemcpyDeviceToHost));
@@ -129,7 +129,6 @@ static void gridstride(int per_sm, long long n) {
 
 int main() {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     const long long N = 1LL << 29;
     std::vector<float> h(N); std::mt19937 rng(11); std::uniform_real_distribution<float> u(-1, 1); for (auto& v : h) v = u(rng);
     prefix_sum.assign((N >> 20) + 1, 0.0);

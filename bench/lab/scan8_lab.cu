@@ -4,6 +4,7 @@
 // 1e-9 of the running magnitude for float sums and products). Design measurements; a standalone
 // harness, not built by Maven (README.md here).
 #include "device/scan_kernels.cuh"
+#include "lab_common.cuh"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +14,10 @@
 #include <cmath>
 #include <type_traits>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+/** This lab's timing: 5 warm-up runs, median of 20. */
+template <typename F>
+static double time_ms(F launch) { return time_ms(launch, 5, 20); }
+
 using namespace primer;
 
 template <int BT, int ROWS, int MINB, typename T, typename Op>
@@ -34,19 +38,8 @@ template <typename T> struct Host<BitXor<T>> { static T id() { return 0; } stati
 
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
-static cudaEvent_t e0, e1;
 static double copy_gbs;
 
-template <typename F>
-static double time_ms(F launch, int reps = 20) {
-    for (int i = 0; i < 5; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float m; CK(cudaEventElapsedTime(&m, e0, e1)); ms.push_back(m); }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 template <typename T, typename Op, int BT, int ROWS, int MINB>
 static void variant(const char* name, const T* din, T* dout, long long n, const std::vector<T>& hin, std::vector<T>& h) {
@@ -84,7 +77,6 @@ static void op_family(const char* name, const T* din, T* dout, long long n, cons
 }
 
 int main() {
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     const long long n = (1LL << 27) - 3;  // the last tile partial
     CK(cudaMalloc(&scratch, 16 + 128 * (n / 2048 + 16)));
     CK(cudaMemset(scratch, 0, 16 + 128 * (n / 2048 + 16)));

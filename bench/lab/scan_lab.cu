@@ -1,6 +1,7 @@
 // Scan tuning lab: times device_scan tile shapes on 2^28 elements, every output checked (design
 // measurements; a standalone harness, not built by Maven; see README.md here).
 #include "device/scan_kernels.cuh"
+#include "lab_common.cuh"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,7 +11,10 @@
 #include <string>
 #include <cmath>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+/** This lab's timing: 3 warm-up runs, median of 20. */
+template <typename F>
+static double time_ms(F launch) { return time_ms(launch, 3, 20); }
+
 using namespace primer;
 
 struct SumTreeF : Sum<float> {};
@@ -29,18 +33,7 @@ __global__ void k_plain_copy(const float4* in, float4* out, long long n4) {
 static int sms;
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
-static cudaEvent_t e0, e1;
 
-template <typename F>
-static double time_ms(F launch, int reps = 20) {
-    for (int i = 0; i < 3; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float m; CK(cudaEventElapsedTime(&m, e0, e1)); ms.push_back(m); }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 static const char* only = nullptr;  // run just this variant once (for ncu)
 static bool wanted(const char* name) { return !only || strcmp(only, name) == 0; }
@@ -88,7 +81,6 @@ static void scan_variant(const char* name, const InT* din, OutT* dout, long long
 int main(int argc, char** argv) {
     if (argc > 1) only = argv[1];
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     const long long n = (1LL << 28);
     CK(cudaMalloc(&scratch, 16 + 24 * (n / 1024 + 16)));
     CK(cudaMemset(scratch, 0, 16 + 24 * (n / 1024 + 16)));

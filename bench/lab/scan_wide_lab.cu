@@ -4,6 +4,7 @@
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I <tree>/primer-core/src/main/cuda -o .lab/X bench/lab/scan_wide_lab.cu
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
+#include "lab_common.cuh"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -13,7 +14,10 @@
 #include <cmath>
 #include <type_traits>
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+/** This lab's timing: 5 warm-up runs, median of 20. */
+template <typename F>
+static double time_ms(F launch) { return time_ms(launch, 5, 20); }
+
 using namespace primer;
 
 template <int BT, int ROWS, int MINB, typename InT, typename OutT, typename Op>
@@ -72,18 +76,7 @@ __global__ void __launch_bounds__(256) k_copy_rows(const int4* in, int4* out) {
 
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
-static cudaEvent_t e0, e1;
 
-template <typename F>
-static double time_ms(F launch, int reps = 20) {
-    for (int i = 0; i < 5; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int r = 0; r < reps; ++r) { CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float m; CK(cudaEventElapsedTime(&m, e0, e1)); ms.push_back(m); }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
 
 template <int BT, int ROWS, int MINB>
 static void scan_i32_i64(int pass, const char* name, const int* iin, long long* lout, long long n, const std::vector<int>& hi,
@@ -127,7 +120,6 @@ static void scan_same(int pass, const char* name, T* in, T* out, long long n, do
 }
 
 int main() {
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     const long long n = 1LL << 28;
     const long long tiles = n / 8192;
     CK(cudaMalloc(&scratch, 16 + 128 * (n / 1024 + 16)));  // enough for 1024-element tiles
