@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <random>
 #include <cmath>
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+#include "lab_common.cuh"
 namespace seg = primer::segmented;
 using Rc = seg::Recipe<float, double, float, primer::Sum<double>>;
 
@@ -18,13 +18,8 @@ __global__ void __launch_bounds__(B, MINB) k_chunk(const float* in, long long ro
 __global__ void __launch_bounds__(256, 2) k_combine(long long rows, long long chunks, float* out, unsigned char* scratch) {
     seg::rows_combine<Rc, 256>(rows, chunks, out, scratch);
 }
-static cudaEvent_t e0, e1;
-template <typename F> static double time_ms(F f) {
-    for (int i = 0; i < 3; ++i) f();
-    std::vector<float> v;
-    for (int r = 0; r < 20; ++r) { CK(cudaEventRecord(e0)); f(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1)); float m; CK(cudaEventElapsedTime(&m, e0, e1)); v.push_back(m); }
-    CK(cudaGetLastError()); std::sort(v.begin(), v.end()); return v[10];
-}
+/** This lab's timing: 3 warm-up runs, median of 20. */
+template <typename F> static double time_ms(F f) { return time_ms(f, 3, 20); }
 int sms; float* din; float* dout; unsigned char* scratch; std::vector<double> ref;
 const long long R = 2048, C = 262144;
 template <int B, int U, int MINB>
@@ -44,7 +39,6 @@ void variant(long long chunks, long long grid_cap) {
 }
 int main() {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     std::vector<float> h(R * C); std::mt19937 rng(5); std::uniform_real_distribution<float> u(-1, 1); for (auto& v : h) v = u(rng);
     ref.assign(R, 0); for (long long r = 0; r < R; ++r) for (long long c = 0; c < C; ++c) ref[r] += h[r * C + c];
     CK(cudaMalloc(&din, R * C * 4)); CK(cudaMalloc(&dout, R * 4)); CK(cudaMalloc(&scratch, 256 + 16 * R * 64)); CK(cudaMemset(scratch, 0, 256));

@@ -25,8 +25,8 @@
 #include <algorithm>
 #include <random>
 #include <cmath>
+#include "lab_common.cuh"
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
 using namespace primer;
 
 enum { LOAD_THREADS = 0, LOAD_BULK = 1, LOAD_THREADS_L2_256 = 2 };
@@ -484,23 +484,12 @@ __global__ void __launch_bounds__(BT, MINB) k_production(const float* in, float*
 static unsigned char* scratch;
 static long long* mismatches;
 static unsigned epoch_counter = 0;
-static cudaEvent_t e0, e1;
 static double copy_gbs;
 static const char* only = nullptr;
 
+/** This lab's timing: 3 warm-up runs, median of 20. */
 template <typename F>
-static double time_ms(F launch, int reps = 20) {
-    for (int i = 0; i < 3; ++i) launch();
-    CK(cudaDeviceSynchronize());
-    std::vector<float> ms;
-    for (int r = 0; r < reps; ++r) {
-        CK(cudaEventRecord(e0)); launch(); CK(cudaEventRecord(e1)); CK(cudaEventSynchronize(e1));
-        float m; CK(cudaEventElapsedTime(&m, e0, e1)); ms.push_back(m);
-    }
-    CK(cudaGetLastError());
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+static double time_ms(F launch) { return time_ms(launch, 3, 20); }
 
 static void check(const char* name, const float* dout, long long n, const std::vector<float>& hin, bool scan, double ms,
                   int occ, std::vector<float>& previous) {
@@ -633,7 +622,6 @@ static void persistent(const char* name, const float* din, float* dout, long lon
 
 int main(int argc, char** argv) {
     if (argc > 1) only = argv[1];
-    CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
     const long long n = (1LL << 28) - 4;  // the last tile is partial
     const size_t scratch_bytes = 16 + 24 * (n / 1024 + 16);
     CK(cudaMalloc(&scratch, scratch_bytes)); CK(cudaMemset(scratch, 0, scratch_bytes));

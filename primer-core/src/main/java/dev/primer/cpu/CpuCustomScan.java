@@ -5,8 +5,6 @@ import dev.primer.DType;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.ForkJoinTask;
 import java.util.function.DoubleBinaryOperator;
 import java.util.function.IntBinaryOperator;
 import java.util.function.LongBinaryOperator;
@@ -18,8 +16,8 @@ import java.util.function.LongBinaryOperator;
  * {@code out[i] = init op x_0 op ... op x_(i-1)}. Operand order is kept (the lower indices are always
  * the left operand), so the operator need not be commutative; it must be associative.
  *
- * <p>Order of evaluation, as {@link CpuScan}'s but with the lambda: chunks of {@value Parallel#CHUNK}
- * elements, a window of them at a time, in parallel on fork/join. (1) Each chunk's total
+ * <p>Order of evaluation, the same combinations as {@link CpuScan}'s but with the lambda: chunks of
+ * {@value Parallel#CHUNK} elements, a window of them at a time, in parallel on fork/join. (1) Each chunk's total
  * {@code T_c = x_a op ... op x_b}, a left fold; (2) the carries chained in order, {@code C_0 = init},
  * {@code C_(c+1) = C_c op T_c}; (3) each chunk scanned left to right from its carry:
  * {@code out[a] = C_c op x_a}, {@code out[a+1] = out[a] op x_(a+1)}, .... The chunks depend on the
@@ -69,11 +67,12 @@ public final class CpuCustomScan {
         }
     }
 
-    /** Chunks per window, as CpuScan's: about a last-level cache of input, more with more threads. */
+    /**
+     * Chunks per window: about a last-level cache of input (the rescan reads it back from there),
+     * more with more threads so that each takes several.
+     */
     private static long windowChunks() {
-        ForkJoinPool pool = ForkJoinTask.getPool();
-        int threads = (pool != null ? pool : ForkJoinPool.commonPool()).getParallelism() + 1;
-        return Math.max(64, 4L * threads);
+        return Math.max(64, 4L * Parallel.threads());
     }
 
     /**
