@@ -1,8 +1,10 @@
 // Scan L2 prefetch-ahead lab: does a tile that asks L2 to fetch the input of the tile D tickets
-// ahead make the scan's loads (and so its look-back waits) shorter? Build it against a header tree
-// whose device_scan reads two lab variables (lab_prefetch_ahead, lab_prefetch_mode; the patch is
-// described in bench/results/2026-11-21-nvidia-h200-lab.md):
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I <patched tree>/primer-core/src/main/cuda -o .lab/scan_prefetch_lab bench/lab/scan_prefetch_lab.cu
+// ahead make the scan's loads (and so its look-back waits) shorter? Build it against the headers of
+// commit 10e6691 (before production prefetched) with scan_prefetch_lab.patch applied, whose
+// device_scan reads two lab variables (lab_prefetch_ahead, lab_prefetch_mode):
+//   mkdir -p .lab/hdr_pf && git archive 10e6691 primer-core/src/main/cuda | tar -x -C .lab/hdr_pf
+//   patch -p1 -d .lab/hdr_pf < bench/lab/scan_prefetch_lab.patch
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_pf/primer-core/src/main/cuda -o .lab/scan_prefetch_lab bench/lab/scan_prefetch_lab.cu
 // Modes: 0 none; 1 one bulk prefetch of the whole tile by thread 0 as it draws the ticket;
 // 2 one 128-byte line per thread (prefetch.global.L2); 3 one bulk prefetch per warp.
 // Every output is checked (int32 -> int64 exactly; floats against a float64 prefix).
