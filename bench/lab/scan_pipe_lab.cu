@@ -1,16 +1,21 @@
 // Warp-specialised, pipelined single-pass scan lab. A persistent block owns a ring of STAGES tiles
 // in shared memory and splits its warps by role, so a tile waiting for its look-back no longer
 // holds the registers and the load slots of the tiles behind it:
-//   warp 0, loader:    draws a ticket (the tile number) when a stage is free, copies the tile in
+//   loader (warp 0):   draws a ticket (the tile number) when a stage is free, copies the tile in
 //                      with cp.async, and signals `full` when the copies land;
-//   warp 1, look-back: in ticket order, the tile's exclusive prefix from its predecessors' status,
-//                      publishes P, and the prefix of each segment of the tile (`prefixed`);
-//   warp 2, reducer:   each segment's total and the tile's aggregate A, published as soon as the
+//   look-back warps:   the tile's exclusive prefix from its predecessors' status, publishes P, and
+//                      the prefix of each segment of the tile (`prefixed`);
+//   reducer warps:     each segment's total and the tile's aggregate A, published as soon as the
 //                      data is there (`reduced`);
-//   warps 3..3+SEGMENTS-1, scanners: warp w scans segment w of the tile from its prefix and stores
-//                      it (`empty` when done).
+//   scanner groups:    warp w of a group scans segment w of the tile from its prefix and stores it
+//                      (`empty` when the whole group is done).
+// Member j of a role of `count` warps serves the stages i = j, j + count, ... (see Shape). After
+// the last tile the loader puts an end marker in every stage; each member stops after one marker
+// per stage it serves. Measured 3-5x slower than production (results in
+// bench/results/2026-11-21-nvidia-h200-lab.md); kept as the starting point for that design.
+// The reducer's fold assumes a commutative operator (the harness runs sums).
 // Status words, epochs, tickets and the deterministic (left-fold) look-back are production's
-// (device/scan_kernels.cuh). Build (sm_80+):
+// (device/scan_kernels.cuh). Build (sm_90: fence.mbarrier_init):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/scan_pipe_lab bench/lab/scan_pipe_lab.cu
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
