@@ -11,7 +11,7 @@
 //                      (`empty` when the whole group is done).
 // Member j of a role of `count` warps serves the stages i = j, j + count, ... (see Shape). After
 // the last tile the loader puts an end marker in every stage; each member stops after one marker
-// per stage it serves. Measured 3-5x slower than production (results in
+// per stage it serves. Measured 2.7-5x slower than production (results in
 // bench/results/2026-11-21-nvidia-h200-lab.md); kept as the starting point for that design.
 // The reducer's fold assumes a commutative operator (the harness runs sums).
 // Status words, epochs, tickets and the deterministic (left-fold) look-back are production's
