@@ -106,8 +106,8 @@ __device__ void scan_pipelined(const InT* in, OutT* out, long long n, long long 
     if (warp == 0) {  // loader; after the last tile, one end marker per stage (every role member meets one)
         long long ends = 0;
         for (long long i = 0; ends < STAGES; ++i) {
-            const int k = (int)(i % STAGES);
-            const unsigned round = (unsigned)(i / STAGES);
+            const int k = (int)(i % STAGES);          // the stage of the i-th tile through this block
+            const unsigned round = (unsigned)(i / STAGES);  // how often the stage was used before: the barrier parity
             bar_wait(&s.empty[k], (round & 1u) ^ 1u);
             unsigned t = 0xffffffffu;
             if (ends == 0) {
@@ -322,19 +322,11 @@ int main() {
     const long long n = (1LL << 28) - 3;  // the last tile partial
     CK(cudaMalloc(&scratch, 16 + 128 * (n / 1024 + 16)));
     CK(cudaMemset(scratch, 0, 16 + 128 * (n / 1024 + 16)));
-    std::mt19937_64 rng(7);
-    std::vector<int> hi(n); for (auto& v : hi) v = (int)(rng() % 2000000001ULL) - 1000000000;
-    std::vector<float> hf(n); for (auto& v : hf) v = (float)((double)(rng() >> 11) / 9007199254740992.0 * 2 - 1);
-    const long long n8 = n / 2;
-    std::vector<long long> hl(n8); for (auto& v : hl) v = (long long)(rng() % 2000001) - 1000000;
-    std::vector<double> hd(n8); for (auto& v : hd) v = (double)(rng() >> 11) / 9007199254740992.0 * 2 - 1;
-    int* iin; float* fin; long long* lin; double* din; void* out;
-    CK(cudaMalloc(&iin, n * 4)); CK(cudaMalloc(&fin, n * 4)); CK(cudaMalloc(&lin, n8 * 8)); CK(cudaMalloc(&din, n8 * 8));
-    CK(cudaMalloc(&out, n * 8));
-    CK(cudaMemcpy(iin, hi.data(), n * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(fin, hf.data(), n * 4, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(lin, hl.data(), n8 * 8, cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(din, hd.data(), n8 * 8, cudaMemcpyHostToDevice));
+    const LabInputs inputs(n);
+    const long long n8 = inputs.n8;
+    const auto &hi = inputs.hi; const auto &hf = inputs.hf; const auto &hl = inputs.hl; const auto &hd = inputs.hd;
+    int* iin = inputs.iin; float* fin = inputs.fin; long long* lin = inputs.lin; double* din = inputs.din;
+    void* out; CK(cudaMalloc(&out, n * 8));
 
     // Small sizes first: correctness of the pipeline's ends (one tile, partial tiles, fewer tiles than blocks).
     for (long long m : {1LL, 31LL, 33LL, 8191LL, 8193LL, 100003LL, 3000001LL}) {
