@@ -26,9 +26,10 @@
 
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
 // per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
-// is an error here); the plain scans want 6 (see ScanShape). 8-byte types get 5 for and, or, xor
-// and 4 for the others: at 5 sums and products spill, and min and max keep 8 bytes on the stack on
-// sm_80 (int64 min and max use 48 registers on sm_90, so 5 blocks fit there anyway).
+// is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
+// except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
+// they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans keep (value,
+// head) pairs through a block scan: 3 or 4.
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -77,19 +78,19 @@ PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 4)
 PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 4)
 PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
 PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
-PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 4, 4)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 4, 4)
-PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 4, 4)
-PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 4, 4)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 4)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
+PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)
+PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 6, 4)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
 PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 4, 4)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 4, 4)
-PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 4, 4)
-PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 4, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 4)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 4)
+PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
+PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
 
-PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 4)
+PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin, long long shift,

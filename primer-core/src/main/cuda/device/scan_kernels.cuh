@@ -6,31 +6,49 @@
 //      whatever order the hardware schedules blocks in). The block that draws the last number puts
 //      the counter back to zero: every block has drawn by then.
 //   2. Every thread copies ROWS 16-byte vectors into shared memory with cp.async (coalesced: a
-//      warp's copy covers one row; see block_scan.cuh for the arrangement), reads its chunks back,
-//      scans each chunk's VEC items, and the block scans the chunk totals.
-//   3. Warp 0 publishes the tile's aggregate (A; for most operators before the block scan, see
-//      EARLY AGGREGATE), looks back at its predecessors' status for the tile's exclusive prefix,
-//      publishes the inclusive prefix (P), and hands the prefix to the block; every thread
-//      rescans its chunks from shared memory and writes them with 16-byte streaming stores, each
-//      store instruction filling whole 32-byte sectors (see store_row: int32 -> int64 sums of 2^28
-//      took 0.962 ms when every store wrote half sectors, 0.927 with whole ones; lab).
+//      warp's copy covers one row; see block_scan.cuh for the arrangement) and reads its chunks
+//      (VEC items each) back from there, before the look-back (twice for EARLY_AGGREGATE) and
+//      once after.
+//   3. Warp 0 publishes the tile's aggregate (A), looks back at its predecessors' status for the
+//      tile's exclusive prefix, publishes the inclusive prefix (P) and hands the prefix to the
+//      block, which scans the tile in one of three ways (THREE WAYS) and writes it with 16-byte
+//      streaming stores, each store instruction filling whole 32-byte sectors (see store_row:
+//      int32 -> int64 sums of 2^28 took 0.962 ms when every store wrote half sectors, 0.927 with
+//      whole ones; lab).
 // Why shared memory and not registers: a block waiting in the look-back holds its registers, and
 // with the tile in registers (58 per thread) only 4 x 256 threads fit an SM and an H200 scanned
 // 2^28 floats at 2.5 TB/s; staged, a thread needs few registers, so more tiles are resident and
 // more loads are in flight while other tiles wait: 6 x 256-thread blocks of 32 KB per SM scanned
 // at 3.56 TB/s (copy 4.21, CUB through torch 2.5; measured 2026-11-21, see ScanShape), and at 3.84
-// with the early aggregate below.
+// with EARLY_AGGREGATE below.
 //
-// EARLY AGGREGATE. Where a tile's time goes (%globaltimer per tile, 2^28 floats, lab): the ticket
-// ~0.8 us, loading ~2.3 us, data to A ~3.3 us, look-back ~6 us, stores ~1 us. Without any look-back
-// the same block work runs at 95% of the copy, so the look-back is the whole gap: a tile waits
-// until every predecessor back to a P has published its A, i.e. for the slowest recent load plus
-// that tile's data-to-A time. So for commutative one-instruction operators (EarlyAggregate) a tile
-// first reduces its data (each thread folds its chunks, a butterfly, one barrier) and publishes A,
-// and only then runs the block scan; its P is prefix op that same A. Data to A fell to ~2 us and
-// the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab); int32 -> int64 from
-// 1.25 to 1.14 ms (benchmark). The tile's outputs still come from the block scan, whose association differs
-// from the reduction's; both are fixed, so results stay the same bits on every run.
+// THREE WAYS to scan a tile. Where a tile's time goes (%globaltimer per tile, 2^28 floats, lab): the
+// ticket ~0.8 us, loading ~2.3 us, data to A ~3.3 us, look-back ~6 us, stores ~1 us. Without any
+// look-back the same block work runs at 95% of the copy, so the look-back is the whole gap: a tile
+// waits until every predecessor back to a P has published its A, i.e. for the slowest recent load
+// plus that tile's data-to-A time, and while it waits it holds its block slot.
+//   BLOCK_SCAN (segmented and user-defined operators, whose operand order must be kept): every
+//     thread scans its chunks, the block scans the chunk totals (block_scan.cuh) and warp 0 looks
+//     back inside it, once A is known; then every chunk is scanned again from shared memory and
+//     stored with its prefix.
+//   EARLY_AGGREGATE (4-byte values, one-instruction commutative operators): before the block scan
+//     the tile reduces its data (each thread folds its chunks, a butterfly, one barrier) and
+//     publishes A, so the tiles waiting for it see A sooner; P is prefix op that same A. Data to A
+//     fell to ~2 us and the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab).
+//   REDUCE_FIRST (every other commutative operator: 8-byte values, int32 -> int64 sums, min and
+//     max): the same reduction, A, the look-back, and only then the scan, each warp taking its rows
+//     in order and carrying the running value from row to row (one warp scan per row). No chunk
+//     totals or prefixes wait in registers across the look-back, so int32 -> int64 sums need 36
+//     registers instead of 61 and 6 blocks fit an SM instead of 4. 2^28 elements, ms against
+//     EARLY_AGGREGATE or BLOCK_SCAN (bench/lab/scan_reduce_first_lab.cu): int32 -> int64 sum 0.907
+//     -> 0.809 (84% -> 94.6% of the copy), int64 sum (2^27) 0.659 -> 0.588, float64 sum 0.643 ->
+//     0.586, int64 product 0.742 -> 0.617, int64 and 0.611 -> 0.585, int64 max 0.637 -> 0.597,
+//     float64 max 1.239 -> 0.984, float32 min and max 1.017 -> 0.978, int32 max 0.563 -> 0.557.
+//     Not for 4-byte sums: at the same 6 blocks per SM, float32 and int32 sums, products and xor
+//     took 0.557-0.559 ms against 0.536-0.538 with EARLY_AGGREGATE (the scan after the wait
+//     lengthens the tail of every tile, and there is no occupancy to win).
+// Every way combines in a fixed association (the reduction's for A, the scan's for the outputs),
+// so results are the same bits on every run.
 // Measured dead ends: a tree look-back is no faster than the ordered one; polling two windows per
 // round trip instead of one, sleeping between polls, an L2 prefetch-size hint on the loads: no
 // gain; tile numbers from blockIdx instead of the ticket: +0.5-1% (without the ticket's progress
@@ -145,12 +163,13 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * Measured on an H200, 2026-11-21, 2^28 elements (TB/s, read + write; copy 4.21):
  *   float sum:   256 x 8 vectors at 6 blocks per SM 3.56, 256 x 7 at 7 3.58, 512 x 4 at 4 3.32,
  *                128 x 16 at 6 3.29, 256 x 8 at 5 3.43;
- *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM here), 512 x 4 at 3 2.31.
- * 8-byte inputs, 2^27 elements, every operator (ms; bench/lab/scan8_lab.cu): 256 x 8 beats the
- * 128 x 16 they had before, at the most blocks per SM that compile unspilled (scan.cu), with the
- * early aggregate where EarlyAggregateWide says: int64 sum 0.68 against 0.87, product 0.72 against
- * 0.93, min and max 0.67 against 0.74, and, or, xor 0.63 against 0.74; float64 sum and product 0.65
- * against 0.67, min and max 1.24 against 1.47-1.49.
+ *   int32 -> int64 sum: 256 x 8 at 5 2.66 (spills; 4 per SM then), 512 x 4 at 3 2.31; with
+ *                REDUCE_FIRST, 256 x 8 at 6 (see THREE WAYS).
+ * 8-byte inputs, 2^27 elements, every operator (ms; bench/lab/scan8_lab.cu): 256 x 8 beat the
+ * 128 x 16 they had before, at the most blocks per SM that compiled unspilled then (4-5): int64
+ * sum 0.68 against 0.87, product 0.72 against 0.93, min and max 0.67 against 0.74, and, or, xor
+ * 0.63 against 0.74; float64 sum and product 0.65 against 0.67, min and max 1.24 against 1.47-1.49.
+ * REDUCE_FIRST took them to 5-6 blocks per SM and 0.58-0.62 ms (0.98 for float64 min and max).
  * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape keeps the policy simple.)
  * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
  * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
@@ -193,28 +212,36 @@ template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value 
 template <typename Op, typename T>
 struct TreeLookback<SegmentedOp<Op, T>> { static constexpr bool value = TreeLookback<Op>::value; };
 
-/**
- * Whether a tile publishes its aggregate early (EARLY AGGREGATE above): commutative operators of
- * one instruction. Min and max are left out: with Java's NaN and -0.0 rules a float max scan is
- * bound by its instructions, and the extra pass made it 30% slower (lab). Segmented and
- * user-defined operators (commutativity unknown) take the aggregate from the block scan.
- */
-template <typename Op> struct EarlyAggregate { static constexpr bool value = false; };
-template <typename T> struct EarlyAggregate<Sum<T>> { static constexpr bool value = true; };
-template <typename T> struct EarlyAggregate<Prod<T>> { static constexpr bool value = true; };
-template <typename T> struct EarlyAggregate<BitAnd<T>> { static constexpr bool value = true; };
-template <typename T> struct EarlyAggregate<BitOr<T>> { static constexpr bool value = true; };
-template <typename T> struct EarlyAggregate<BitXor<T>> { static constexpr bool value = true; };
+/** Operators whose operands may be combined in any order (the built-in ones). */
+template <typename Op> struct Commutative { static constexpr bool value = false; };
+template <typename T> struct Commutative<Sum<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<Prod<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<Min<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<Max<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
+
+/** Commutative operators of one instruction (Java's float min and max test NaN and -0.0 as well). */
+template <typename Op> struct OneInstruction { static constexpr bool value = false; };
+template <typename T> struct OneInstruction<Sum<T>> { static constexpr bool value = true; };
+template <typename T> struct OneInstruction<Prod<T>> { static constexpr bool value = true; };
+template <typename T> struct OneInstruction<BitAnd<T>> { static constexpr bool value = true; };
+template <typename T> struct OneInstruction<BitOr<T>> { static constexpr bool value = true; };
+template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool value = true; };
 
 /**
- * With 8-byte inputs the early pass pays only for some of those (scan8_lab.cu, 256 x 8 tiles): int64
- * sums 2% and float64 sums and products 3% faster; int64 products 5% slower; the bitwise operators
- * no faster, and they spill with it at their 5 blocks per SM.
+ * How a tile is scanned (THREE WAYS above). REDUCE_FIRST for commutative operators, except 4-byte
+ * values under one-instruction operators, which take EARLY_AGGREGATE; BLOCK_SCAN for the rest
+ * (segmented and user-defined operators: operand order must be kept).
  */
-template <typename Op> struct EarlyAggregateWide { static constexpr bool value = false; };
-template <> struct EarlyAggregateWide<Sum<long long>> { static constexpr bool value = true; };
-template <> struct EarlyAggregateWide<Sum<double>> { static constexpr bool value = true; };
-template <> struct EarlyAggregateWide<Prod<double>> { static constexpr bool value = true; };
+enum class TileScan { BLOCK_SCAN, EARLY_AGGREGATE, REDUCE_FIRST };
+template <typename ScanOp, typename Value>
+struct TileScanFor {
+    static constexpr TileScan value = !Commutative<ScanOp>::value ? TileScan::BLOCK_SCAN
+                                      : sizeof(Value) == 4 && OneInstruction<ScanOp>::value ? TileScan::EARLY_AGGREGATE
+                                                                                            : TileScan::REDUCE_FIRST;
+};
 
 namespace scan_detail {
 
@@ -358,14 +385,13 @@ __device__ __forceinline__ unsigned poll_window(const TileStatus<V>& status, lon
 
 }  // namespace scan_detail
 
-template <typename V, int WARPS, bool EARLY>
-struct EarlyAggregateStorage {
-    V warp[WARPS];
-    V tile;
-};
+/** The warp totals of a tile reduced before its scan (EARLY_AGGREGATE, REDUCE_FIRST; a few hundred bytes). */
 template <typename V, int WARPS>
-struct EarlyAggregateStorage<V, WARPS, false> {};
-
+struct WarpTotalsStorage {
+    V warp[WARPS];         // each warp's total, from the fold of its threads' chunks
+    V before_warp[WARPS];  // REDUCE_FIRST: all that precedes each warp's first item, the tile's prefix included
+    V tile;                // EARLY_AGGREGATE: the tile's aggregate, until P is published
+};
 template <typename V, int WINDOWS, bool ORDERED>
 struct LookbackStorage {
     V window[WINDOWS][32];
@@ -656,14 +682,14 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    constexpr bool EARLY = EarlyAggregate<ScanOp>::value && (sizeof(InT) == 4 || EarlyAggregateWide<ScanOp>::value);
+    constexpr TileScan HOW = TileScanFor<ScanOp, Acc>::value;
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
         unsigned tile;
         BlockScanStorage<Acc, BLOCK_THREADS> scan;
         LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
-        EarlyAggregateStorage<Acc, WARPS, EARLY> early;
+        WarpTotalsStorage<Acc, WARPS> totals;
         typename Heads::Storage heads;
     } s;
 
@@ -729,10 +755,27 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    if constexpr (EARLY) {
-        // The tile's A before the block scan: a few operations per chunk and one barrier between
-        // the data and A, so the tiles that wait for this one in their look-back see it sooner.
-        // Kept in shared memory until P is published: a register held across the block scan spills.
+    // One chunk's outputs, from what precedes the chunk.
+    auto store_chunk_outputs = [&](int r, const Acc (&a)[VEC], int skip, Acc chunk_prefix) {
+        OutT o[VEC];
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            Acc result;
+            if (inclusive) result = scan_op(chunk_prefix, a[k]);
+            else result = k <= skip ? chunk_prefix : scan_op(chunk_prefix, a[k - 1]);
+            if constexpr (SEGMENTED) {
+                const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
+                o[k] = !inclusive && head ? init : result.value;
+            } else {
+                o[k] = result;
+            }
+        }
+        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+    };
+
+    // Commutative operators: each thread folds its chunks (rows in any order), each warp reduces
+    // its lanes' totals, and the warp totals wait in shared memory.
+    auto reduce_warps = [&]() {
         Acc thread_total;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
@@ -742,64 +785,85 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
         }
         const Acc warp_total = warp_reduce(thread_total, scan_op);
-        if (lane == 0) s.early.warp[warp] = warp_total;
+        if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
-        if (warp == 0) {
-            const Acc aggregate = warp_reduce(lane < WARPS ? s.early.warp[lane] : ScanOp::identity(), scan_op);
-            if (lane == 0) {
-                s.early.tile = aggregate;
-                if (tile != 0) status.publish(tile, TILE_AGGREGATE, aggregate);
-            }
-        }
-    }
-
-    Acc chunk_total[ROWS];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        Acc a[VEC];
-        int skip;
-        scan_chunk(r, a, skip);
-        chunk_total[r] = a[VEC - 1];
-    }
-
-    // The tile's prefix: the init for tile 0, else the look-back; warp 0 publishes A (unless it
-    // did early), then P = prefix op A, with the A it published.
-    auto tile_prefix = [&](Acc aggregate) -> Acc {
-        if constexpr (EARLY) aggregate = s.early.tile;
+    };
+    // The tile's exclusive prefix, in every lane of warp 0: the init for tile 0, else the look-back
+    // (after publishing A). Then P = prefix op A, with the A published.
+    auto look_back = [&](Acc aggregate, bool publish_aggregate) -> Acc {
         Acc prefix;
         if (tile == 0) {
             if constexpr (SEGMENTED) prefix = Acc{init, 0};
             else prefix = init;
         } else {
-            if (!EARLY && lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            if (publish_aggregate && lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
             if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
             else prefix = lookback_tree(status, tile, scan_op);
         }
         if (lane == 0) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
         return prefix;
     };
-    Acc prefix[ROWS];
-    block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
 
+    if constexpr (HOW == TileScan::REDUCE_FIRST) {
+        // Warp 0 scans the warp totals (A, published), looks back, and leaves what precedes each
+        // warp; then each warp scans its rows once, in order, carrying the running value from row
+        // to row. Nothing but the tile in shared memory is held across the wait.
+        reduce_warps();
+        if (warp == 0) {
+            const Acc warps_inclusive = warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
+            const Acc prefix = look_back(warp_shfl(warps_inclusive, WARPS - 1), true);
+            const Acc left = warp_shfl_up(warps_inclusive, 1);
+            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
+        }
+        __syncthreads();
+        Acc carry = s.totals.before_warp[warp];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        Acc a[VEC];
-        int skip;
-        scan_chunk(r, a, skip);  // the same combinations as for the totals
-        OutT o[VEC];
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            Acc result;
-            if (inclusive) result = scan_op(prefix[r], a[k]);
-            else result = k <= skip ? prefix[r] : scan_op(prefix[r], a[k - 1]);
-            if constexpr (SEGMENTED) {
-                const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
-                o[k] = !inclusive && head ? init : result.value;
-            } else {
-                o[k] = result;
+        for (int r = 0; r < ROWS; ++r) {
+            Acc a[VEC];
+            int skip;
+            scan_chunk(r, a, skip);
+            Acc row_total;
+            const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
+            store_chunk_outputs(r, a, skip, chunk_prefix);
+            carry = scan_op(carry, row_total);
+        }
+    } else {
+        if constexpr (HOW == TileScan::EARLY_AGGREGATE) {
+            // A before the block scan: a few operations per chunk and one barrier between the data
+            // and A. Kept in shared memory until P is published: a register held across the block
+            // scan spills.
+            reduce_warps();
+            if (warp == 0) {
+                const Acc aggregate = warp_reduce(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
+                if (lane == 0) {
+                    s.totals.tile = aggregate;
+                    if (tile != 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+                }
             }
         }
-        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+        // The block scan of the chunk totals, with the look-back inside it (warp 0, once the block's
+        // aggregate is known), then each chunk is scanned again and stored.
+        Acc chunk_total[ROWS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            Acc a[VEC];
+            int skip;
+            scan_chunk(r, a, skip);
+            chunk_total[r] = a[VEC - 1];
+        }
+        auto tile_prefix = [&](Acc aggregate) -> Acc {
+            if constexpr (HOW == TileScan::EARLY_AGGREGATE) return look_back(s.totals.tile, false);
+            else return look_back(aggregate, true);
+        };
+        Acc prefix[ROWS];
+        block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            Acc a[VEC];
+            int skip;
+            scan_chunk(r, a, skip);  // the same combinations as for the totals
+            store_chunk_outputs(r, a, skip, prefix[r]);
+        }
     }
 }
 
