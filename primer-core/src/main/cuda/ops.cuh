@@ -43,13 +43,27 @@ template <typename T> __device__ __forceinline__ bool java_less(T a, T b) {
     return a < b || (a == b && is_negative_zero(a) && !is_negative_zero(b));
 }
 
+/**
+ * The type integer sums and products are computed in: unsigned, so that they wrap as Java's do
+ * (signed overflow is undefined in C++, and the compiler may assume it away); floats as they are.
+ */
+template <typename T> struct Wrapping { using type = T; };
+template <> struct Wrapping<int32_t> { using type = uint32_t; };
+template <> struct Wrapping<long long> { using type = unsigned long long; };
+
 template <typename T> struct Sum {
     static __device__ __forceinline__ T identity() { return T(0); }
-    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        using W = typename Wrapping<T>::type;
+        return T(W(a) + W(b));
+    }
 };
 template <typename T> struct Prod {
     static __device__ __forceinline__ T identity() { return T(1); }
-    __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        using W = typename Wrapping<T>::type;
+        return T(W(a) * W(b));
+    }
 };
 template <typename T> struct Min {
     static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }

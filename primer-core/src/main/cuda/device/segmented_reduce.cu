@@ -14,8 +14,9 @@
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
-//   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg, Out* out,
-//                                        unsigned char* scratch)   grid: ceil(nseg / 256)
+//   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
+//                                        long long in_length, Out* out, unsigned char* scratch)
+//                                        grid: ceil(nseg / 256); in_length: the elements of in
 //   segreduce_segments_long_*           (const T* in, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
@@ -82,9 +83,10 @@ namespace seg = primer::segmented;
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_segments_small_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
-                                             long long nseg, OUT* __restrict__ out,                                  \
+                                             long long nseg, long long in_length, OUT* __restrict__ out,             \
                                              unsigned char* __restrict__ scratch) {                                  \
-        seg::segments_small<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, out, scratch);     \
+        seg::segments_small<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, in_length, out,    \
+                                                                                scratch);                            \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_segments_long_##OP##_##SUFFIX(const T* __restrict__ in, unsigned char* __restrict__ scratch) {         \

@@ -25,7 +25,8 @@
 //   streamed in one front with a last-warp combine were 10-40% slower; L1/L2 cache hints on the
 //   loads changed nothing.)
 //
-// CSR segments (lengths vary freely, e.g. power law), three launches and no host round trip:
+// CSR segments (lengths vary freely, e.g. power law), three launches; the host reads the header
+// back once afterwards (offsets check, int64 SUM overflow):
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
@@ -41,6 +42,15 @@
 //   (C stays 2048 up to 2^27 elements in all, so a medium segment never burdens one warp for long;
 //   work items of 16 chunks keep a block's fixed cost per item small: one 2^28-element float32
 //   segment reduces at ~3.9 TB/s.)
+//   Malformed offsets never make a kernel read or write outside its buffers. segments_small checks
+//   0 <= offsets[0] <= offsets[nseg] <= in_length (else it reads nothing and raises BAD_BOUNDS),
+//   clamps every segment into [offsets[0], offsets[nseg]] and raises DECREASING (keeping the
+//   first such s) for any offsets[s] > offsets[s+1]; queue entries past the capacity of the work
+//   items (2 * MAX_CHUNKS) or of the long ids (MAX_CHUNKS) are not written, and a reservation
+//   passing either raises QUEUE_FULL (only overlapping, hence decreasing, offsets get there:
+//   disjoint long segments need fewer than MAX_CHUNKS ids and 2 * MAX_CHUNKS items). segments_long
+//   and segments_combine do nothing when any flag is up (the host throws; the queue may then
+//   hold unwritten entries), and clamp the counts they read anyway.
 //
 // Determinism: which thread folds which element, and the order partials combine, depend only on
 // the shape, the offsets and the input address, never on timing (the work queue's order varies,
@@ -51,6 +61,8 @@
 //   [0, 8)     overflow flag: int64 SUM that does not fit a long sets it to 2^63 - (first index)
 //   [8, 16)    count of queued work items (segments)
 //   [16, 24)   count of long segments (segments)
+//   [24, 28)   malformed-offsets flags (segments): BAD_BOUNDS | DECREASING | QUEUE_FULL
+//   [32, 40)   first decreasing offset: 2^63 - (smallest s with offsets[s] > offsets[s+1]), or 0
 //   [256, ...) rows: partial slots (rows * chunks); segments: 2 * MAX_CHUNKS partial slots, then
 //              2 * MAX_CHUNKS work items, then MAX_CHUNKS long segment ids.
 //   Every partial slot is 16 bytes.
@@ -84,6 +96,13 @@ struct Constants {
     static constexpr int OVERFLOW_FLAG_OFFSET = 0;
     static constexpr int ITEM_COUNT_OFFSET = 8;
     static constexpr int LONG_COUNT_OFFSET = 16;
+    static constexpr int MALFORMED_OFFSET = 24;
+    static constexpr int FIRST_DECREASE_OFFSET = 32;
+    static constexpr unsigned BAD_BOUNDS = 1;   // offsets[0] < 0, offsets[nseg] < offsets[0] or > in_length
+    static constexpr unsigned DECREASING = 2;   // some offsets[s] > offsets[s+1]
+    static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow
+    static constexpr long long ITEM_CAPACITY = 2 * MAX_CHUNKS;  // work items
+    static constexpr long long LONG_CAPACITY = MAX_CHUNKS;      // long segment ids
 };
 
 /** What one entry point reduces: input T, accumulator A, output Out, operator Op on A. */
@@ -470,6 +489,12 @@ __device__ __forceinline__ unsigned long long* item_count(unsigned char* scratch
 __device__ __forceinline__ unsigned long long* long_count(unsigned char* scratch) {
     return reinterpret_cast<unsigned long long*>(scratch + Constants::LONG_COUNT_OFFSET);
 }
+__device__ __forceinline__ unsigned* malformed_flags(unsigned char* scratch) {
+    return reinterpret_cast<unsigned*>(scratch + Constants::MALFORMED_OFFSET);
+}
+__device__ __forceinline__ unsigned long long* first_decrease(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::FIRST_DECREASE_OFFSET);
+}
 __device__ __forceinline__ LongWork* work_items(unsigned char* scratch) {
     return reinterpret_cast<LongWork*>(scratch + Constants::HEADER_BYTES
                                        + 2 * Constants::MAX_CHUNKS * Constants::SLOT_BYTES);
@@ -486,11 +511,19 @@ __device__ __forceinline__ long long long_slot(long long start, long long flat_b
     return 2 * j + (start > flat_base + j * chunk_length ? 1 : 0);
 }
 
-/** A warp per 32 consecutive segments; see the header comment. */
+/** The smaller of a queue counter and its capacity (the counter passes it only for malformed offsets). */
+__device__ __forceinline__ long long clamp_count(unsigned long long count, long long capacity) {
+    return count < (unsigned long long)capacity ? (long long)count : capacity;
+}
+
+/**
+ * A warp per 32 consecutive segments; see the header comment. in_length: the elements of in;
+ * offsets[0] and offsets[nseg] must lie in [0, in_length], else nothing is read.
+ */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict__ in,
                                                const long long* __restrict__ offsets, long long nseg,
-                                               typename Rc::Out* __restrict__ out,
+                                               long long in_length, typename Rc::Out* __restrict__ out,
                                                unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
@@ -504,12 +537,23 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
     const long long s = first_segment + lane;
     const bool valid = s < nseg;
     const long long flat_base = __ldg(offsets);
-    const long long chunk_length = long_chunk_length(__ldg(offsets + nseg) - flat_base);
+    const long long flat_end = __ldg(offsets + nseg);
+    if (flat_base < 0 || flat_end < flat_base || flat_end > in_length) {  // the whole warp
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+        return;
+    }
+    const long long chunk_length = long_chunk_length(flat_end - flat_base);
     long long start = 0, end = 0;
     if (valid) {
         start = __ldg(offsets + s);
         end = __ldg(offsets + s + 1);
-        if (end < start) end = start;  // malformed offsets read as an empty segment
+        if (end < start) {  // malformed: recorded for the host, read as an empty segment
+            atomicOr(malformed_flags(scratch), Constants::DECREASING);
+            mark_overflow(first_decrease(scratch), s);  // keeps the smallest s, as for the overflow flag
+        }
+        // Into [flat_base, flat_end], so no segment reaches outside in (a no-op for valid offsets).
+        start = start < flat_base ? flat_base : start > flat_end ? flat_end : start;
+        end = end < start ? start : end > flat_end ? flat_end : end;
     }
     const long long length = end - start;
     unsigned long long* flag = overflow_flag(scratch);
@@ -565,19 +609,30 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
         const long long seg_end = __shfl_sync(FULL, end, b);
         const long long first_chunk = (seg_start - flat_base) / chunk_length;
         const long long last_chunk = (seg_end - 1 - flat_base) / chunk_length;
-        if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) continue;  // malformed offsets: never overrun scratch
+        // Clamped segments always lie within the chunks, so this guard never fires; it stays so that
+        // nothing can overrun scratch.
+        if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) {
+            if (lane == 0) atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
+            continue;
+        }
         const long long items = (last_chunk - first_chunk) / Constants::ITEM_CHUNKS + 1;
         unsigned long long item_base = 0;
         if (lane == 0) {
             item_base = atomicAdd(item_count(scratch), (unsigned long long)items);
             const unsigned long long index = atomicAdd(long_count(scratch), 1ULL);
-            long_segments(scratch)[index] = first_segment + b;
+            // Past a capacity only for overlapping segments: nothing is written there, the host is told.
+            if (index < (unsigned long long)Constants::LONG_CAPACITY) long_segments(scratch)[index] = first_segment + b;
+            if (index >= (unsigned long long)Constants::LONG_CAPACITY
+                || item_base + (unsigned long long)items > (unsigned long long)Constants::ITEM_CAPACITY) {
+                atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
+            }
         }
         item_base = __shfl_sync(FULL, item_base, 0);
         for (long long t = lane; t < items; t += 32) {
             const long long chunk = first_chunk + t * Constants::ITEM_CHUNKS;
             const long long chunk_begin = flat_base + chunk * chunk_length;
             const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * chunk_length;
+            if (item_base + t >= (unsigned long long)Constants::ITEM_CAPACITY) break;
             work_items(scratch)[item_base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
                                                           seg_end < item_end ? seg_end : item_end, seg_start,
                                                           long_slot(seg_start, flat_base, chunk_length, chunk)};
@@ -590,7 +645,8 @@ template <class Rc, int BLOCK, int U>
 __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in, unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
-    const long long items = (long long)*item_count(scratch);
+    if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
+    const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
     const LongWork* work = work_items(scratch);
     for (long long i = blockIdx.x; i < items; i += gridDim.x) {
         const LongWork item = work[i];
@@ -611,7 +667,8 @@ __device__ __forceinline__ void segments_combine(const long long* __restrict__ o
                                                  unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
-    const long long longs = (long long)*long_count(scratch);
+    if (*malformed_flags(scratch) != 0) return;  // the host throws; ids or partials may be missing
+    const long long longs = clamp_count(*long_count(scratch), Constants::LONG_CAPACITY);
     if (longs == 0) return;
     const long long flat_base = offsets[0];
     const long long chunk_length = long_chunk_length(offsets[nseg] - flat_base);

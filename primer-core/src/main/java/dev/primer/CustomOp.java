@@ -7,7 +7,7 @@ import java.util.function.LongBinaryOperator;
 import java.util.regex.Pattern;
 
 /**
- * A user-defined associative operator for reduce and scan: the same operator written twice, as a CUDA C++
+ * A user-defined operator for reduce and scan: the same operator written twice, as a CUDA C++
  * expression of {@code a} and {@code b} (compiled at run time through NVRTC, and cached on disk) for
  * the GPU, and as a Java lambda for the CPU, with its identity element.
  *
@@ -17,10 +17,15 @@ import java.util.regex.Pattern;
  * float m = primer.reduce(x, absMax);
  * }</pre>
  *
- * The operator must be associative (the reduction order is a tree, fixed for a given length and
- * device, so results are reproducible run to run but may differ from a left-to-right fold in float
- * rounding). Scans keep operand order (the left operand covers the lower indices), so a scan's
- * operator need not be commutative. The two definitions must agree; Primer cannot check that for you.
+ * The operator must be associative, and the identity an identity on both sides (the GPU fills idle
+ * lanes and partial tiles with it). {@code reduce} also needs it commutative: the GPU reduce combines
+ * operands out of index order (each thread folds vectors a block apart, threads combine by butterfly
+ * shuffles), so an associative but non-commutative operator (first non-zero, affine composition)
+ * gives an unspecified result on the GPU, though the CPU's left fold gets it right. Scans keep operand
+ * order (the left operand covers the lower indices), so a scan's operator need not be commutative.
+ * The order of combination is fixed for a given length, device and input alignment, so results are
+ * reproducible run to run but may differ from a left-to-right fold in float rounding. The two
+ * definitions must agree; Primer cannot check that for you.
  */
 public final class CustomOp {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,40}");

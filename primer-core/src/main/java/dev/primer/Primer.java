@@ -158,7 +158,10 @@ public final class Primer implements AutoCloseable {
     public synchronized float reduce(FloatArray a, Op op) { return (float) backend.reduceFloating(checkReduce(a, op), op); }
     public synchronized double reduce(DoubleArray a, Op op) { return backend.reduceFloating(checkReduce(a, op), op); }
 
-    /** Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}). */
+    /**
+     * Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}). The
+     * operator must be associative and commutative: the GPU combines operands out of index order.
+     */
     public synchronized int reduce(IntArray a, CustomOp op) { return (int) backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized long reduce(LongArray a, CustomOp op) { return backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized float reduce(FloatArray a, CustomOp op) { return Float.intBitsToFloat((int) backend.reduceCustom(checkCustom(a, op), op)); }
@@ -172,6 +175,7 @@ public final class Primer implements AutoCloseable {
     /**
      * Reduces each row of a row-major (rows × cols) matrix. The result's type is the accumulator's:
      * int64 for int8/int32 SUM and PROD, float32 for float32 (accumulated in float64), else the input's.
+     * int8 runs on the CPU only; the GPU throws IllegalArgumentException.
      */
     public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, Op op) {
         checkRows(matrix, rows, cols, op);
@@ -179,7 +183,7 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceRows(matrix, op, rows, cols, out));
     }
 
-    /** Index within each row of its first minimum or maximum. */
+    /** Index within each row of its first minimum or maximum. int8: CPU only, as for {@link #reduceRows}. */
     public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
         checkRows(matrix, rows, cols, Op.MIN);
         LongArray out = allocateLongs(rows);
@@ -188,7 +192,7 @@ public final class Primer implements AutoCloseable {
 
     /**
      * Reduces each segment [offsets[i], offsets[i+1]) of {@code values}; empty segments give the
-     * operator's identity. Output type as for {@link #reduceRows}.
+     * operator's identity. Output type and int8 support as for {@link #reduceRows}.
      */
     public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, Op op) {
         long segments = checkSegments(values, offsets, op);
@@ -196,7 +200,7 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out));
     }
 
-    /** Index within each segment of its first minimum or maximum; -1 for empty segments. */
+    /** Index within each segment of its first minimum or maximum; -1 for empty segments. int8: CPU only. */
     public synchronized LongArray argExtremeSegments(DeviceArray values, LongArray offsets, boolean max) {
         long segments = checkSegments(values, offsets, Op.MIN);
         LongArray out = allocateLongs(segments);
@@ -205,7 +209,11 @@ public final class Primer implements AutoCloseable {
 
     // ---------------------------------------------------------------- scan
 
-    /** out[i] = in[0] op ... op in[i]. {@code out} may be {@code in}. */
+    /**
+     * out[i] = e op in[0] op ... op in[i], e the operator's identity (+0.0 for a float SUM, so a prefix
+     * of -0.0 values gives +0.0). {@code out} may be {@code in}. int8 scans (here and below) run on the
+     * CPU only; the GPU throws IllegalArgumentException.
+     */
     public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, Op op) {
         checkScan(in, out, op);
         backend.scan(in, out, op, true, Reductions.identityBits(out.dtype(), op));
@@ -261,7 +269,10 @@ public final class Primer implements AutoCloseable {
         backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op));
     }
 
-    /** Inclusive scan of each segment [offsets[i], offsets[i+1]). */
+    /**
+     * Inclusive scan of each segment [offsets[i], offsets[i+1]); elements of {@code out} outside
+     * [offsets[0], offsets[last]) are left as they were.
+     */
     public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
         checkScan(in, out, op);
         checkSegments(in, offsets, op);

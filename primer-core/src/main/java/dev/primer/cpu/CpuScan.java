@@ -33,9 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p><b>Error bound (float SUM).</b> Element {@code x_j} reaches {@code out[i]} through at most
  * {@code d(i) = log2(B) + 2^15/B + 3 + floor(i / 2^16)} roundings in the element type
  * ({@link #roundings}), so {@code |out[i] - exact_i| <= gamma(d) * (|init| + sum_(j<=i) |x_j|)} with
- * {@code gamma(d) = d u / (1 - d u)}, {@code u = 2^-24} (float32) or {@code 2^-53} (float64). For PROD the
- * same {@code gamma(d)} bounds the relative error. A GPU scan with its own depth {@code d'} agrees with
- * this one within {@code gamma(d + d')} of that sum.
+ * {@code gamma(d) = d u / (1 - d u)}, {@code u = 2^-24} (float32) or {@code 2^-53} (float64). A GPU
+ * scan with its own depth {@code d'} agrees with this one within {@code gamma(d + d')} of that sum. PROD
+ * is different: every multiplication rounds the whole running product, so its relative error grows
+ * like {@code gamma(i + 1)}, with the element count rather than the depth (absent underflow and
+ * overflow).
  *
  * <p><b>Segmented scans.</b> By offsets: every segment is scanned exactly as {@link #scan} scans an
  * array of its own (chunks aligned at the segment's start), with {@code init} at its start; elements

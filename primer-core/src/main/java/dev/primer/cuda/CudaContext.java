@@ -33,6 +33,7 @@ public final class CudaContext {
     private final long stream;
     private final Map<String, CudaModule> modules = new ConcurrentHashMap<>();
     private final Map<String, long[]> scratch = new HashMap<>(); // owner -> {pointer, bytes}
+    private final Map<String, Object> scratchLocks = new ConcurrentHashMap<>();
     private final MemorySegment[] staging = new MemorySegment[2];
     private final CudaEvent[] stagingFree = new CudaEvent[2];
     private final MemorySegment readback;
@@ -228,6 +229,15 @@ public final class CudaContext {
     /**
      * A device buffer owned by this context for one primitive ({@code owner}), at least {@code bytes}
      * long, zero-filled when (re)allocated. Kernels that keep counters there leave them zero.
+     *
+     * <p>The context (and its one stream) is shared by every thread and every GPU Primer, and a
+     * larger request frees the old buffer. So a caller whose use of the buffer spans more than one
+     * launch, copy or memset, or reads a result back out of it, or may ask for more bytes than before,
+     * holds {@link #scratchLock scratchLock(owner)} from this call until its last use of the buffer
+     * has been issued (and read back, where it reads): otherwise another thread's launches can land
+     * between its own on the stream and consume or overwrite its partials, counters or results, or
+     * free the buffer under it. A fixed-size buffer used by one self-contained launch needs no lock:
+     * the stream runs launches one after another.
      */
     public synchronized long scratch(String owner, long bytes) {
         long[] s = scratch.get(owner);
@@ -242,6 +252,17 @@ public final class CudaContext {
         synchronize();
         scratch.put(owner, new long[] {p, size});
         return p;
+    }
+
+    /**
+     * The lock guarding the {@link #scratch} buffer of {@code owner} on this context: one object per
+     * owner, so primitives with different buffers do not wait for each other. Lock order: a thread
+     * holding it may call {@link #scratch}, {@link #readback} and the other methods of this context
+     * (which lock only the context), never another owner's scratch lock.
+     */
+    public Object scratchLock(String owner) {
+        Object lock = scratchLocks.get(owner);
+        return lock != null ? lock : scratchLocks.computeIfAbsent(owner, o -> new Object());
     }
 
     /**

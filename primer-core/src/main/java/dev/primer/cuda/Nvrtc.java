@@ -23,8 +23,11 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Run-time compilation of CUDA C++ through NVRTC ({@code libnvrtc.so.*}, optional): kernels that
  * are specialised at run time, such as user-defined operators. Results are cached on disk under
- * {@code $PRIMER_CACHE} (default {@code ~/.cache/primer/nvrtc}), keyed by source, headers,
- * options, NVRTC version and target architecture, so a program compiles each kernel once per machine.
+ * {@code $PRIMER_CACHE/nvrtc} (default {@code ~/.cache/primer/nvrtc}), keyed by source, in-memory
+ * headers, the content hash of the include directory's headers (never its path, which may differ
+ * per process), the other options, NVRTC version and target architecture, so a program compiles
+ * each kernel once per machine. Entries are never removed: each new source, header set, NVRTC
+ * version or architecture adds one file.
  */
 public final class Nvrtc {
     private Nvrtc() {}
@@ -86,11 +89,31 @@ public final class Nvrtc {
      * the compiler's log in its message.
      */
     public static byte[] compile(String name, String source, Map<String, String> headers, List<String> options, CudaDevice device) {
+        return compile(name, source, headers, null, null, options, device);
+    }
+
+    /**
+     * As {@link #compile(String, String, Map, List, CudaDevice)}, with {@code includeDir} (may be
+     * null) on the include path. The disk cache is keyed by {@code includeHash}, a hash of the
+     * content of every header under {@code includeDir} that the caller vouches for, instead of the
+     * directory's path: the same headers unpacked into another directory (another process) hit the
+     * cache, and changed headers miss it. {@code options} must not hold include paths of their own.
+     */
+    public static byte[] compile(String name, String source, Map<String, String> headers, Path includeDir,
+                                 String includeHash, List<String> options, CudaDevice device) {
         require();
-        List<String> all = new ArrayList<>(options);
+        if (includeDir != null && includeHash == null) {
+            throw new IllegalArgumentException("includeHash: the include directory " + includeDir + " needs the hash of its headers");
+        }
+        if (options.stream().anyMatch(Nvrtc::isIncludePath)) {
+            throw new IllegalArgumentException("options: pass the include path as includeDir (with includeHash): " + options);
+        }
+        List<String> all = new ArrayList<>();
+        if (includeDir != null) all.add("-I" + includeDir);
+        all.addAll(options);
         all.add("--gpu-architecture=sm_" + device.computeMajor() + device.computeMinor());
         all.add("--std=c++17");
-        String key = cacheKey(source, headers, all);
+        String key = cacheKey(source, headers, includeHash, all, version());
         Path cached = cacheDir().resolve(key + ".cubin");
         try {
             if (Files.isRegularFile(cached)) return Files.readAllBytes(cached);
@@ -165,18 +188,39 @@ public final class Nvrtc {
         return dir != null ? Path.of(dir, "nvrtc") : Path.of(System.getProperty("user.home"), ".cache", "primer", "nvrtc");
     }
 
-    private static String cacheKey(String source, Map<String, String> headers, List<String> options) {
+    /** Whether an NVRTC option names an include directory ({@code -I<dir>}, {@code --include-path=<dir>}). */
+    static boolean isIncludePath(String option) {
+        return option.startsWith("-I") || option.startsWith("--include-path");
+    }
+
+    /**
+     * The disk cache's file name for a compile: a hash of the source, the in-memory headers, the
+     * include directory's content hash ({@code includeHash}, may be null when there is none), every
+     * option except include paths (so the target architecture too) and the NVRTC version. Include
+     * paths are left out because the directory's name changes per process while its content, which
+     * is what matters, is in {@code includeHash}; an include path without that hash is refused.
+     */
+    static String cacheKey(String source, Map<String, String> headers, String includeHash, List<String> options,
+                           String nvrtcVersion) {
+        if (includeHash == null && options.stream().anyMatch(Nvrtc::isIncludePath)) {
+            throw new IllegalArgumentException("an include path needs the hash of its headers in the cache key");
+        }
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update("primer-nvrtc-2\0".getBytes(StandardCharsets.UTF_8));  // key scheme
             sha.update(source.getBytes(StandardCharsets.UTF_8));
+            sha.update((byte) 0);
             headers.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
                 sha.update(e.getKey().getBytes(StandardCharsets.UTF_8));
                 sha.update((byte) 0);
                 sha.update(e.getValue().getBytes(StandardCharsets.UTF_8));
                 sha.update((byte) 0);
             });
-            for (String o : options) sha.update((o + "\0").getBytes(StandardCharsets.UTF_8));
-            sha.update(version().getBytes(StandardCharsets.UTF_8));
+            sha.update(("include-hash=" + (includeHash == null ? "" : includeHash) + "\0").getBytes(StandardCharsets.UTF_8));
+            for (String o : options) {
+                if (!isIncludePath(o)) sha.update((o + "\0").getBytes(StandardCharsets.UTF_8));
+            }
+            sha.update(("nvrtc=" + nvrtcVersion).getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(sha.digest(), 0, 16);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);

@@ -83,7 +83,7 @@ public final class GpuBackend implements Backend {
 
     @Override public void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out) {
         GpuSegmentedReduce.reduceSegments(ctx, in.dtype(), op, in.devicePointer(), offsets.devicePointer(),
-                offsets.length() - 1, out.devicePointer());
+                offsets.length() - 1, out.devicePointer(), in.length());
     }
 
     @Override public void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out) {
@@ -92,7 +92,7 @@ public final class GpuBackend implements Backend {
 
     @Override public void argExtremeSegments(DeviceArray in, boolean max, LongArray offsets, LongArray out) {
         GpuSegmentedReduce.argExtremeSegments(ctx, in.dtype(), max, in.devicePointer(), offsets.devicePointer(),
-                offsets.length() - 1, out.devicePointer());
+                offsets.length() - 1, out.devicePointer(), in.length());
     }
 
     // ---- scan ----
@@ -112,7 +112,7 @@ public final class GpuBackend implements Backend {
 
     @Override public void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits) {
         GpuScan.segmentedScanByOffsets(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), offsets.devicePointer(),
-                offsets.length() - 1, out.devicePointer());
+                offsets.length() - 1, out.devicePointer(), Math.min(in.length(), out.length()));
     }
 
     /** The context is shared by every GPU Primer of this process and lives as long as it. */

@@ -6,8 +6,15 @@ import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.Nvrtc;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Reduce with a user-defined operator: the production device-wide reduce
  * ({@code device/reduce_kernels.cuh}) instantiated for the operator through NVRTC. The compiled
  * module is cached on disk by NVRTC's cache and in memory here, so only the first call pays the
- * compile (about a second).
+ * compile (about a second), and later processes on the machine load it from disk (until the
+ * operator, the packed headers, the GPU architecture or the NVRTC version change).
  */
 public final class GpuCustomReduce {
     private GpuCustomReduce() {}
@@ -66,16 +74,48 @@ public final class GpuCustomReduce {
         };
     }
 
+    /** NVRTC options besides the include path (which Nvrtc adds, and keys by the headers' hash). */
+    private static final List<String> OPTIONS = List.of("--device-int128", "-default-device", "-lineinfo");
+    private static final String SCRATCH_OWNER = "reduce-custom";
+
     /**
      * The kernel {@code entry} of {@code source} compiled through NVRTC against the packed headers:
-     * once per device and source (NVRTC's disk cache spares later processes the compile too).
+     * once per device and source (NVRTC's disk cache spares later processes the compile too: it is
+     * keyed by the headers' content, {@link #packedHeadersHash}, not by the per-process directory
+     * they are unpacked into).
      */
     static CudaKernel compile(CudaContext ctx, String name, String source, String entry) {
         return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
-            byte[] cubin = Nvrtc.compile(name, source, Map.of(),
-                    List.of("-I" + CudaSources.includeRoot(), "--device-int128", "-default-device", "-lineinfo"), ctx.device());
+            byte[] cubin = Nvrtc.compile(name, source, Map.of(), CudaSources.includeRoot(), packedHeadersHash(),
+                    OPTIONS, ctx.device());
             return ctx.module("nvrtc:" + MODULES.incrementAndGet() + ":" + name, cubin).kernel(entry);
         });
+    }
+
+    private static final class PackedHeaders {
+        static final String HASH = hashPackedHeaders();
+    }
+
+    /** SHA-256 (hex) of every packed header's name and bytes: what NVRTC reads under the include root. */
+    static String packedHeadersHash() { return PackedHeaders.HASH; }
+
+    private static String hashPackedHeaders() {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String header : CudaSources.HEADERS.stream().sorted().toList()) {
+                try (InputStream in = GpuCustomReduce.class.getResourceAsStream("/dev/primer/cuda-src/" + header)) {
+                    if (in == null) throw new IllegalStateException("kernel header " + header + " is not in the jar");
+                    byte[] bytes = in.readAllBytes();
+                    sha.update((header + "\0" + bytes.length + "\0").getBytes(StandardCharsets.UTF_8));
+                    sha.update(bytes);
+                }
+            }
+            return HexFormat.of().formatHex(sha.digest());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the packed kernel headers", e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Reduces n elements at {@code in} and returns the result's raw bits (of op.type()). */
@@ -86,10 +126,16 @@ public final class GpuCustomReduce {
         CudaKernel k = compile(ctx, "custom_reduce_" + op.name(), source(op), KERNEL);
         int perSm = k.maxActiveBlocksPerSm(ReducePolicy.BLOCK_THREADS, 0);
         int grid = ReducePolicy.gridSize(n, op.type(), ctx.device().multiprocessorCount(), perSm);
-        long scratch = ctx.scratch("reduce-custom", ReducePolicy.scratchBytes(ctx.device()) + 64);
-        long result = scratch + ReducePolicy.scratchBytes(ctx.device()); // 16-byte aligned slot after the partials
-        k.launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, result, grid > 1 ? scratch : 0L);
-        MemorySegment bits = ctx.readback(result, op.type().byteSize());
+        long partialBytes = ReducePolicy.scratchBytes(ctx.device());
+        MemorySegment bits;
+        // The result slot lives in the context's shared scratch: hold its lock from the launch through
+        // the readback, or another thread's launch could overwrite the slot before we read it.
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, partialBytes + 64);
+            long result = scratch + partialBytes; // 16-byte aligned slot after the partials
+            k.launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, result, grid > 1 ? scratch : 0L);
+            bits = ctx.readback(result, op.type().byteSize());
+        }
         return op.type().byteSize() == 4 ? bits.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : bits.get(ValueLayout.JAVA_LONG, 0);
     }
 }

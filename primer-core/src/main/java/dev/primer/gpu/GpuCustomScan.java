@@ -16,7 +16,9 @@ import java.util.Objects;
  * ({@link GpuScan#launchPlain}). The operator need not be commutative: the scan keeps operand order
  * everywhere. Its look-back folds the tile aggregates left to right (the ordered look-back), so
  * float results are the same bits on every run. The compiled module is cached on disk by NVRTC's
- * cache and in memory here, so only the first call per operator pays the compile (about a second).
+ * cache (keyed by the source, the packed headers' content, the architecture and the NVRTC version;
+ * see {@link GpuCustomReduce#compile}) and in memory here, so only the first call per operator on a
+ * machine pays the compile (about a second).
  */
 public final class GpuCustomScan {
     private GpuCustomScan() {}

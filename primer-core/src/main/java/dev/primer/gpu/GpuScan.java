@@ -129,12 +129,15 @@ public final class GpuScan {
 
     /**
      * Segmented scan by offsets: segment k is {@code [offsets[k], offsets[k+1])} ({@code offsets}:
-     * int64, {@code segments + 1} of them, non-decreasing, {@code offsets[0] >= 0}). Elements
+     * int64, {@code segments + 1} of them, non-decreasing, {@code offsets[0] >= 0},
+     * {@code offsets[segments] <= length}, the elements of {@code in} and of {@code out}). Elements
      * outside {@code [offsets[0], offsets[segments])} are not touched; empty segments are fine.
-     * Reads {@code offsets[0]} and {@code offsets[segments]} back to the host (one synchronize).
+     * Reads {@code offsets[0]} and {@code offsets[segments]} back to the host (one synchronize) and
+     * checks them; offsets between them that decrease are not detected (the kernel reads and writes
+     * only within those two either way, and its results are then unspecified).
      */
     public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
-                                              long in, long offsets, long segments, long out) {
+                                              long in, long offsets, long segments, long out, long length) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(op, "op");
@@ -153,6 +156,10 @@ public final class GpuScan {
         if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
         if (end < begin) {
             throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " < offsets[0] = " + begin);
+        }
+        if (end > length) {
+            throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " is beyond the " + length
+                    + " elements of in and out");
         }
         long n = end - begin;
         if (n == 0) return;

@@ -5,6 +5,7 @@ import dev.primer.Op;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.Objects;
@@ -27,10 +28,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * MIN_VALUE / -Inf for MAX, -1 for AND).
  *
  * <p>All pointers are device addresses. Offsets are int64, {@code segments + 1} of them, non-decreasing,
- * relative to {@code in} ({@code offsets[0]} may be non-zero). The order in which elements are
+ * relative to {@code in} ({@code offsets[0]} may be non-zero), within {@code [0, inLength]} where
+ * {@code inLength} is the number of elements of {@code in}. The order in which elements are
  * combined depends only on the shape, the offsets and the input address, never on timing, so results
- * are bitwise identical run to run (no float atomics). Work is issued on the context's stream; only
- * int64 SUM waits for it (to read the overflow flag).
+ * are bitwise identical run to run (no float atomics).
+ *
+ * <p>Offsets are checked, like the CPU backend's, and bad ones throw {@link IllegalArgumentException}
+ * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
+ * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
+ * non-decreasing"). The kernels do the checking as they go: with bad end offsets they read nothing,
+ * every segment is clamped into {@code [offsets[0], offsets[segments]]}, and the long-segment work
+ * queue never writes past its capacity, so bad offsets never make a kernel touch memory outside
+ * {@code in}, {@code out}, {@code offsets} and the scratch, and leave the context and the scratch as
+ * they were (the flags are cleared); {@code out} then holds unspecified values. The offsets buffer
+ * itself must hold {@code segments + 1} values.
+ *
+ * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
+ * synchronize: a single small readback of the scratch header for the offsets check and, for int64
+ * SUM, the overflow flag); batched rows wait only for int64 SUM. Calls from several threads on one
+ * context are safe: each holds the context's scratch lock for this class while it uses the shared
+ * scratch.
  */
 public final class GpuSegmentedReduce {
     private GpuSegmentedReduce() {}
@@ -38,6 +55,14 @@ public final class GpuSegmentedReduce {
     static final String MODULE = "segmented_reduce";
     private static final String SCRATCH_OWNER = "GpuSegmentedReduce";
     private static final Map<CudaKernel, Integer> BLOCKS_PER_SM = new ConcurrentHashMap<>();
+
+    // Scratch header words of the segmented path beyond SegmentedReducePolicy's (overflow flag at 0,
+    // counters at 8..24), as in the .cuh: malformed-offsets flags (int32) and the first decreasing
+    // offset (int64, 2^63 - s). The whole header prefix up to HEADER_READ_BYTES is read back at once.
+    private static final long MALFORMED_OFFSET = 24;
+    private static final long FIRST_DECREASE_OFFSET = 32;
+    private static final int HEADER_READ_BYTES = 40;
+    private static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
@@ -55,18 +80,19 @@ public final class GpuSegmentedReduce {
         DType outType = outputType(type, op);
         checkRows(ctx, type, in, rows, cols, out, outType);
         if (rows == 0) return;
-        launchRows(ctx, type, kernelOp(op), in, rows, cols, out);
-        if (checksOverflow(type, op)) checkOverflow(ctx, "row");
+        launchRows(ctx, type, kernelOp(op), in, rows, cols, out, checksOverflow(type, op));
     }
 
-    /** {@code out[s] = op over in[offsets[s], offsets[s+1])} for s in [0, segments). */
+    /**
+     * {@code out[s] = op over in[offsets[s], offsets[s+1])} for s in [0, segments); {@code inLength}:
+     * the elements of {@code in}. Bad offsets throw IllegalArgumentException (see the class comment).
+     */
     public static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments,
-                                      long out) {
+                                      long out, long inLength) {
         DType outType = outputType(type, op);
-        checkSegments(ctx, type, in, offsets, segments, out, outType);
+        checkSegments(ctx, type, in, offsets, segments, out, outType, inLength);
         if (segments == 0) return;
-        launchSegments(ctx, type, kernelOp(op), in, offsets, segments, out);
-        if (checksOverflow(type, op)) checkOverflow(ctx, "segment");
+        launchSegments(ctx, type, kernelOp(op), in, offsets, segments, out, inLength, checksOverflow(type, op));
     }
 
     /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; int64. */
@@ -75,52 +101,116 @@ public final class GpuSegmentedReduce {
         requireType(type);
         checkRows(ctx, type, in, rows, cols, out, DType.LONG);
         if (rows == 0) return;
-        launchRows(ctx, type, max ? "argmax" : "argmin", in, rows, cols, out);
+        launchRows(ctx, type, max ? "argmax" : "argmin", in, rows, cols, out, false);
     }
 
-    /** {@code out[s]} = index within segment s of its first maximum (max) or minimum, -1 if empty; int64. */
+    /**
+     * {@code out[s]} = index within segment s of its first maximum (max) or minimum, -1 if empty; int64.
+     * {@code inLength}: the elements of {@code in}; offsets are checked as for {@link #reduceSegments}.
+     */
     public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
-                                          long out) {
+                                          long out, long inLength) {
         requireType(type);
-        checkSegments(ctx, type, in, offsets, segments, out, DType.LONG);
+        checkSegments(ctx, type, in, offsets, segments, out, DType.LONG, inLength);
         if (segments == 0) return;
-        launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out);
+        launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out, inLength, false);
     }
 
     // ---- launches ----
+    //
+    // The scratch buffer is the context's, shared by every thread and Primer on it, and all of them
+    // issue on the one stream. Each call holds the owner's scratch lock from taking the pointer
+    // (which may free and move the buffer when it grows) until its last launch or memset on it is
+    // issued and its flags are read and cleared (rows: int64 SUM's overflow flag; segments: the
+    // header with the offsets flags and the overflow flag): otherwise another thread's launches
+    // could run between ours and take or overwrite our partials, work counters or flags.
 
-    private static void launchRows(CudaContext ctx, DType type, String op, long in, long rows, long cols, long out) {
+    private static void launchRows(CudaContext ctx, DType type, String op, long in, long rows, long cols, long out,
+                                   boolean checkOverflow) {
         int sms = ctx.device().multiprocessorCount();
         SegmentedReducePolicy.RowsPlan plan = SegmentedReducePolicy.rows(type, in, rows, cols, sms);
-        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.rowsScratchBytes(plan, rows));
+        long scratchBytes = SegmentedReducePolicy.rowsScratchBytes(plan, rows);
         int block = SegmentedReducePolicy.BLOCK_THREADS;
-        switch (plan.kernel()) {
-            case GROUP -> kernel(ctx, plan.vectorized() ? "rows_vector" : "rows_scalar", op, type).launch(plan.grid(),
-                    block, 0, in, rows, cols, plan.log2Lanes(), out, scratch);
-            case WARP -> kernel(ctx, "rows_warp", op, type).launch(plan.grid(), block, 0, in, rows, cols, out, scratch);
-            case CHUNK -> {
-                kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), SegmentedReducePolicy.CHUNK_BLOCK_THREADS, 0,
-                        in, rows, cols, plan.chunksPerRow(), plan.chunkVectors(), out, scratch);
-                if (plan.needsCombine()) {
-                    kernel(ctx, "rows_combine", op, type).launch(SegmentedReducePolicy.rowsCombineGrid(rows), block, 0,
-                            rows, plan.chunksPerRow(), out, scratch);
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
+            switch (plan.kernel()) {
+                case GROUP -> kernel(ctx, plan.vectorized() ? "rows_vector" : "rows_scalar", op, type).launch(plan.grid(),
+                        block, 0, in, rows, cols, plan.log2Lanes(), out, scratch);
+                case WARP -> kernel(ctx, "rows_warp", op, type).launch(plan.grid(), block, 0, in, rows, cols, out, scratch);
+                case CHUNK -> {
+                    kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), SegmentedReducePolicy.CHUNK_BLOCK_THREADS, 0,
+                            in, rows, cols, plan.chunksPerRow(), plan.chunkVectors(), out, scratch);
+                    if (plan.needsCombine()) {
+                        kernel(ctx, "rows_combine", op, type).launch(SegmentedReducePolicy.rowsCombineGrid(rows), block, 0,
+                                rows, plan.chunksPerRow(), out, scratch);
+                    }
                 }
             }
+            if (checkOverflow) checkOverflow(ctx, scratch, "row");
         }
     }
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
-                                       long out) {
-        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+                                       long out, long inLength, boolean checkOverflow) {
         int block = SegmentedReducePolicy.BLOCK_THREADS;
-        kernel(ctx, "segments_small", op, type).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0,
-                in, offsets, segments, out, scratch);
+        CudaKernel small = kernel(ctx, "segments_small", op, type);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
-        longPart.launch(persistentGrid(ctx, longPart), block, 0, in, scratch);
         CudaKernel combine = kernel(ctx, "segments_combine", op, type);
-        combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
-        // The work-item and long-segment counters go back to zero for the next call.
-        ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
+        long longGrid = persistentGrid(ctx, longPart), combineGrid = persistentGrid(ctx, combine);
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+            small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
+                    out, scratch);
+            longPart.launch(longGrid, block, 0, in, scratch);
+            combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
+            // The work-item and long-segment counters go back to zero for the next call.
+            ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
+            // The one synchronize of a segmented call: the offsets check (and int64 SUM's overflow
+            // flag) come back in one small readback of the header, cleared before anything throws.
+            checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
+        }
+    }
+
+    /**
+     * Reads the segmented path's header flags back (one readback, one synchronize) and throws for
+     * malformed offsets (IllegalArgumentException) or, with {@code checkOverflow}, an int64 SUM that
+     * does not fit a long (ArithmeticException). Any flag that is up is cleared first, so the next
+     * call starts clean. The caller holds the scratch lock since its launches, so the flags are its own.
+     */
+    private static void checkHeader(CudaContext ctx, long scratch, long offsets, long segments, long inLength,
+                                    boolean checkOverflow) {
+        MemorySegment header = ctx.readback(scratch, HEADER_READ_BYTES);
+        long overflow = header.get(ValueLayout.JAVA_LONG, SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);
+        int malformed = header.get(ValueLayout.JAVA_INT, MALFORMED_OFFSET);
+        long firstDecrease = header.get(ValueLayout.JAVA_LONG, FIRST_DECREASE_OFFSET);
+        if (overflow == 0 && malformed == 0 && firstDecrease == 0) return;
+        ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);
+        if ((malformed & BAD_BOUNDS) != 0) {
+            long begin = readLong(ctx, offsets), end = readLong(ctx, offsets + 8 * segments);
+            if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
+            if (end < begin) {
+                throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + segments + "] = " + end
+                        + " < offsets[0] = " + begin);
+            }
+            throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
+                    + inLength + " elements of in");
+        }
+        if (malformed != 0 || firstDecrease != 0) {
+            if (firstDecrease != 0) {
+                long s = Long.MIN_VALUE - firstDecrease;
+                MemorySegment pair = ctx.readback(offsets + 8 * s, 16);
+                throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + s + "] = "
+                        + pair.get(ValueLayout.JAVA_LONG, 0) + " > offsets[" + (s + 1) + "] = "
+                        + pair.get(ValueLayout.JAVA_LONG, 8));
+            }
+            throw new IllegalArgumentException("offsets: not non-decreasing (overlapping segments overflow the"
+                    + " long-segment work queue)");
+        }
+        if (checkOverflow && overflow != 0) throwOverflow(overflow, "segment");
+    }
+
+    private static long readLong(CudaContext ctx, long pointer) {
+        return ctx.readback(pointer, 8).get(ValueLayout.JAVA_LONG, 0);
     }
 
     /** As many blocks as fit on the device at once: the persistent kernels loop over their work. */
@@ -150,12 +240,19 @@ public final class GpuSegmentedReduce {
         return type == DType.LONG && op == Op.SUM;
     }
 
-    /** Reads and clears the overflow flag: 2^63 - (first overflowing index), or 0. */
-    private static void checkOverflow(CudaContext ctx, String what) {
-        long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.HEADER_BYTES);
+    /**
+     * Reads and clears the overflow flag in {@code scratch}: 2^63 - (first overflowing index), or 0.
+     * The caller holds the scratch lock since its launches, so the flag is its own.
+     */
+    private static void checkOverflow(CudaContext ctx, long scratch, String what) {
         long flag = ctx.readback(scratch + SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET, 8).get(ValueLayout.JAVA_LONG, 0);
         if (flag == 0) return;
         ctx.memset32(scratch + SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET, 0, 2);
+        throwOverflow(flag, what);
+    }
+
+    /** Throws for a raised overflow flag (2^63 - first overflowing index). */
+    private static void throwOverflow(long flag, String what) {
         long first = Long.MIN_VALUE - flag;
         throw new ArithmeticException("int64 sum overflows a long in " + what + " " + first
                 + " (the sum is exact in 128 bits but does not fit the int64 output)");
@@ -187,9 +284,10 @@ public final class GpuSegmentedReduce {
     }
 
     private static void checkSegments(CudaContext ctx, DType type, long in, long offsets, long segments, long out,
-                                      DType outType) {
+                                      DType outType, long inLength) {
         Objects.requireNonNull(ctx, "ctx");
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
+        if (inLength < 0) throw new IllegalArgumentException("inLength must be >= 0: " + inLength);
         if (segments > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
             throw new IllegalArgumentException("segments: too many (" + segments + ")");
         }

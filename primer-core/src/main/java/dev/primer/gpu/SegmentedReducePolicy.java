@@ -29,8 +29,9 @@ import dev.primer.DType;
  * <p>Segments vary in length, so the kernels adapt per segment on the device (see the .cuh header):
  * a warp per 32 segments folds short ones lane by lane and medium ones warp by warp, and queues long
  * ones as work items of fixed chunks for persistent blocks, then a combine kernel folds each long
- * segment's partials in order. Three launches and a counter reset, no host round trip; the host
- * sizes scratch for the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
+ * segment's partials in order. Three launches, a counter reset and one readback of the scratch
+ * header (the offsets check and the int64 overflow flag: one synchronize); the host sizes scratch for
+ * the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  */
 public final class SegmentedReducePolicy {
     private SegmentedReducePolicy() {}

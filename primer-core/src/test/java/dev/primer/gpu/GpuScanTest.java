@@ -203,7 +203,7 @@ class GpuScanTest {
         long buf = ctx.allocate(64);
         try {
             ctx.memset8(buf, (byte) 0x5A, 64);
-            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, buf, 0, buf + 32);  // no segments
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, buf, 0, buf + 32, 8);  // no segments
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 3);
                 offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 2);
@@ -212,7 +212,7 @@ class GpuScanTest {
                 long off = ctx.allocate(24);
                 try {
                     ctx.copyToDevice(off, offsets, 24);
-                    GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 2, buf);  // two empty segments
+                    GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 2, buf, 16);  // two empty segments
                 } finally {
                     ctx.free(off);
                 }
@@ -247,18 +247,22 @@ class GpuScanTest {
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, 0, b, 4));
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b + 2, b, 4));
             expect("n", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b, a, -5));
-            expect("segments", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, -1, a));
-            expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b + 4, 1, a));
-            expect("op", () -> GpuScan.segmentedScanByOffsets(ctx, DType.DOUBLE, Op.AND, true, 0, a, b, 1, a));
+            expect("segments", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, -1, a, 256));
+            expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b + 4, 1, a, 256));
+            expect("op", () -> GpuScan.segmentedScanByOffsets(ctx, DType.DOUBLE, Op.AND, true, 0, a, b, 1, a, 128));
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 2);
                 offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 10);
                 offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 3);
                 ctx.copyToDevice(b, offsets, 16);
-                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a));
+                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
                 offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, -1);
                 ctx.copyToDevice(b, offsets, 16);
-                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a));
+                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 0);
+                offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 257);  // past the 256 ints of a
+                ctx.copyToDevice(b, offsets, 16);
+                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
             }
         } finally {
             ctx.free(a);
@@ -350,7 +354,8 @@ class GpuScanTest {
                 for (int run = 0; run < runs; run++) {
                     ctx.memset8(outBuf, (byte) 0xFF, size * total + 32);
                     if (byOffsets) {
-                        GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out);
+                        GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out,
+                                total);
                     } else {
                         GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, initBits, in, flags, out, n);
                     }

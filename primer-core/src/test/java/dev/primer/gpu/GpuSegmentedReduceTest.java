@@ -134,8 +134,8 @@ class GpuSegmentedReduceTest {
     void zeroSegmentsIsANoOp() {
         long offsets = ctx.allocate(8);
         try {
-            GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, 0, offsets, 0, 0);
-            GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false, 0, offsets, 0, 0);
+            GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, 0, offsets, 0, 0, 0);
+            GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false, 0, offsets, 0, 0, 0);
         } finally {
             ctx.free(offsets);
         }
@@ -205,18 +205,19 @@ class GpuSegmentedReduceTest {
                         () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 5, 4, out));
                 assertTrue(e.getMessage().contains("row 1"), e.getMessage());
                 // The flag was cleared: row 0 alone is fine.
-                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out, values.length);
                 MemorySegment back = download(arena, out, 8);
                 assertEquals(0, back.getAtIndex(ValueLayout.JAVA_LONG, 0), "max + max - max - max");
                 long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
                 try {
                     ArithmeticException e2 = assertThrows(ArithmeticException.class,
-                            () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out));
+                            () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out,
+                                    values.length));
                     assertTrue(e2.getMessage().contains("segment 1"), e2.getMessage());
                 } finally {
                     ctx.free(offsetsOverflow);
                 }
-                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out, values.length);
             } finally {
                 ctx.free(in);
                 ctx.free(out);
@@ -239,7 +240,7 @@ class GpuSegmentedReduceTest {
                         () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
                 assertTrue(e.getMessage().contains("row 0"), e.getMessage());
                 ArithmeticException e2 = assertThrows(ArithmeticException.class,
-                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out));
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out, n));
                 assertTrue(e2.getMessage().contains("segment 2"), e2.getMessage());
             } finally {
                 ctx.free(in);
@@ -261,13 +262,13 @@ class GpuSegmentedReduceTest {
             int segments = offsets.length - 1;
             long out = ctx.allocate(4L * Math.max(segments, 1));
             try {
-                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
                 MemorySegment first = download(arena, out, 4L * segments);
                 GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
                 MemorySegment firstRows = download(arena, out, 12);
                 for (int run = 0; run < 3; run++) {
                     ctx.memset8(out, (byte) 0xFF, 4L * segments);
-                    GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out);
+                    GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
                     assertEquals(-1, first.mismatch(download(arena, out, 4L * segments)), "segments, run " + run);
                     GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
                     assertEquals(-1, firstRows.mismatch(download(arena, out, 12)), "rows, run " + run);
@@ -311,6 +312,172 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    // ------------------------------------------------------------------------------------ malformed offsets
+
+    /**
+     * Offsets outside in, or decreasing ones, throw IllegalArgumentException naming offsets (as on the
+     * CPU) for every segmented entry point, and leave nothing behind: the next valid call is right.
+     */
+    @Test
+    void offsetsOutsideInOrDecreasingAreRejected() {
+        long[][] bad = {
+                {0, 2, 100},        // offsets[nseg] beyond the 6 elements of in
+                {0, 3, 7},          // one beyond
+                {-1, 2, 6},         // offsets[0] negative
+                {4, 5, 2},          // offsets[nseg] < offsets[0]
+                {0, 4, 2, 6},       // a decreasing interior offset
+                {0, 100, 2, 6},     // an interior offset beyond in, then decreasing: never read past in
+                {0, -5, 6},         // an interior offset below 0
+                {1, 1, 0, 0, 6},    // decreasing to below offsets[0]
+        };
+        String[] fragments = {"beyond the 6 elements", "beyond the 6 elements", "negative", "not non-decreasing",
+                "offsets[1] = 4 > offsets[2] = 2", "offsets[1] = 100 > offsets[2] = 2", "offsets[0] = 0 > offsets[1] = -5",
+                "offsets[1] = 1 > offsets[2] = 0"};
+        try (Arena arena = Arena.ofConfined()) {
+            long inFloat = upload(arena.allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6));
+            long inLong = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 1, 2, 3, 4, 5, 6));
+            long out = ctx.allocate(8 * 8);
+            try {
+                for (int c = 0; c < bad.length; c++) {
+                    long[] offsets = bad[c];
+                    String fragment = fragments[c];
+                    long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                    long segments = offsets.length - 1;
+                    try {
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM,
+                                inFloat, off, segments, out, 6));
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.MAX,
+                                inFloat, off, segments, out, 6));
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true,
+                                inFloat, off, segments, out, 6));
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
+                                inLong, off, segments, out, 6));  // int64 SUM: the overflow flag shares the readback
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false,
+                                inLong, off, segments, out, 6));
+                    } finally {
+                        ctx.free(off);
+                    }
+                    assertValidSegmentsStillCorrect(arena, "after " + Arrays.toString(offsets));
+                }
+            } finally {
+                ctx.free(inFloat);
+                ctx.free(inLong);
+                ctx.free(out);
+            }
+        }
+    }
+
+    /** Decreasing offsets among long segments (queued for the persistent kernels) are rejected too. */
+    @Test
+    void decreasingOffsetsAmongLongSegmentsAreRejected() {
+        long n = 300_000;
+        try (Arena arena = Arena.ofConfined()) {
+            Host data = Host.random(arena, DType.FLOAT, n, false, new Random(17));
+            long in = upload(data.segment);
+            long out = ctx.allocate(8 * 8);
+            long[][] bad = {{0, 100_000, 50_000, 300_000}, {0, 250_000, 10, 40, 5000, 300_000}, {0, 300_000, 0, 300_000}};
+            try {
+                for (long[] offsets : bad) {
+                    long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                    try {
+                        assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
+                                Op.SUM, in, off, offsets.length - 1, out, n));
+                        assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                                DType.FLOAT, false, in, off, offsets.length - 1, out, n));
+                    } finally {
+                        ctx.free(off);
+                    }
+                    assertValidSegmentsStillCorrect(arena, "after " + Arrays.toString(offsets));
+                }
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+            }
+        }
+    }
+
+    /**
+     * Overlapping long segments [0, M), (M, 0), [0, M), ... with M = 2^27 (73 segments, 37 of them
+     * long) would queue more work items than the scratch holds: the queue refuses them, nothing is
+     * written past it, and the call throws. Needs 512 MiB of device memory for in.
+     */
+    @Test
+    void overlappingLongSegmentsDoNotOverflowTheWorkQueue() {
+        long m = 1L << 27;
+        long[] offsets = new long[74];
+        for (int k = 0; k < offsets.length; k++) offsets[k] = k % 2 == 0 ? 0 : m;
+        try (Arena arena = Arena.ofConfined()) {
+            long in = ctx.allocate(4 * m);
+            long out = ctx.allocate(8L * offsets.length);
+            long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+            long whole = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 1000, m));
+            try {
+                ctx.memset32(in, Float.floatToRawIntBits(1.0f), m);
+                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
+                        Op.SUM, in, off, offsets.length - 1, out, m));
+                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT,
+                        true, in, off, offsets.length - 1, out, m));
+                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT,
+                        Op.SUM, in, off, offsets.length - 1, out, m));
+                // The same input, well formed: one medium and one long segment.
+                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, whole, 2, out, m);
+                MemorySegment sums = download(arena, out, 8);
+                assertEquals(1000.0f, sums.getAtIndex(ValueLayout.JAVA_FLOAT, 0));
+                assertEquals((float) (m - 1000), sums.getAtIndex(ValueLayout.JAVA_FLOAT, 1));
+                assertValidSegmentsStillCorrect(arena, "after overlapping long segments");
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+                ctx.free(off);
+                ctx.free(whole);
+            }
+        }
+    }
+
+    private static void assertOffsetsRejected(String fragment, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith("offsets"), () -> "message should name offsets: " + e.getMessage());
+        assertTrue(e.getMessage().contains(fragment), () -> "message should say " + fragment + ": " + e.getMessage());
+    }
+
+    /**
+     * A valid segmented reduce (short, medium and long segments, int32 SUM and ARGMAX, int64 SUM)
+     * gives the reference results: the context is usable and no counter or flag was left behind.
+     */
+    private void assertValidSegmentsStillCorrect(Arena arena, String what) {
+        ctx.synchronize();  // a sticky CUDA error would surface here
+        long[] offsets = {7, 10, 47, 5000, 5000, 9000, 300_000};
+        Host data = Host.random(arena, DType.INT, 300_000, true, new Random(23));
+        Host wide = Host.random(arena, DType.LONG, 300_000, false, new Random(29));
+        int segments = offsets.length - 1;
+        long in = upload(data.segment);
+        long inWide = upload(wide.segment);
+        long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+        long out = ctx.allocate(8L * segments);
+        try {
+            GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, segments, out, 300_000);
+            MemorySegment sums = download(arena, out, 8L * segments);
+            GpuSegmentedReduce.argExtremeSegments(ctx, DType.INT, true, in, off, segments, out, 300_000);
+            MemorySegment argmax = download(arena, out, 8L * segments);
+            GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, inWide, off, segments, out, 300_000);
+            MemorySegment wideSums = download(arena, out, 8L * segments);
+            for (int k = 0; k < segments; k++) {
+                long begin = offsets[k], end = offsets[k + 1];
+                assertEquals(data.integral(Op.SUM, begin, end), sums.getAtIndex(ValueLayout.JAVA_LONG, k),
+                        what + ": int32 SUM of segment " + k);
+                assertEquals(data.argExtreme(begin, end, true), argmax.getAtIndex(ValueLayout.JAVA_LONG, k),
+                        what + ": ARGMAX of segment " + k);
+                assertEquals(wide.integral(Op.SUM, begin, end), wideSums.getAtIndex(ValueLayout.JAVA_LONG, k),
+                        what + ": int64 SUM of segment " + k);
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(inWide);
+            ctx.free(off);
+            ctx.free(out);
+        }
+    }
+
     // ------------------------------------------------------------------------------------ arguments
 
     @Test
@@ -341,11 +508,12 @@ class GpuSegmentedReduceTest {
             assertMessage("op", () -> GpuSegmentedReduce.reduceRows(ctx, DType.DOUBLE, Op.OR, buffer, 2, 4, buffer));
             assertMessage("type", () -> GpuSegmentedReduce.reduceRows(ctx, DType.BYTE, Op.SUM, buffer, 2, 4, buffer));
             assertMessage("type", () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.BYTE, true, buffer, 2, 4, buffer));
-            assertMessage("segments", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, -1, buffer));
-            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, 0, 3, buffer));
-            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 4, 3, buffer));
-            assertMessage("out", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, buffer, buffer, 3, 0));
-            assertMessage("in", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.DOUBLE, Op.MAX, buffer + 4, buffer, 3, buffer));
+            assertMessage("segments", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, -1, buffer, 4));
+            assertMessage("inLength", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, 3, buffer, -1));
+            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, 0, 3, buffer, 4));
+            assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 4, 3, buffer, 4));
+            assertMessage("out", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, buffer, buffer, 3, 0, 4));
+            assertMessage("in", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.DOUBLE, Op.MAX, buffer + 4, buffer, 3, buffer, 4));
             assertThrows(NullPointerException.class, () -> GpuSegmentedReduce.reduceRows(null, DType.INT, Op.SUM, buffer, 1, 1, buffer));
         } finally {
             ctx.free(buffer);
@@ -381,8 +549,9 @@ class GpuSegmentedReduceTest {
                 if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
                 else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out);
             } else {
-                if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out);
-                else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out);
+                long inLength = data.segment.byteSize() / type.byteSize();
+                if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
+                else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength);
             }
             MemorySegment got = download(arena, out, outBytes);
             for (int r = 0; r < results; r++) {

@@ -65,24 +65,26 @@ public final class BenchCommand implements Callable<Integer> {
         PrintStream progress = System.err;
         CudaContext ctx = Cuda.context();
         List<BenchRecord> records = new ArrayList<>();
-        double copyGbps;
+        double copyGbps, readGbps;
         BenchEnvironment env;
         try (Primer gpu = Primer.open(BackendKind.GPU)) {
             BenchSetup s = new BenchSetup(ctx, gpu, quick, segmentsFile, progress);
             env = BenchEnvironment.of(ctx.device(), quick, s.reps());
             s.say("primer bench on " + gpu.description() + (quick ? " (--quick)" : "") + ", groups " + String.join(",", groups));
-            // The copy bandwidth is every table's yardstick: measured first, whatever the groups.
+            // The copy and read bandwidths are the tables' yardsticks: measured first, whatever the groups.
             BenchRecord copy = FoundationBench.copy(s);
+            BenchRecord read = FoundationBench.read(s);
             copyGbps = copy.ok() ? copy.gbps() : Double.NaN;
-            if (groups.contains(FoundationBench.GROUP)) records.addAll(FoundationBench.run(s, copy));
-            else records.add(copy);
+            readGbps = read.ok() && Boolean.TRUE.equals(read.verified()) ? read.gbps() : Double.NaN;
+            if (groups.contains(FoundationBench.GROUP)) records.addAll(FoundationBench.run(s, copy, read));
+            else records.addAll(List.of(copy, read));
             if (groups.contains(ReduceBench.GROUP)) records.addAll(ReduceBench.run(s));
             if (groups.contains(RowsBench.GROUP)) records.addAll(RowsBench.run(s));
             if (groups.contains(SegmentsBench.GROUP)) records.addAll(SegmentsBench.run(s));
             if (groups.contains(ScanBench.GROUP)) records.addAll(ScanBench.run(s));
         }
 
-        BenchReport report = new BenchReport(env, records, baselines, copyGbps);
+        BenchReport report = new BenchReport(env, records, baselines, copyGbps, readGbps);
         Path[] files = report.write(outDir);
         PrintStream out = System.out;
         out.print(report.markdown());

@@ -17,7 +17,7 @@ import java.util.SplittableRandom;
  * The foundation: what every primitive pays before its own work. Java → driver launch overhead
  * (asynchronous and synchronous), host ↔ device transfer bandwidth (pageable, pinned and Java heap
  * memory), device-to-device copy bandwidth (the practical ceiling the report compares kernels to),
- * and the trivial kernel checked end to end.
+ * read-only bandwidth (the ceiling of reductions), and the trivial kernel checked end to end.
  */
 final class FoundationBench {
     static final String GROUP = "foundation";
@@ -27,12 +27,13 @@ final class FoundationBench {
 
     private FoundationBench() {}
 
-    static List<BenchRecord> run(BenchSetup s, BenchRecord copy) {
+    static List<BenchRecord> run(BenchSetup s, BenchRecord copy, BenchRecord read) {
         List<BenchRecord> out = new ArrayList<>();
         out.add(Guard.run(s, GROUP, "launch_async", "-", "fill_u64 n=0", () -> launchAsync(s)));
         out.add(Guard.run(s, GROUP, "launch_sync", "-", "fill_u64 n=0", () -> launchSync(s)));
         out.addAll(transfers(s));
         out.add(copy);
+        out.add(read);
         out.add(Guard.run(s, GROUP, "fill_u64_verify", "int64", String.valueOf((1L << 20) + 3), () -> fillVerify(s)));
         return out;
     }
@@ -40,6 +41,11 @@ final class FoundationBench {
     /** Device-to-device copy of n floats, counting read + write: the measured bandwidth ceiling. */
     static BenchRecord copy(BenchSetup s) {
         return Guard.run(s, GROUP, "copy_f32", "float32", String.valueOf(s.n()), () -> copyF32(s));
+    }
+
+    /** A kernel that only reads n floats: the ceiling of kernels that read much and write little (reductions). */
+    static BenchRecord read(BenchSetup s) {
+        return Guard.run(s, GROUP, "read_f32", "float32", String.valueOf(s.n()), () -> readF32(s));
     }
 
     private static CudaKernel fillKernel(CudaContext ctx) {
@@ -171,6 +177,46 @@ final class FoundationBench {
                 ctx.free(src[b]);
                 ctx.free(dst[b]);
             }
+        }
+    }
+
+    /**
+     * read_xor_u64 over n floats (n a multiple of 4), 8 blocks of 256 threads per SM: each block
+     * leaves the xor of the 64-bit words it read; their xor must equal the host's over the buffer.
+     */
+    private static BenchRecord readF32(BenchSetup s) {
+        CudaContext ctx = s.ctx();
+        long n = s.n();
+        long bytes = n * 4;
+        if (bytes % 16 != 0) throw new IllegalStateException("read_f32 needs whole 16-byte vectors: n = " + n);
+        int buffers = s.buffersFor(bytes);
+        int grid = 8 * ctx.device().multiprocessorCount();
+        long[] src = new long[buffers];
+        long partials = ctx.allocate(8L * grid);
+        try (Arena arena = Arena.ofShared(); EventTimer timer = new EventTimer(ctx)) {
+            MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), DType.FLOAT, n, 22);
+            for (int b = 0; b < buffers; b++) {
+                src[b] = ctx.allocate(bytes);
+                ctx.copyToDevice(src[b], host, bytes);
+            }
+            CudaKernel k = ctx.module("stream_read").kernel("read_xor_u64");
+            long vectors = bytes / 16;
+            ctx.memset8(partials, (byte) 0x5a, 8L * grid);  // poison
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> k.launch(grid, 256, 0, src[i % buffers], vectors, partials));
+            ctx.synchronize();
+            // The last launch read buffer (runs - 1) % buffers; every buffer holds the same bytes.
+            MemorySegment got = arena.allocate(8L * grid, 8);
+            ctx.copyToHost(got, partials, 8L * grid);
+            long deviceXor = 0, hostXor = 0;
+            for (int b = 0; b < grid; b++) deviceXor ^= got.getAtIndex(ValueLayout.JAVA_LONG, b);
+            for (long w = 0; w < bytes / 8; w++) hostXor ^= host.getAtIndex(ValueLayout.JAVA_LONG, w);
+            boolean ok = deviceXor == hostXor;
+            return BenchRecord.measured(GROUP, "read_f32", "float32", String.valueOf(n), n, bytes, t, ok,
+                    String.format(Locale.ROOT, "read_xor_u64: reads only (xor of the 64-bit words, one per block); bytes = read; "
+                            + "%d blocks of 256; %d buffer(s)%s", grid, buffers, ok ? "" : "; the xor differs from the host's"));
+        } finally {
+            for (int b = 0; b < buffers; b++) if (src[b] != 0) ctx.free(src[b]);
+            ctx.free(partials);
         }
     }
 
