@@ -36,6 +36,8 @@ public final class CudaContext {
     private final Map<String, Object> scratchLocks = new ConcurrentHashMap<>();
     private final MemorySegment[] staging = new MemorySegment[2];
     private final CudaEvent[] stagingFree = new CudaEvent[2];
+    /** Held through a heap transfer: the two staging buffers serve one transfer at a time. */
+    private final Object stagingLock = new Object();
     private final MemorySegment readback;
 
     CudaContext(CudaDevice device) {
@@ -290,16 +292,18 @@ public final class CudaContext {
             synchronize();
             return;
         }
-        for (long done = 0, chunk = 0; done < bytes; done += STAGING_BYTES, chunk++) {
-            int k = (int) (chunk & 1);
-            long n = Math.min(STAGING_BYTES, bytes - done);
-            MemorySegment buffer = staging(k);
-            stagingFree[k].synchronize();                 // the copy that last used this buffer is done
-            MemorySegment.copy(src, done, buffer, 0, n);  // overlaps the other buffer's DMA
-            asyncHtoD(dst + done, buffer, n);
-            stagingFree[k].record();
+        synchronized (stagingLock) {  // another thread's transfer would overwrite the buffers mid-copy
+            for (long done = 0, chunk = 0; done < bytes; done += STAGING_BYTES, chunk++) {
+                int k = (int) (chunk & 1);
+                long n = Math.min(STAGING_BYTES, bytes - done);
+                MemorySegment buffer = staging(k);
+                stagingFree[k].synchronize();                 // the copy that last used this buffer is done
+                MemorySegment.copy(src, done, buffer, 0, n);  // overlaps the other buffer's DMA
+                asyncHtoD(dst + done, buffer, n);
+                stagingFree[k].record();
+            }
+            synchronize();
         }
-        synchronize();
     }
 
     /** Synchronous device-to-host copy; heap segments go through pinned staging. */
@@ -313,14 +317,16 @@ public final class CudaContext {
             return;
         }
         long chunks = (bytes + STAGING_BYTES - 1) / STAGING_BYTES;
-        // Keep one chunk in flight ahead of the host copy-out.
-        issueDtoH(0, src, bytes);
-        for (long c = 0; c < chunks; c++) {
-            if (c + 1 < chunks) issueDtoH(c + 1, src, bytes);
-            int k = (int) (c & 1);
-            stagingFree[k].synchronize();
-            long off = c * STAGING_BYTES;
-            MemorySegment.copy(staging[k], 0, dst, off, Math.min(STAGING_BYTES, bytes - off));
+        synchronized (stagingLock) {
+            // Keep one chunk in flight ahead of the host copy-out.
+            issueDtoH(0, src, bytes);
+            for (long c = 0; c < chunks; c++) {
+                if (c + 1 < chunks) issueDtoH(c + 1, src, bytes);
+                int k = (int) (c & 1);
+                stagingFree[k].synchronize();
+                long off = c * STAGING_BYTES;
+                MemorySegment.copy(staging[k], 0, dst, off, Math.min(STAGING_BYTES, bytes - off));
+            }
         }
     }
 
