@@ -3,14 +3,19 @@ package dev.primer.gpu;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
  * The kernel headers packed in the jar ({@code dev/primer/cuda-src/**.cuh}), unpacked once into a
  * directory that NVRTC can take as an include path, so run-time kernels include the very
- * collectives the prebuilt ones use.
+ * collectives the prebuilt ones use; with a hash of their content, which keys NVRTC's disk cache
+ * (the directory differs from process to process, the content does not).
  */
 final class CudaSources {
     private CudaSources() {}
@@ -20,34 +25,48 @@ final class CudaSources {
             "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
             "device/scan_kernels.cuh", "device/segmented_reduce_kernels.cuh");
 
-    private static volatile Path root;
+    private record Unpacked(Path root, String hash) {}
+
+    private static volatile Unpacked unpacked;
 
     /** The directory holding the headers (ops.cuh at its top). */
-    static Path includeRoot() {
-        Path r = root;
-        if (r != null) return r;
+    static Path includeRoot() { return unpacked().root(); }
+
+    /** SHA-256 (hex) of every header's name and bytes, in name order: what NVRTC reads under {@link #includeRoot}. */
+    static String headersHash() { return unpacked().hash(); }
+
+    private static Unpacked unpacked() {
+        Unpacked u = unpacked;
+        if (u != null) return u;
         synchronized (CudaSources.class) {
-            if (root == null) root = unpack();
-            return root;
+            if (unpacked == null) unpacked = unpack();
+            return unpacked;
         }
     }
 
-    private static Path unpack() {
+    private static Unpacked unpack() {
         try {
             Path dir = Files.createTempDirectory("primer-cuda-src");
-            for (String header : HEADERS) {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            for (String header : HEADERS.stream().sorted().toList()) {
+                byte[] bytes;
                 try (InputStream in = CudaSources.class.getResourceAsStream("/dev/primer/cuda-src/" + header)) {
                     if (in == null) throw new IllegalStateException("kernel header " + header + " is not in the jar");
-                    Path target = dir.resolve(header);
-                    Files.createDirectories(target.getParent());
-                    Files.copy(in, target);
+                    bytes = in.readAllBytes();
                 }
-                dir.resolve(header).toFile().deleteOnExit();
+                Path target = dir.resolve(header);
+                Files.createDirectories(target.getParent());
+                Files.write(target, bytes);
+                target.toFile().deleteOnExit();
+                sha.update((header + "\0" + bytes.length + "\0").getBytes(StandardCharsets.UTF_8));
+                sha.update(bytes);
             }
             dir.toFile().deleteOnExit();
-            return dir;
+            return new Unpacked(dir, HexFormat.of().formatHex(sha.digest()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot unpack the kernel headers for NVRTC", e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
         }
     }
 }

@@ -6,15 +6,8 @@ import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.Nvrtc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -81,41 +74,15 @@ public final class GpuCustomReduce {
     /**
      * The kernel {@code entry} of {@code source} compiled through NVRTC against the packed headers:
      * once per device and source (NVRTC's disk cache spares later processes the compile too: it is
-     * keyed by the headers' content, {@link #packedHeadersHash}, not by the per-process directory
+     * keyed by the headers' content, {@link CudaSources#headersHash}, not by the per-process directory
      * they are unpacked into).
      */
     static CudaKernel compile(CudaContext ctx, String name, String source, String entry) {
         return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
-            byte[] cubin = Nvrtc.compile(name, source, Map.of(), CudaSources.includeRoot(), packedHeadersHash(),
+            byte[] cubin = Nvrtc.compile(name, source, Map.of(), CudaSources.includeRoot(), CudaSources.headersHash(),
                     OPTIONS, ctx.device());
             return ctx.module("nvrtc:" + MODULES.incrementAndGet() + ":" + name, cubin).kernel(entry);
         });
-    }
-
-    private static final class PackedHeaders {
-        static final String HASH = hashPackedHeaders();
-    }
-
-    /** SHA-256 (hex) of every packed header's name and bytes: what NVRTC reads under the include root. */
-    static String packedHeadersHash() { return PackedHeaders.HASH; }
-
-    private static String hashPackedHeaders() {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            for (String header : CudaSources.HEADERS.stream().sorted().toList()) {
-                try (InputStream in = GpuCustomReduce.class.getResourceAsStream("/dev/primer/cuda-src/" + header)) {
-                    if (in == null) throw new IllegalStateException("kernel header " + header + " is not in the jar");
-                    byte[] bytes = in.readAllBytes();
-                    sha.update((header + "\0" + bytes.length + "\0").getBytes(StandardCharsets.UTF_8));
-                    sha.update(bytes);
-                }
-            }
-            return HexFormat.of().formatHex(sha.digest());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the packed kernel headers", e);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /** Reduces n elements at {@code in} and returns the result's raw bits (of op.type()). */

@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
 class PackedHeadersHashTest {
     @Test
     void isAStableHashOfTheHeadersContent() throws IOException, NoSuchAlgorithmException {
-        String hash = GpuCustomReduce.packedHeadersHash();
+        String hash = CudaSources.headersHash();
         assertTrue(hash.matches("[0-9a-f]{64}"), hash);
-        assertEquals(hash, GpuCustomReduce.packedHeadersHash());
+        assertEquals(hash, CudaSources.headersHash());
 
         Path src = Path.of("src/main/cuda");
         Assumptions.assumeTrue(Files.isDirectory(src), "the kernel source tree is not here (a bundled test run)");
