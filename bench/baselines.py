@@ -17,6 +17,11 @@ WARMUP = 3
 SEGMENT_SEED = 20240601
 
 
+def int_range(dtype):
+    """Random integers in [-1000, 1000), or [-100, 100) where the type is narrower (int8)."""
+    return (-100, 100) if np.dtype(dtype).itemsize == 1 else (-1000, 1000)
+
+
 class CupyLib:
     """One library's side: random inputs, event timing, sync, free, output size, and the ops."""
     name = "cupy"
@@ -43,7 +48,8 @@ class CupyLib:
     def random(self, shape, dtype):
         if np.dtype(dtype).kind == "f":
             return self.xp.random.random(shape, dtype=dtype)
-        return self.xp.random.randint(-1000, 1000, shape, dtype=dtype)
+        lo, hi = int_range(dtype)
+        return self.xp.random.randint(lo, hi, shape, dtype=dtype)
 
     def time_ms(self, call):
         cuda = self.xp.cuda
@@ -87,7 +93,8 @@ class NumpyLib(CupyLib):
     def random(self, shape, dtype):
         if np.dtype(dtype).kind == "f":
             return self.rng.random(shape, dtype=dtype)
-        return self.rng.integers(-1000, 1000, shape, dtype=dtype)
+        lo, hi = int_range(dtype)
+        return self.rng.integers(lo, hi, shape, dtype=dtype)
 
     def time_ms(self, call):
         t0 = time.perf_counter_ns()
@@ -116,7 +123,8 @@ class TorchLib:
     def random(self, shape, dtype):
         if np.dtype(dtype).kind == "f":
             return self.t.rand(shape, dtype=getattr(self.t, dtype), device=self.dev)
-        return self.t.randint(-1000, 1000, shape, dtype=getattr(self.t, dtype), device=self.dev)
+        lo, hi = int_range(dtype)
+        return self.t.randint(lo, hi, shape, dtype=getattr(self.t, dtype), device=self.dev)
 
     def time_ms(self, call):
         start = self.t.cuda.Event(enable_timing=True)
@@ -273,7 +281,9 @@ def plan(quick, dry):
             ("cumsum_i32", array_op, "cumsum", "int32", (n,)),
             ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,)),
             ("cumsum_i64", array_op, "cumsum", "int64", (n,)),
-            ("cumsum_f64", array_op, "cumsum", "float64", (n,))]
+            ("cumsum_f64", array_op, "cumsum", "float64", (n,)),
+            ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
+            ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,))]
 
 
 def load_libs(dry):

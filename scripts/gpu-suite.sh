@@ -2,8 +2,9 @@
 # Runs Primer's GPU suite on a GPU machine, from the repository root, using the bundle that
 # scripts/gpu-bundle.sh made in .gpu/. Stages (default: all, in this order):
 #   tests     the JUnit suite with the GPU present (every launch checked)
-#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest` and over the
-#             scan tests with many tiles (the self-test's production scans fit in one tile)
+#   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest` (every kernel
+#             Primer ships, the ladders at every block size, user-defined operators through NVRTC),
+#             over the scan tests with many tiles, and over the custom-operator tests
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
 #   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
 # Logs and results go to $OUT (the device tool brings that folder back) or to /tmp/primer-out.
@@ -46,13 +47,15 @@ for stage in $stages; do
         --target-processes all "${@:2}"; }
     for tool in memcheck racecheck synccheck; do
       echo "== compute-sanitizer $tool"
-      sanitizer $tool "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest --quick > "$out/sanitize-$tool.log" 2>&1
+      sanitizer $tool "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest > "$out/sanitize-$tool.log" 2>&1
       rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
       [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; status=1; }
-      # The self-test's production scans fit in one 4-byte tile; these cover many (the look-back).
+      # The self-test's production scans span a few tiles at most; these cover many (the look-back),
+      # and the user-defined operators at every misalignment.
       sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
           --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
           --select-method dev.primer.gpu.GpuScanTest#int32SumsIntoInt64 \
+          --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
           --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-scan-$tool.log" 2>&1
       rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-scan-$tool.log" | tail -n 3
       [ $rc -eq 0 ] || { echo "$tool over the scan tests FAILED ($rc)"; tail -n 30 "$out/sanitize-scan-$tool.log"; status=1; }

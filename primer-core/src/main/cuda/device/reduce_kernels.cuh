@@ -324,6 +324,57 @@ __device__ __forceinline__ A load_partial(const unsigned char* slots, unsigned s
     return value;
 }
 
+/** Where a block's work lies: the input as [head | body | tail], and the block's share of the body. */
+struct ReduceSplit {
+    long long head;        // elements before the first 128-byte boundary (at most n)
+    long long tail_begin;  // the first element after the body's whole vectors
+    long long begin, end;  // this block's contiguous share of the body, in vectors from its start
+};
+
+template <typename T>
+__device__ __forceinline__ ReduceSplit reduce_split(const T* in, long long n) {
+    constexpr unsigned ALIGN = ReducePolicyConstants::BODY_ALIGN_BYTES;
+    constexpr long long SHARE_ALIGN = ReducePolicyConstants::SHARE_ALIGN_VECS;
+    constexpr int ITEMS = Vec16<T>::ITEMS;
+    ReduceSplit s;
+    const unsigned misalignment = (unsigned)(reinterpret_cast<size_t>(in) & (ALIGN - 1));
+    s.head = (long long)(((ALIGN - misalignment) & (ALIGN - 1)) / sizeof(T));
+    if (s.head > n) s.head = n;
+    const long long body_vecs = (n - s.head) / ITEMS;
+    s.tail_begin = s.head + body_vecs * ITEMS;
+    long long share = (body_vecs + gridDim.x - 1) / gridDim.x;
+    share = (share + SHARE_ALIGN - 1) / SHARE_ALIGN * SHARE_ALIGN;
+    s.begin = (long long)blockIdx.x * share;
+    if (s.begin > body_vecs) s.begin = body_vecs;
+    s.end = s.begin + share;
+    if (s.end > body_vecs) s.end = body_vecs;
+    return s;
+}
+
+/**
+ * Thread 0 stores the block's partial (held by thread 0) in its slot and takes a ticket; true in
+ * every thread of the last block to arrive, which then sees every partial. That block puts the
+ * counter back to zero for the next launch (every block has taken its ticket by then).
+ * Every thread of the block must call it (it holds a barrier).
+ */
+template <typename A>
+__device__ __forceinline__ bool last_block_to_arrive(unsigned char* scratch, const A& block_partial) {
+    unsigned* ticket_counter = reinterpret_cast<unsigned*>(scratch);
+    __shared__ bool is_last_block;
+    if (threadIdx.x == 0) {
+        store_partial(scratch + ReducePolicyConstants::SCRATCH_HEADER_BYTES, blockIdx.x, block_partial);
+        // Release: our partial is visible before our ticket is; acquire: the last block sees every
+        // partial whose ticket came before its own (and its threads do, after the barrier). Cheaper
+        // than a __threadfence on each side: a synchronous 2^20-float sum returned 0.5 us sooner.
+        unsigned ticket;
+        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(ticket) : "l"(ticket_counter) : "memory");
+        is_last_block = ticket == gridDim.x - 1;
+        if (is_last_block) *ticket_counter = 0;
+    }
+    __syncthreads();
+    return is_last_block;
+}
+
 /**
  * The whole device-wide reduce of in[0, n) into *result (converted A -> R by a cast).
  * The pointer must be aligned to sizeof(T); the head takes up the elements before the first
@@ -337,27 +388,14 @@ __device__ __forceinline__ void device_reduce(const T* __restrict__ in, long lon
     using V = Vec16<T>;
     constexpr int ITEMS = V::ITEMS;
     constexpr int TILE_VECS = BLOCK_THREADS * VECS_PER_THREAD;
-    constexpr long long SHARE_ALIGN = ReducePolicyConstants::SHARE_ALIGN_VECS;
     const int tid = threadIdx.x;
 
-    constexpr unsigned ALIGN = ReducePolicyConstants::BODY_ALIGN_BYTES;
-    static_assert(BLOCK_THREADS >= (int)ALIGN, "block 0 folds the head with one element per thread");
+    static_assert(BLOCK_THREADS >= (int)ReducePolicyConstants::BODY_ALIGN_BYTES,
+                  "block 0 folds the head with one element per thread");
 
-    // [head | body | tail]
-    const unsigned misalignment = (unsigned)(reinterpret_cast<size_t>(in) & (ALIGN - 1));
-    long long head = (long long)(((ALIGN - misalignment) & (ALIGN - 1)) / sizeof(T));
-    if (head > n) head = n;
-    const long long body_vecs = (n - head) / ITEMS;
-    const long long tail_begin = head + body_vecs * ITEMS;
+    const ReduceSplit split = reduce_split(in, n);
+    const long long head = split.head, tail_begin = split.tail_begin, begin = split.begin, end = split.end;
     const V* body = reinterpret_cast<const V*>(in + head);
-
-    // This block's contiguous share of the body.
-    long long share = (body_vecs + gridDim.x - 1) / gridDim.x;
-    share = (share + SHARE_ALIGN - 1) / SHARE_ALIGN * SHARE_ALIGN;
-    long long begin = (long long)blockIdx.x * share;
-    if (begin > body_vecs) begin = body_vecs;
-    long long end = begin + share;
-    if (end > body_vecs) end = body_vecs;
 
     typename Fold::State state = Fold::init();
     long long v = begin;
@@ -396,28 +434,12 @@ __device__ __forceinline__ void device_reduce(const T* __restrict__ in, long lon
     }
 
     // Publish this block's partial; the last block to arrive combines them all.
-    unsigned* ticket_counter = reinterpret_cast<unsigned*>(scratch);
-    unsigned char* slots = scratch + ReducePolicyConstants::SCRATCH_HEADER_BYTES;
-    __shared__ bool is_last_block;
-    if (tid == 0) {
-        store_partial(slots, blockIdx.x, block_total);
-        // Release: our partial is visible before our ticket is; acquire: the last block sees every
-        // partial whose ticket came before its own (and its threads do, after the barrier). Cheaper
-        // than a __threadfence on each side: a synchronous 2^20-float sum returned 0.5 us sooner.
-        unsigned ticket;
-        asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(ticket) : "l"(ticket_counter) : "memory");
-        is_last_block = ticket == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!is_last_block) return;
-
+    if (!last_block_to_arrive(scratch, block_total)) return;
+    const unsigned char* slots = scratch + ReducePolicyConstants::SCRATCH_HEADER_BYTES;
     A acc = Op::identity();
     for (unsigned b = tid; b < gridDim.x; b += BLOCK_THREADS) acc = op(acc, load_partial<A>(slots, b));
     const A total = block_reduce<BLOCK_THREADS>(acc, op);
-    if (tid == 0) {
-        *result = (R)total;
-        *ticket_counter = 0;  // every block has taken its ticket: ready for the next launch
-    }
+    if (tid == 0) *result = (R)total;
 }
 
 /**

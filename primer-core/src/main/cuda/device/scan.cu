@@ -2,8 +2,11 @@
 //
 //   scan_<op>_<suffix>(const T* in, T* out, long long n, long long tiles, long long init_bits,
 //                      int inclusive, unsigned char* scratch, unsigned epoch)
-//       op: sum prod min max (i32 i64 f32 f64), and or xor (i32 i64); accumulates in T.
-//   scan_sum_i32_i64(const int* in, long long* out, ...same...)      int32 in, int64 sums out.
+//       op: sum prod min max (i8 i32 i64 f32 f64), and or xor (i8 i32 i64); accumulates in T,
+//       except i8 (signed char), which combines in int32 and narrows each output as it is stored:
+//       the same bits as Java byte arithmetic (sums and products wrap mod 2^8).
+//   scan_sum_i32_i64(const int* in, long long* out, ...same...)          int32 in, int64 sums out.
+//   scan_sum_i8_i64(const signed char* in, long long* out, ...same...)   int8 in, int64 sums out.
 //   segscan_flags_<op>_<suffix>(const T* in, const signed char* flags, T* out, long long n,
 //                      long long tiles, long long init_bits, int inclusive, unsigned char* scratch,
 //                      unsigned epoch)
@@ -16,12 +19,15 @@
 //                      long long shift, long long tile_items, long long tiles, long long* tile_first)
 //       grid: ceil((tiles + 1) / 256) blocks of 256; fills tile_first[0 .. tiles].
 //
-// init_bits: the init as raw bits of T (low 32 bits for 4-byte types); it starts the inclusive
-// scans too (out[i] = init op in[0] op ... op in[i]); pass the operator's identity for a plain scan.
+// The segmented scans take the same suffixes and operators as scan_<op>_<suffix>, i8 included.
+// init_bits: the init as raw bits of the output type (low 32 bits for 4-byte types, the low byte,
+// sign-extended, for i8); it starts the inclusive scans too (out[i] = init op in[0] op ... op in[i]);
+// pass the operator's identity for a plain scan.
 // Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
 // ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
-// checked. Plain scans: 256 threads and 8192-element tiles for 4-byte input, 4096 for 8-byte;
-// segmented: 256 threads, 4096-element tiles (4-byte) or 2048 (8-byte) (ScanPolicy.java).
+// checked. Plain scans: 256 threads and 32768-element tiles for int8 input, 8192 for 4-byte, 4096
+// for 8-byte; segmented: 256 threads, 16384-element tiles (int8), 4096 (4-byte) or 2048 (8-byte)
+// (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
@@ -29,7 +35,10 @@
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
 // they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans keep (value,
-// head) pairs through a block scan: 3 or 4.
+// head) pairs through a block scan: 3 or 4. int8 (16 items a chunk, folded rather than scanned in
+// registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
+// (47-48; min and max by offsets would take 6), int8 -> int64 sums 5 (44; 6 spills on sm_80 and
+// sm_89, not on sm_90).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -90,7 +99,16 @@ PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 4)
 PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
 PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
 
+PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5)
+PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5)
+PRIMER_SCAN_ALL(min, i8, signed char, primer::Min<int>, 6, 5)
+PRIMER_SCAN_ALL(max, i8, signed char, primer::Max<int>, 6, 5)
+PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5)
+PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5)
+PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5)
+
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
+PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin, long long shift,

@@ -36,10 +36,11 @@
 //     publishes A, so the tiles waiting for it see A sooner; P is prefix op that same A. Data to A
 //     fell to ~2 us and the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab).
 //   REDUCE_FIRST (every other commutative operator: 8-byte values, int32 -> int64 sums, min and
-//     max): the same reduction, A, the look-back, and only then the scan, each warp taking its rows
-//     in order and carrying the running value from row to row (one warp scan per row). No chunk
-//     totals or prefixes wait in registers across the look-back, so int32 -> int64 sums need 36
-//     registers instead of 61 and 6 blocks fit an SM instead of 4. 2^28 elements, ms against
+//     max; and every plain int8 scan, see INT8): the same reduction, A, the look-back, and only then
+//     the scan, each warp taking its rows in order and carrying the running value from row to row
+//     (one warp scan per row). No chunk totals or prefixes wait in registers across the look-back,
+//     so int32 -> int64 sums need 36 registers instead of 61 and 6 blocks fit an SM instead of 4
+//     (32-34 since the stores went through RowStore, unmeasured). 2^28 elements, ms against
 //     EARLY_AGGREGATE or BLOCK_SCAN (bench/lab/scan_reduce_first_lab.cu): int32 -> int64 sum 0.907
 //     -> 0.809 (84% -> 94.6% of the copy), int64 sum (2^27) 0.659 -> 0.588, float64 sum 0.643 ->
 //     0.586, int64 product 0.742 -> 0.617, int64 and 0.611 -> 0.585, int64 max 0.637 -> 0.597,
@@ -69,6 +70,19 @@
 // and 256 tiles ahead within 0.5% of each other, 512 and more 10-35% slower (prefetched lines are
 // evicted by the stream before use and read twice). One line per thread instead of one bulk
 // request: no better. Segmented scans were not measured and do not prefetch.
+//
+// INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
+// a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
+// they are read and every output is narrowed as it is stored: wrapping mod 2^8 gives Java's byte
+// sums and products, and min, max and the bitwise operators are exact. What is stored always comes
+// from int8 data and the init (itself an int8, sign-extended), never from an identity alone (an
+// identity only stands in for items outside [0, n), whose outputs are not stored), so Min<int>'s
+// INT_MAX and the like never reach the output. int8 -> int64 sums (torch.cumsum) work in long long.
+// Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
+// a chunk's total is one left fold, its outputs are folded on from its prefix and stored as they
+// come (a 32-byte sector at a time for int64 outputs), rows are taken one at a time after the
+// look-back, and the scan is REDUCE_FIRST whatever the operator. 40 registers and 6 blocks per SM
+// for int8 -> int8 (44 and 5 for int8 -> int64, 47-48 and 5 segmented); not measured on a GPU yet.
 //
 // Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
 // is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
@@ -125,7 +139,8 @@
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
 // so NVRTC can instantiate scan_kernel<...> for a user-defined operator (any associative operator;
 // it need not be commutative). Such an operator takes the ordered (deterministic) look-back unless
-// TreeLookback is specialised for it. Values in the status words must be 4 or 8 bytes.
+// TreeLookback is specialised for it. Values in the status words (the operator's type, which may be
+// wider than the output: see INT8) must be 4 or 8 bytes.
 #pragma once
 #include "../ops.cuh"
 #include "../warp/warp_reduce.cuh"
@@ -172,7 +187,10 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * REDUCE_FIRST took them to 5-6 blocks per SM and 0.58-0.62 ms (0.98 for float64 min and max).
  * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape keeps the policy simple.)
  * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
- * 256 x 4 vectors keeps them unspilled. ScanPolicy.java mirrors these numbers.
+ * 256 x 4 vectors keeps them unspilled. int8 input keeps the same shape (the same 32 KB of input,
+ * 32768 items; segmented 16384): the bytes per tile are what the measurements above chose, and
+ * the int8 kernels fit their registers by folding (INT8 above), not by a smaller tile; the int8
+ * shape itself has not been measured. ScanPolicy.java mirrors these numbers.
  */
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
@@ -232,15 +250,19 @@ template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool v
 
 /**
  * How a tile is scanned (THREE WAYS above). REDUCE_FIRST for commutative operators, except 4-byte
- * values under one-instruction operators, which take EARLY_AGGREGATE; BLOCK_SCAN for the rest
- * (segmented and user-defined operators: operand order must be kept).
+ * values of 4-byte input under one-instruction operators, which take EARLY_AGGREGATE; BLOCK_SCAN
+ * for the rest (segmented and user-defined operators: operand order must be kept). int8 data (VEC =
+ * 16 items a chunk, values in int) takes REDUCE_FIRST whatever the operator: EARLY_AGGREGATE holds
+ * the chunk totals and prefixes through the block scan, and with 16-item chunks that spilled at 6
+ * blocks per SM (20-44 bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
  */
 enum class TileScan { BLOCK_SCAN, EARLY_AGGREGATE, REDUCE_FIRST };
-template <typename ScanOp, typename Value>
+template <typename ScanOp, typename Value, int VEC>
 struct TileScanFor {
-    static constexpr TileScan value = !Commutative<ScanOp>::value ? TileScan::BLOCK_SCAN
-                                      : sizeof(Value) == 4 && OneInstruction<ScanOp>::value ? TileScan::EARLY_AGGREGATE
-                                                                                            : TileScan::REDUCE_FIRST;
+    static constexpr TileScan value =
+        !Commutative<ScanOp>::value                                          ? TileScan::BLOCK_SCAN
+        : sizeof(Value) == 4 && VEC <= 4 && OneInstruction<ScanOp>::value ? TileScan::EARLY_AGGREGATE
+                                                                             : TileScan::REDUCE_FIRST;
 };
 
 namespace scan_detail {
@@ -248,11 +270,15 @@ namespace scan_detail {
 template <bool C, typename A, typename B> struct Select { using type = A; };
 template <typename A, typename B> struct Select<false, A, B> { using type = B; };
 
+/** The value whose bits are the low sizeof(T) bytes of `bits` (1 byte: an int8 scan's init). */
 template <typename T>
 __device__ __forceinline__ T from_bits(unsigned long long bits) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "4- or 8-byte values");
+    static_assert(sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8, "1-, 4- or 8-byte values");
     T value;
-    if constexpr (sizeof(T) == 4) {
+    if constexpr (sizeof(T) == 1) {
+        const unsigned char low = (unsigned char)bits;
+        __builtin_memcpy(&value, &low, 1);
+    } else if constexpr (sizeof(T) == 4) {
         const unsigned low = (unsigned)bits;
         __builtin_memcpy(&value, &low, 4);
     } else {
@@ -469,33 +495,66 @@ struct NoHeads {
     __device__ __forceinline__ unsigned bits(unsigned, int, const Storage&) const { return 0u; }
 };
 
+namespace scan_detail {
+/** Bit k set where byte k (k < BYTES) of the word is nonzero. */
+template <int BYTES>
+__device__ __forceinline__ unsigned nonzero_bytes(unsigned word) {
+    static_assert(BYTES >= 1 && BYTES <= 4, "bytes of a word");
+    unsigned heads = 0;
+#pragma unroll
+    for (int k = 0; k < BYTES; ++k) heads |= ((word >> (8 * k)) & 0xffu) ? 1u << k : 0u;
+    return heads;
+}
+}  // namespace scan_detail
+
 struct FlagHeads {
     static constexpr bool SEGMENTED = true;
     const signed char* flags;  // nonzero: a segment starts here
     struct Storage {};
-    /** The chunk's VEC flag bytes as one word (zero for elements outside [0, n)). */
+    /**
+     * The chunk's VEC flag bytes (zero for elements outside [0, n)), one load where aligned: as one
+     * raw word for VEC 2 or 4; for VEC 16 (int8 data) already as the 16 head bits, because four raw
+     * words waiting for bits() took the segmented int8 scans from 58 registers to 88 (sm_90) and
+     * spilled them at 4 blocks per SM.
+     */
     template <int VEC>
     __device__ __forceinline__ unsigned load(long long index, long long n) const {
-        static_assert(VEC == 2 || VEC == 4, "VEC flag bytes fit a word");
+        static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
         const signed char* p = flags + index;
-        if (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0) {
-            if constexpr (VEC == 4) return *reinterpret_cast<const unsigned*>(p);
-            else return *reinterpret_cast<const unsigned short*>(p);
-        }
-        unsigned word = 0;
+        const bool whole = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0;
+        if constexpr (VEC == 16) {
+            if (whole) {
+                const uint4 raw = *reinterpret_cast<const uint4*>(p);
+                return heads16(raw.x, raw.y, raw.z, raw.w);
+            }
+            unsigned word[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            if (index + k >= 0 && index + k < n) word |= (unsigned)(unsigned char)flags[index + k] << (8 * k);
+            for (int k = 0; k < VEC; ++k) {
+                if (index + k >= 0 && index + k < n) word[k / 4] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
+            }
+            return heads16(word[0], word[1], word[2], word[3]);
+        } else {
+            if (whole) {
+                if constexpr (VEC == 4) return *reinterpret_cast<const unsigned*>(p);
+                else return *reinterpret_cast<const unsigned short*>(p);
+            }
+            unsigned word = 0;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if (index + k >= 0 && index + k < n) word |= (unsigned)(unsigned char)flags[index + k] << (8 * k);
+            }
+            return word;
         }
-        return word;
+    }
+    static __device__ __forceinline__ unsigned heads16(unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
+        return scan_detail::nonzero_bytes<4>(w0) | scan_detail::nonzero_bytes<4>(w1) << 4 |
+               scan_detail::nonzero_bytes<4>(w2) << 8 | scan_detail::nonzero_bytes<4>(w3) << 12;
     }
     __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
     template <int VEC>
-    __device__ __forceinline__ unsigned bits(unsigned word, int, const Storage&) const {
-        unsigned heads = 0;
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) heads |= ((word >> (8 * k)) & 0xffu) ? 1u << k : 0u;
-        return heads;
+    __device__ __forceinline__ unsigned bits(unsigned raw, int, const Storage&) const {
+        if constexpr (VEC == 16) return raw;
+        else return scan_detail::nonzero_bytes<VEC>(raw);
     }
 };
 
@@ -527,7 +586,8 @@ struct OffsetHeads {
     }
     template <int VEC>
     __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
-        return (s.bits[tile_offset >> 5] >> (tile_offset & 31)) & ((1u << VEC) - 1u);  // VEC divides 32
+        static_assert(32 % VEC == 0 && VEC < 32, "a chunk's bits lie in one word");  // tile_offset: a multiple of VEC
+        return (s.bits[tile_offset >> 5] >> (tile_offset & 31)) & ((1u << VEC) - 1u);
     }
 };
 
@@ -610,37 +670,68 @@ __device__ __forceinline__ void store_chunk(T* out, long long index, long long n
 }
 
 /**
- * One row of chunks, stored by the whole warp (every lane calls; lane l holds chunk l of the row).
- * A chunk of 16 bytes is one store. A chunk of 32 bytes (4-byte input scanned into 8-byte output)
- * would be two stores at a 32-byte stride, each instruction writing half of every sector it
- * touches; instead lanes 2m and 2m+1 trade halves (one 16-byte shuffle), so that the first
- * instruction completes lane 2m's sector and the second lane 2m+1's. Measured on an H200 with a
- * plain int32 -> int64 conversion in this arrangement: half sectors 62% of the copy's bandwidth,
- * whole sectors 96.5% (512 contiguous bytes per instruction, by more shuffles: 96%).
+ * One row of chunks, stored by the whole warp (every lane takes part; lane l holds chunk l of the
+ * row), a piece at a time: the whole chunk if it is 16 bytes (one store), else one 32-byte sector.
+ * A chunk of 32 bytes (4-byte input scanned into 8-byte output) would be two stores at a 32-byte
+ * stride, each instruction writing half of every sector it touches; instead lanes 2m and 2m+1 trade
+ * halves (one 16-byte shuffle), so that the first instruction completes lane 2m's sector and the
+ * second lane 2m+1's. Measured on an H200 with a plain int32 -> int64 conversion in this
+ * arrangement: half sectors 62% of the copy's bandwidth, whole sectors 96.5% (512 contiguous bytes
+ * per instruction, by more shuffles: 96%). Chunks of 32 * k bytes (int8 -> int64: 128) do the same
+ * for each sector in turn, so a caller can store each sector as soon as it is computed instead of
+ * holding the whole chunk in registers.
  */
 template <int VEC, typename T>
-__device__ __forceinline__ void store_row(T* out, long long index, long long n, const T (&v)[VEC]) {
-    constexpr int BYTES = VEC * (int)sizeof(T);
-    if constexpr (BYTES != 32) {
-        store_chunk<VEC>(out, index, n, v);
-    } else {
-        T* p = out + index;
-        const bool full = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0;
-        const bool odd = lane_id() & 1u;
-        uint4 half[2];
-        __builtin_memcpy(half, v, 32);
-        const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // even lanes send their high half
-        // Every lane shuffles, outside the condition: a lane of the mask that skips a shuffle is
-        // undefined behaviour (with `full && shuffle`, a full lane beside a partial one could read
-        // garbage as "partner full" and store the partner's sector past the end; lab).
-        const bool partner_full = __shfl_xor_sync(0xffffffffu, full, 1);
-        if (full && partner_full) {
-            uint4* q = reinterpret_cast<uint4*>(p);
-            __stcs(odd ? q - 1 : q, odd ? received : half[0]);     // the even lane's sector
-            __stcs(odd ? q + 1 : q + 2, odd ? half[1] : received);  // the odd lane's sector
-        } else {
+struct RowStore {
+    static constexpr int BYTES = VEC * (int)sizeof(T);
+    static_assert(BYTES == 16 || BYTES % 32 == 0, "a chunk of 16 bytes or of whole 32-byte sectors");
+    static constexpr int PIECE = BYTES == 16 ? VEC : 32 / (int)sizeof(T);  // items per put()
+    static constexpr int VECTORS = BYTES / 16;
+    T* out;
+    long long index, n;
+    bool full, partner_full = false;
+
+    __device__ __forceinline__ RowStore(T* out_, long long index_, long long n_) : out(out_), index(index_), n(n_) {
+        full = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(out + index) & 15) == 0;
+    }
+
+    /** Items [s * PIECE, (s + 1) * PIECE) of this lane's chunk; every lane calls, for s = 0, 1, ... in turn. */
+    __device__ __forceinline__ void put(int s, const T (&v)[PIECE]) {
+        if constexpr (BYTES == 16) {
             store_chunk<VEC>(out, index, n, v);
+        } else {
+            const bool odd = lane_id() & 1u;
+            uint4 half[2];
+            __builtin_memcpy(half, v, 32);
+            const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // even lanes send their high half
+            // Every lane shuffles, outside any condition: a lane of the mask that skips a shuffle is
+            // undefined behaviour (with `full && shuffle`, a full lane beside a partial one could read
+            // garbage as "partner full" and store the partner's sector past the end; lab).
+            if (s == 0) partner_full = __shfl_xor_sync(0xffffffffu, full, 1);
+            if (full && partner_full) {
+                uint4* q = reinterpret_cast<uint4*>(out + index) + 2 * s;  // this lane's sector s
+                __stcs(odd ? q + (1 - VECTORS) : q, odd ? received : half[0]);  // the even lane's sector s
+                __stcs(odd ? q + 1 : q + VECTORS, odd ? half[1] : received);    // the odd lane's sector s
+            } else if constexpr (PIECE == VEC) {
+                store_chunk<VEC>(out, index, n, v);
+            } else {
+                store_chunk<PIECE>(out, index + s * PIECE, n, v);  // whole vectors where `full`, else elements
+            }
         }
+    }
+};
+
+/** A whole row of chunks (RowStore, piece by piece). */
+template <int VEC, typename T>
+__device__ __forceinline__ void store_row(T* out, long long index, long long n, const T (&v)[VEC]) {
+    using Store = RowStore<VEC, T>;
+    Store store(out, index, n);
+#pragma unroll
+    for (int s = 0; s < VEC / Store::PIECE; ++s) {
+        T piece[Store::PIECE];
+#pragma unroll
+        for (int k = 0; k < Store::PIECE; ++k) piece[k] = v[s * Store::PIECE + k];
+        store.put(s, piece);
     }
 }
 
@@ -679,10 +770,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr int TILE_ITEMS = WARP_ITEMS * WARPS;
     constexpr bool SEGMENTED = Heads::SEGMENTED;
     constexpr int WINDOWS = ScanPolicyConstants::LOOKBACK_WINDOWS;
-    using Acc = typename scan_detail::Select<SEGMENTED, Segmented<OutT>, OutT>::type;
-    using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, OutT>, Op>::type;
+    // V: the operator's type, which every combination, the look-back and the status words use; it
+    // may be wider than the output (int8 data scans in int and is narrowed as it is stored).
+    using V = decltype(Op::identity());
+    static_assert(sizeof(V) == 4 || sizeof(V) == 8, "the status words carry 4- or 8-byte values");
+    static_assert(sizeof(V) >= sizeof(OutT), "the output is the operator's type or narrower");
+    using Acc = typename scan_detail::Select<SEGMENTED, Segmented<V>, V>::type;
+    using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, V>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    constexpr TileScan HOW = TileScanFor<ScanOp, Acc>::value;
+    constexpr TileScan HOW = TileScanFor<ScanOp, Acc, VEC>::value;
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
@@ -695,7 +791,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
     const Op op{};
     const ScanOp scan_op{};
-    const OutT init = scan_detail::from_bits<OutT>((unsigned long long)init_bits);
+    // The init arrives as bits of OutT: an int8 init is its low byte, sign-extended into V.
+    const V init = (V)scan_detail::from_bits<OutT>((unsigned long long)init_bits);
     const long long shift = scan_shift(in);
     unsigned* tile_counter = reinterpret_cast<unsigned*>(scratch);
     const TileStatus<Acc> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
@@ -744,7 +841,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             const bool is_valid = (valid >> k) & 1u;
-            const OutT v = is_valid ? (OutT)x[k] : Op::identity();
+            const V v = is_valid ? (V)x[k] : Op::identity();
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((head_bits[r] >> k) & 1u);
                 a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
@@ -765,12 +862,80 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             else result = k <= skip ? chunk_prefix : scan_op(chunk_prefix, a[k - 1]);
             if constexpr (SEGMENTED) {
                 const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
-                o[k] = !inclusive && head ? init : result.value;
+                o[k] = (OutT)(!inclusive && head ? init : result.value);
             } else {
-                o[k] = result;
+                o[k] = (OutT)result;  // narrowing wraps mod 2^bits: Java's byte arithmetic for sums and products
             }
         }
         scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+    };
+
+    // FOLD (int8, 16 items a chunk): a chunk is not scanned into 16 partials that wait for its
+    // prefix (they pushed plain scans past 40 registers, and int8 -> int64 to kilobytes of spills);
+    // its total is one left fold, and its outputs are folded on from its prefix, one operation per
+    // item instead of two. Elements outside [0, n) fold in as the identity (exact for the integer
+    // operators int8 takes), and the association is fixed, so results are still the same every run.
+    // The paths below keep their chunk scans spelled out where !FOLD: the 4- and 8-byte kernels
+    // compile to the same PTX as before int8 came (through a lambda they did not quite).
+    constexpr bool FOLD = VEC > 4;
+    constexpr unsigned WHOLE = (1u << VEC) - 1u;
+    // A chunk's element k as the scan combines it (a head folds the init in). `check`: whether the
+    // chunk may reach outside [0, n), where elements are the identity. Every chunk but a few at
+    // the ends is whole and folds without a select per element (they cost int8 scans their last
+    // few registers: spills at 6 blocks per SM).
+    auto element = [&](int r, const InT (&x)[VEC], bool check, unsigned valid, int k) -> Acc {
+        const bool is_valid = !check || ((valid >> k) & 1u);
+        const V v = is_valid ? (V)x[k] : Op::identity();
+        if constexpr (SEGMENTED) {
+            const bool head = is_valid && ((head_bits[r] >> k) & 1u);
+            return Acc{head ? op(init, v) : v, head ? 1 : 0};
+        } else {
+            return v;
+        }
+    };
+    auto chunk_total = [&](int r) -> Acc {
+        if constexpr (FOLD) {
+            InT x[VEC];
+            scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
+            const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
+            auto fold = [&](bool check) -> Acc {
+                Acc total = element(r, x, check, valid, 0);
+#pragma unroll
+                for (int k = 1; k < VEC; ++k) total = scan_op(total, element(r, x, check, valid, k));
+                return total;
+            };
+            return valid == WHOLE ? fold(false) : fold(true);
+        } else {
+            Acc a[VEC];
+            int skip;
+            scan_chunk(r, a, skip);
+            return a[VEC - 1];
+        }
+    };
+    auto fold_chunk_outputs = [&](int r, Acc running) {
+        using Store = scan_detail::RowStore<VEC, OutT>;
+        InT x[VEC];
+        scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
+        const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
+        Store store(out, first + r * ROW_ITEMS, n);
+        // A piece at a time: int8 -> int64 would otherwise hold 16 outputs (32 registers) at once.
+#pragma unroll
+        for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
+            OutT o[Store::PIECE];
+            auto fold = [&](bool check) {
+#pragma unroll
+                for (int j = 0; j < Store::PIECE; ++j) {
+                    const Acc before = running;
+                    const Acc a = element(r, x, check, valid, piece * Store::PIECE + j);
+                    running = scan_op(running, a);
+                    if constexpr (SEGMENTED) o[j] = (OutT)(inclusive ? running.value : a.head ? init : before.value);
+                    else o[j] = (OutT)(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
+                }
+            };
+            if (valid == WHOLE) fold(false);  // no shuffle inside: lanes may differ here
+            else fold(true);
+            store.put(piece, o);
+        }
     };
 
     // Commutative operators: each thread folds its chunks (rows in any order), each warp reduces
@@ -779,10 +944,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         Acc thread_total;
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            Acc a[VEC];
-            int skip;
-            scan_chunk(r, a, skip);
-            thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+            if constexpr (FOLD) {
+                const Acc total = chunk_total(r);
+                thread_total = r == 0 ? total : scan_op(thread_total, total);
+            } else {
+                Acc a[VEC];
+                int skip;
+                scan_chunk(r, a, skip);
+                thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+            }
         }
         const Acc warp_total = warp_reduce(thread_total, scan_op);
         if (lane == 0) s.totals.warp[warp] = warp_total;
@@ -817,14 +987,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
         __syncthreads();
         Acc carry = s.totals.before_warp[warp];
-#pragma unroll
+        // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at 6
+        // blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
+#pragma unroll (FOLD ? 1 : ROWS)
         for (int r = 0; r < ROWS; ++r) {
-            Acc a[VEC];
-            int skip;
-            scan_chunk(r, a, skip);
             Acc row_total;
-            const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
-            store_chunk_outputs(r, a, skip, chunk_prefix);
+            if constexpr (FOLD) {
+                const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                fold_chunk_outputs(r, chunk_prefix);
+            } else {
+                Acc a[VEC];
+                int skip;
+                scan_chunk(r, a, skip);
+                const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
+                store_chunk_outputs(r, a, skip, chunk_prefix);
+            }
             carry = scan_op(carry, row_total);
         }
     } else {
@@ -843,26 +1020,34 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
         // The block scan of the chunk totals, with the look-back inside it (warp 0, once the block's
         // aggregate is known), then each chunk is scanned again and stored.
-        Acc chunk_total[ROWS];
+        Acc chunk_totals[ROWS];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            Acc a[VEC];
-            int skip;
-            scan_chunk(r, a, skip);
-            chunk_total[r] = a[VEC - 1];
+            if constexpr (FOLD) {
+                chunk_totals[r] = chunk_total(r);
+            } else {
+                Acc a[VEC];
+                int skip;
+                scan_chunk(r, a, skip);
+                chunk_totals[r] = a[VEC - 1];
+            }
         }
         auto tile_prefix = [&](Acc aggregate) -> Acc {
             if constexpr (HOW == TileScan::EARLY_AGGREGATE) return look_back(s.totals.tile, false);
             else return look_back(aggregate, true);
         };
         Acc prefix[ROWS];
-        block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_total, prefix, scan_op, s.scan, tile_prefix);
+        block_scan_chunk_prefixes<BLOCK_THREADS, ROWS>(chunk_totals, prefix, scan_op, s.scan, tile_prefix);
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            Acc a[VEC];
-            int skip;
-            scan_chunk(r, a, skip);  // the same combinations as for the totals
-            store_chunk_outputs(r, a, skip, prefix[r]);
+            if constexpr (FOLD) {
+                fold_chunk_outputs(r, prefix[r]);
+            } else {
+                Acc a[VEC];
+                int skip;
+                scan_chunk(r, a, skip);  // the same combinations as for the totals
+                store_chunk_outputs(r, a, skip, prefix[r]);
+            }
         }
     }
 }
@@ -889,7 +1074,8 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 
 // ---------------------------------------------------------------------------------------------
 // Kernels as templates, for NVRTC with a user-defined operator (Op: a functor with identity()
-// and operator(), on OutT). Launch as described at device_scan; ScanPolicy.java gives the shape.
+// and operator(), on OutT or a wider 4- or 8-byte type). Launch as described at device_scan;
+// ScanPolicy.java gives the shape.
 
 // MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used; a
 // user-defined operator gets 4: room for 64 registers a thread).

@@ -6,6 +6,7 @@
 //
 // Every lane computes op(own, partner) with the operands in the opposite order to its partner, so
 // the lanes agree bitwise only for commutative operators; every operator in ops.cuh is one.
+// warp_reduce_ordered (below) keeps lane order instead, for user-defined operators.
 #pragma once
 #include "../ops.cuh"
 
@@ -30,6 +31,18 @@ __device__ __forceinline__ T shfl_xor_words(T value, int lane_mask) {
 
 template <typename T>
 __device__ __forceinline__ T shfl_xor(T value, int lane_mask) { return shfl_xor_words(value, lane_mask); }
+
+/** __shfl_down_sync for any trivially copyable type, a 32-bit word per shuffle. */
+template <typename T>
+__device__ __forceinline__ T shfl_down_words(T value, unsigned delta) {
+    constexpr int WORDS = (int)((sizeof(T) + 3) / 4);
+    int words[WORDS] = {};
+    __builtin_memcpy(words, &value, sizeof(T));
+#pragma unroll
+    for (int w = 0; w < WORDS; ++w) words[w] = __shfl_down_sync(0xffffffffu, words[w], delta);
+    __builtin_memcpy(&value, words, sizeof(T));
+    return value;
+}
 
 /** 128-bit integers as two halves (a byte copy of them would go through local memory). */
 __device__ __forceinline__ __int128 shfl_xor(__int128 value, int lane_mask) {
@@ -67,6 +80,24 @@ __device__ __forceinline__ T warp_reduce_lanes(T value, Op op) {
 template <typename T, typename Op>
 __device__ __forceinline__ T warp_reduce(T value, Op op) {
     return warp_reduce_lanes<32>(value, op);
+}
+
+/**
+ * value_0 op value_1 op ... op value_31 in lane 0, for operators that are associative but not
+ * commutative. Step d (1, 2, 4, 8, 16) gives lane i the span of lane i + d on its RIGHT,
+ * op(own, right), so lane 0 ends with the lanes' values in lane order and operands never swap;
+ * the association is fixed, so float results are the same bits every run. Other lanes get
+ * partial spans. All 32 lanes must call it.
+ */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce_ordered(T value, Op op) {
+    const unsigned lane = threadIdx.x & 31;
+#pragma unroll
+    for (unsigned delta = 1; delta < 32; delta <<= 1) {
+        const T right = detail::shfl_down_words(value, delta);
+        if (lane + delta < 32) value = op(value, right);  // lanes at the top have nothing to their right
+    }
+    return value;
 }
 
 }  // namespace primer

@@ -18,12 +18,9 @@ import java.util.regex.Pattern;
  * }</pre>
  *
  * The operator must be associative, and the identity an identity on both sides (the GPU fills idle
- * lanes and partial tiles with it). {@code reduce} also needs it commutative: the GPU reduce combines
- * operands out of index order (each thread folds vectors a block apart, threads combine by butterfly
- * shuffles), so an associative but non-commutative operator (first non-zero, affine composition)
- * gives an unspecified result on the GPU, though the CPU's left fold gets it right. Scans keep operand
- * order (the left operand covers the lower indices), so a scan's operator need not be commutative.
- * The order of combination is fixed for a given length, device and input alignment, so results are
+ * lanes and partial tiles with it). It need not be commutative (first non-zero, affine maps
+ * composed, forward fill): reduce and scan keep operand order on both backends, the left operand
+ * always covering the lower indices. The order of combination is fixed for a given length, device and input alignment, so results are
  * reproducible run to run but may differ from a left-to-right fold in float rounding. The two
  * definitions must agree; Primer cannot check that for you.
  */

@@ -96,6 +96,12 @@ public abstract sealed class DeviceArray implements AutoCloseable
 
     final long offsetBytes() { return offsetBytes; }
 
+    /** Whether the two arrays share any byte of memory (slices of one owner may). */
+    final boolean overlaps(DeviceArray other) {
+        return memory == other.memory && offsetBytes < other.offsetBytes + other.byteSize()
+                && other.offsetBytes < offsetBytes + byteSize();
+    }
+
     final void checkSliceBounds(long from, long to) {
         requireOpen();
         if (from < 0 || to < from || to > length) {

@@ -141,7 +141,7 @@ public final class Primer implements AutoCloseable {
 
     /** Sum of int8 elements, accumulated in int64. */
     public long sum(ByteArray a) { return reduce(a, Op.SUM); }
-    /** Sum of int32 elements, accumulated in int64 (exact below 2^32 elements). */
+    /** Sum of int32 elements, accumulated in int64: exact at any length; ArithmeticException when it does not fit a long. */
     public long sum(IntArray a) { return reduce(a, Op.SUM); }
     /** Exact sum; ArithmeticException when it does not fit a long. */
     public long sum(LongArray a) { return reduce(a, Op.SUM); }
@@ -159,8 +159,9 @@ public final class Primer implements AutoCloseable {
     public synchronized double reduce(DoubleArray a, Op op) { return backend.reduceFloating(checkReduce(a, op), op); }
 
     /**
-     * Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}). The
-     * operator must be associative and commutative: the GPU combines operands out of index order.
+     * Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}):
+     * {@code a[0] op a[1] op ... op a[n-1]}. The operator must be associative; it need not be
+     * commutative (operand order is kept on both backends).
      */
     public synchronized int reduce(IntArray a, CustomOp op) { return (int) backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized long reduce(LongArray a, CustomOp op) { return backend.reduceCustom(checkCustom(a, op), op); }
@@ -211,8 +212,8 @@ public final class Primer implements AutoCloseable {
 
     /**
      * out[i] = e op in[0] op ... op in[i], e the operator's identity (+0.0 for a float SUM, so a prefix
-     * of -0.0 values gives +0.0). {@code out} may be {@code in}. int8 scans (here and below) run on the
-     * CPU only; the GPU throws IllegalArgumentException.
+     * of -0.0 values gives +0.0). {@code out} may be {@code in}. {@code out} has the input's type
+     * (int8 and int32 wrap like Java's byte and int arithmetic), or int64 for an int8 or int32 SUM.
      */
     public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, Op op) {
         checkScan(in, out, op);
@@ -259,14 +260,26 @@ public final class Primer implements AutoCloseable {
         backend.scanCustom(in, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
     }
 
-    /** Inclusive scan restarting at every element whose head flag is non-zero. */
+    /** Inclusive scan restarting at every element whose head flag is non-zero (and at element 0). */
     public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
-        checkScan(in, out, op);
-        own(headFlags, "headFlags");
-        if (headFlags.length() != in.length()) {
-            throw new IllegalArgumentException("headFlags has " + headFlags.length() + " elements, in has " + in.length());
-        }
+        checkFlagScan(in, headFlags, out, op);
         backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op));
+    }
+
+    /**
+     * Exclusive scan of each segment, segments starting at every non-zero head flag (and at element
+     * 0): out[i] = init at a segment's first element, then init op in[first] op ... op in[i-1].
+     * For integer outputs.
+     */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, long init) {
+        checkFlagScan(in, headFlags, out, op);
+        backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, Op, long)}, for float32/float64 outputs. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, double init) {
+        checkFlagScan(in, headFlags, out, op);
+        backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
     }
 
     /**
@@ -274,9 +287,24 @@ public final class Primer implements AutoCloseable {
      * [offsets[0], offsets[last]) are left as they were.
      */
     public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
-        checkScan(in, out, op);
-        checkSegments(in, offsets, op);
+        checkOffsetScan(in, offsets, out, op);
         backend.segmentedScanByOffsets(in, offsets, out, op, true, Reductions.identityBits(out.dtype(), op));
+    }
+
+    /**
+     * Exclusive scan of each segment [offsets[i], offsets[i+1]): out[offsets[i]] = init, then
+     * init op in[offsets[i]] op ... op in[j-1]; for integer outputs. Elements of {@code out} outside
+     * [offsets[0], offsets[last]) are left as they were.
+     */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op, long init) {
+        checkOffsetScan(in, offsets, out, op);
+        backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, Op, long)}, for float32/float64 outputs. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op, double init) {
+        checkOffsetScan(in, offsets, out, op);
+        backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
     }
 
     @Override
@@ -296,8 +324,10 @@ public final class Primer implements AutoCloseable {
         return a;
     }
 
-    private DeviceArray checkReduce(DeviceArray a, Op op) {
-        own(a, "array");
+    private DeviceArray checkReduce(DeviceArray a, Op op) { return checkReduce(a, op, "array"); }
+
+    private DeviceArray checkReduce(DeviceArray a, Op op, String name) {
+        own(a, name);
         Objects.requireNonNull(op, "op");
         op.requireSupports(a.dtype(), "op");
         return a;
@@ -317,7 +347,7 @@ public final class Primer implements AutoCloseable {
     }
 
     private void checkRows(DeviceArray matrix, long rows, long cols, Op op) {
-        checkReduce(matrix, op);
+        checkReduce(matrix, op, "matrix");
         if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
         if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
         if (Math.multiplyHigh(rows, cols) != 0 || rows * cols != matrix.length()) {
@@ -325,21 +355,47 @@ public final class Primer implements AutoCloseable {
         }
     }
 
-    private long checkSegments(DeviceArray values, LongArray offsets, Op op) {
-        checkReduce(values, op);
+    private long checkSegments(DeviceArray values, LongArray offsets, Op op) { return checkSegments(values, offsets, op, "values"); }
+
+    private long checkSegments(DeviceArray values, LongArray offsets, Op op, String valuesName) {
+        checkReduce(values, op, valuesName);
         own(offsets, "offsets");
         if (offsets.length() < 1) throw new IllegalArgumentException("offsets needs at least one element (segments + 1)");
         return offsets.length() - 1;
     }
 
     private void checkScan(DeviceArray in, DeviceArray out, Op op) {
-        checkReduce(in, op);
+        checkReduce(in, op, "in");
         own(out, "out");
         if (out.length() != in.length()) throw new IllegalArgumentException("out has " + out.length() + " elements, in has " + in.length());
-        boolean widening = in.dtype() == DType.INT && out.dtype() == DType.LONG && op == Op.SUM;
+        boolean widening = (in.dtype() == DType.INT || in.dtype() == DType.BYTE) && out.dtype() == DType.LONG && op == Op.SUM;
         if (out.dtype() != in.dtype() && !widening) {
             throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
-                    + " (out must match in, or be int64 for an int32 SUM)");
+                    + " (out must match in, or be int64 for an int8 or int32 SUM)");
+        }
+    }
+
+    private void checkFlagScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
+        checkSegmentedScan(in, out, op);
+        own(headFlags, "headFlags");
+        if (headFlags.length() != in.length()) {
+            throw new IllegalArgumentException("headFlags has " + headFlags.length() + " elements, in has " + in.length());
+        }
+        if (out.overlaps(headFlags)) throw new IllegalArgumentException("headFlags: overlaps out");
+    }
+
+    private void checkOffsetScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
+        checkSegmentedScan(in, out, op);
+        checkSegments(in, offsets, op, "in");
+        if (out.overlaps(offsets)) throw new IllegalArgumentException("offsets: overlaps out");
+    }
+
+    /** Segmented scans accumulate in the input's type: no widening output. */
+    private void checkSegmentedScan(DeviceArray in, DeviceArray out, Op op) {
+        checkScan(in, out, op);
+        if (out.dtype() != in.dtype()) {
+            throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
+                    + " (segmented scans write the input's type)");
         }
     }
 

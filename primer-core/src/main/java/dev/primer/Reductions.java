@@ -49,7 +49,13 @@ public final class Reductions {
 
     static long floatingInitBits(DType out, double init, String name) {
         return switch (out) {
-            case FLOAT -> Float.floatToRawIntBits((float) init) & 0xFFFF_FFFFL;
+            case FLOAT -> {
+                float f = (float) init;  // rounds; a finite init beyond float32's range would become infinite
+                if (Float.isInfinite(f) && !Double.isInfinite(init)) {
+                    throw new IllegalArgumentException(name + " = " + init + " does not fit " + out);
+                }
+                yield Float.floatToRawIntBits(f) & 0xFFFF_FFFFL;
+            }
             case DOUBLE -> Double.doubleToRawLongBits(init);
             default -> throw new IllegalArgumentException(name + ": out is " + out + "; pass an integer initial value");
         };

@@ -4,6 +4,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -43,6 +46,33 @@ class CustomOpTest {
                     assertEquals(ei, primer.reduce(ia, INT_GCD_LIKE_MAX), "imax n=" + n);
                     assertEquals(el, primer.reduce(la, LONG_XOR_ROTATE), "lxor n=" + n);
                     assertEquals(ed, primer.reduce(da, DOUBLE_SUM_SQUARES_OF_MAX), "dmin n=" + n);
+                }
+            }
+        }
+    }
+
+    /** Associative, not commutative: any reordering of operands shows (affine maps composed, forward fill). */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void nonCommutativeOperatorsReduceInIndexOrder(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            for (CustomOp op : List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.FFILL)) {
+                for (long n : new long[] {0, 1, 33, 1025, 1_000_003}) {
+                    MemorySegment x = CustomScanOps.input(arena, op, n, n + 11);
+                    MemorySegment want = CustomScanOps.reference(arena, op, x, n, true, op.identityBits());
+                    MemorySegment identity = arena.allocate(8, 8).fill((byte) 0);
+                    identity.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, op.identityBits());
+                    long wantBits = n == 0 ? CustomScanOps.bitsAt(op.type(), identity, 0) : CustomScanOps.bitsAt(op.type(), want, n - 1);
+                    try (DeviceArray a = primer.allocate(op.type(), n)) {
+                        a.copyFrom(x);
+                        long got = switch (a) {
+                            case IntArray ia -> primer.reduce(ia, op);
+                            case LongArray la -> primer.reduce(la, op);
+                            case DoubleArray da -> Double.doubleToLongBits(primer.reduce(da, op));
+                            default -> throw new AssertionError(a);
+                        };
+                        assertEquals(wantBits, got, op + " n=" + n);
+                    }
                 }
             }
         }

@@ -15,12 +15,14 @@ import java.lang.foreign.MemorySegment;
  * order never depends on the number of threads, so float results are identical run to run and on
  * any thread count.
  *
- * <p><b>Accumulators.</b> int8/int32 SUM and PROD accumulate in int64 (SUM exact while fewer than
- * 2^32 int32 elements; PROD wraps as Java's long multiplication). int64 SUM is exact (128-bit) and
- * throws ArithmeticException when the true sum does not fit a long; int64 PROD wraps. float32 SUM and
- * PROD accumulate in double (each float converts exactly); float64 in double. MIN/MAX follow
- * Math.min/Math.max: NaN wins, -0.0 &lt; 0.0. A floating result that is NaN is returned as the
- * canonical {@link Double#NaN}; a SUM that is zero is +0.0 (the lanes start at +0.0).
+ * <p><b>Accumulators.</b> int8/int32 SUM and PROD accumulate in int64 (PROD wraps as Java's long
+ * multiplication). int32 SUM of more than 2^32 elements runs in ranges of at most 2^32 elements (whose
+ * int64 sums are always exact), their sums added in 128 bits: exact, and ArithmeticException when the
+ * total does not fit a long (int8 SUM would need more than 2^56 elements to leave int64). int64 SUM
+ * is exact (128-bit) and throws ArithmeticException when the true sum does not fit a long; int64 PROD
+ * wraps. float32 SUM and PROD accumulate in double (each float converts exactly); float64 in
+ * double. MIN/MAX follow Math.min/Math.max: NaN wins, -0.0 &lt; 0.0. A floating result that is NaN is
+ * returned as the canonical {@link Double#NaN}; a SUM that is zero is +0.0 (the lanes start at +0.0).
  *
  * <p><b>Error bound (SUM).</b> Every element reaches the result through at most
  * {@code d(n) = 4115 + ceil(log2(ceil(n / 65536)))} double roundings ({@link #sumRoundings}), so
@@ -36,11 +38,17 @@ public final class CpuReduce {
     private CpuReduce() {}
 
     /**
+     * int32 SUM of more elements than this runs in ranges of at most this many: a range's sum lies in
+     * [-2^63, 2^63 - 2^32], so its int64 (wrapping) accumulation is exact.
+     */
+    static final long INT_SUM_RANGE = 1L << 32;
+
+    /**
      * SUM/PROD/MIN/MAX/AND/OR/XOR of {@code n} int8/int32/int64 elements, as a long (see the class
      * comment for accumulators). Empty input gives the identity: SUM 0, PROD 1, MIN the type's
      * MAX_VALUE, MAX its MIN_VALUE, AND -1 (all ones), OR/XOR 0.
      *
-     * @throws ArithmeticException if an int64 SUM does not fit a long
+     * @throws ArithmeticException if an int64 or int32 SUM does not fit a long
      */
     public static long reduceIntegral(DType type, Op op, MemorySegment in, long n) {
         checkReduce(type, op, in, n);
@@ -49,7 +57,40 @@ public final class CpuReduce {
         }
         if (n == 0) return Reductions.identityBits(type, op);
         if (isExact(type, op)) return exactRange(in, 0, n).longValueExact("the sum");
+        if (type == DType.INT && op == Op.SUM && n > INT_SUM_RANGE) return intSumInRanges(in, n, INT_SUM_RANGE);
         return integralRange(integralKernel(type, op), op, in, 0, n);
+    }
+
+    /**
+     * int32 SUM of {@code n} elements in consecutive ranges of at most {@code range} elements (at most
+     * {@link #INT_SUM_RANGE}, so each range's sum is exact), combined by {@link #combineIntSums}.
+     */
+    static long intSumInRanges(MemorySegment in, long n, long range) {
+        if (range < 1 || range > INT_SUM_RANGE) throw new IllegalArgumentException("range must be in [1, 2^32]: " + range);
+        IntegralChunkReducer kernel = integralKernel(DType.INT, Op.SUM);
+        long[] rangeSums = new long[Math.toIntExact((n + range - 1) / range)];
+        for (int r = 0; r < rangeSums.length; r++) {
+            long from = r * range, to = Math.min(n, from + range);
+            rangeSums[r] = integralRange(kernel, Op.SUM, in, from, to);
+        }
+        return combineIntSums(rangeSums, n);
+    }
+
+    /**
+     * The total of the exact sums of consecutive ranges of an int32 SUM of {@code n} elements, added
+     * in 128 bits (so a running total may leave the range of long on the way, as long as the total
+     * comes back into it).
+     *
+     * @throws ArithmeticException when the total does not fit a long, giving it exactly
+     */
+    static long combineIntSums(long[] rangeSums, long n) {
+        ExactLongSum total = ExactLongSum.ZERO;
+        for (long s : rangeSums) total = total.plus(s);
+        if (!total.fitsLong()) {
+            throw new ArithmeticException("int32 sum overflows int64: the exact sum of the " + n
+                    + " elements is " + total.toBigInteger() + ", outside the range of long");
+        }
+        return total.low();
     }
 
     /**

@@ -14,8 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Reduce with a user-defined operator: the production device-wide reduce
- * ({@code device/reduce_kernels.cuh}) instantiated for the operator through NVRTC. The compiled
+ * Reduce with a user-defined operator: the order-preserving device-wide reduce
+ * ({@code device/ordered_reduce_kernels.cuh}) instantiated for the operator through NVRTC, so the
+ * operator need be associative only, not commutative (the left operand always covers the lower
+ * indices), and float results are the same bits every run. The compiled
  * module is cached on disk by NVRTC's cache and in memory here, so only the first call pays the
  * compile (about a second), and later processes on the machine load it from disk (until the
  * operator, the packed headers, the GPU architecture or the NVRTC version change).
@@ -23,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class GpuCustomReduce {
     private GpuCustomReduce() {}
 
-    private static final String KERNEL = "primer_custom_reduce";
+    static final String KERNEL = "primer_custom_reduce";
     private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
     /** Module keys: one per compiled source (the source's hash could collide). */
     private static final AtomicLong MODULES = new AtomicLong();
@@ -42,15 +44,15 @@ public final class GpuCustomReduce {
     static String source(CustomOp op) {
         String t = cudaType(op.type());
         return RTC_PRELUDE + """
-                #include "device/reduce_kernels.cuh"
+                #include "device/ordered_reduce_kernels.cuh"
                 struct UserOp {
                     static __device__ __forceinline__ %1$s identity() { return %2$s; }
                     __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
                 };
                 extern "C" __global__ void __launch_bounds__(primer::ReducePolicyConstants::BLOCK_THREADS)
                 %4$s(const %1$s* __restrict__ in, long long n, %1$s* __restrict__ result, unsigned char* __restrict__ scratch) {
-                    primer::device_reduce<primer::ReducePolicyConstants::BLOCK_THREADS,
-                                          primer::ReducePolicyConstants::VECS_PER_THREAD, %1$s, %1$s, %1$s>(
+                    primer::device_reduce_ordered<primer::ReducePolicyConstants::BLOCK_THREADS,
+                                                  primer::ReducePolicyConstants::VECS_PER_THREAD, %1$s>(
                         in, n, result, scratch, UserOp());
                 }
                 """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL);
@@ -85,10 +87,14 @@ public final class GpuCustomReduce {
         });
     }
 
-    /** Reduces n elements at {@code in} and returns the result's raw bits (of op.type()). */
+    /**
+     * {@code in[0] op in[1] op ... op in[n-1]} (the identity when n = 0) as raw bits of op.type();
+     * {@code in} aligned to the element size. Waits for the result.
+     */
     public static long reduce(CudaContext ctx, CustomOp op, long in, long n) {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return op.identityBits();
+        GpuScan.requireAligned(in, op.type(), "in");
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
         CudaKernel k = compile(ctx, "custom_reduce_" + op.name(), source(op), KERNEL);
         int perSm = k.maxActiveBlocksPerSm(ReducePolicy.BLOCK_THREADS, 0);

@@ -20,7 +20,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>Accumulators, shared with the CPU backend: BYTE/INT SUM and PROD and LONG PROD in 64 bits
  * (PROD wraps as Java's long multiplication does); LONG SUM exactly in 128 bits, and the
- * synchronous call throws ArithmeticException when the sum does not fit a long; FLOAT SUM/PROD in
+ * synchronous call throws ArithmeticException when the sum does not fit a long; INT SUM of more than
+ * 2^32 elements runs as one launch per chunk of at most 2^32 (a chunk's 64-bit sum is always exact),
+ * the chunk sums added in 128 bits, and the synchronous call throws ArithmeticException when the total
+ * does not fit a long (BYTE SUM would need more than 2^56 elements to leave 64 bits); FLOAT SUM/PROD in
  * double; MIN/MAX as Math.min/Math.max (NaN wins, -0.0 &lt; 0.0); ARGMIN/ARGMAX the first index of
  * the extreme, NaN counting as the extreme, -1 when empty. Float results are bitwise identical run
  * to run (fixed reduction order, no float atomics).
@@ -38,9 +41,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  *
  * <p>The synchronous calls have the kernel write its result straight into a small pinned host buffer
  * (pinned memory is addressable from the device under unified addressing), so a call is one launch
- * and no copy command; the host spins on that buffer until the result lands rather than waiting in
- * cuStreamSynchronize, which returns later. Synchronous calls on one context are serialised by a
- * lock around that buffer.
+ * (INT SUM beyond 2^32 elements: one per chunk) and no copy command; the host spins on that buffer
+ * until the result lands rather than waiting in cuStreamSynchronize, which returns later. Synchronous
+ * calls on one context are serialised by a lock around that buffer.
  */
 public final class GpuReduce {
     private GpuReduce() {}
@@ -53,15 +56,21 @@ public final class GpuReduce {
     private static final int ARG_MIN = Op.values().length, ARG_MAX = ARG_MIN + 1, KINDS = ARG_MAX + 1;
     /** Stored over the pinned result before a synchronous launch (a NaN payload no sum produces). */
     private static final long RESULT_POISON = 0x7FF4_DEAD_5EED_1234L;
+    /**
+     * INT SUM of more elements than this runs as one launch per chunk of at most this many: a chunk's
+     * sum lies in [-2^63, 2^63 - 2^32], so its 64-bit (wrapping) accumulator holds it exactly.
+     */
+    static final long INT_SUM_CHUNK = 1L << 32;
 
     // ---- synchronous: launch, wait, return the value ----
 
     /**
      * Reduces {@code n} elements of BYTE, INT or LONG at device pointer {@code in}.
-     * SUM and PROD accumulate in 64 bits (LONG SUM exactly in 128); MIN/MAX/AND/OR/XOR return the
-     * element value widened. An empty input gives the operator's identity.
+     * SUM and PROD accumulate in 64 bits (LONG SUM exactly in 128; INT SUM of more than 2^32
+     * elements chunk by chunk, the chunk sums added exactly); MIN/MAX/AND/OR/XOR return the element
+     * value widened. An empty input gives the operator's identity.
      *
-     * @throws ArithmeticException for LONG SUM when the exact sum does not fit a long
+     * @throws ArithmeticException for LONG SUM and INT SUM when the exact sum does not fit a long
      */
     public static long reduceIntegral(CudaContext ctx, DType type, Op op, long in, long n) {
         checkInput(ctx, type, in, n);
@@ -73,6 +82,7 @@ public final class GpuReduce {
         op.requireSupports(type, "op");
         Kernels k = kernels(ctx);
         synchronized (k) {
+            if (type == DType.INT && op == Op.SUM && n > INT_SUM_CHUNK) return intSumInChunks(ctx, k, in, n);
             MemorySegment r = k.runSync(ctx, type, op.ordinal(), in, n);
             long low = r.get(JAVA_LONG, 0);
             if (type == DType.LONG && op == Op.SUM) {
@@ -85,6 +95,43 @@ public final class GpuReduce {
             }
             return low;
         }
+    }
+
+    /**
+     * INT SUM of more than {@link #INT_SUM_CHUNK} elements: one synchronous launch per chunk of at
+     * most that many (each chunk's sum exact), combined by {@link #combineIntSumChunks}. The caller
+     * holds {@code k}'s lock.
+     */
+    private static long intSumInChunks(CudaContext ctx, Kernels k, long in, long n) {
+        long[] chunkSums = new long[Math.toIntExact((n + INT_SUM_CHUNK - 1) / INT_SUM_CHUNK)];
+        for (int c = 0; c < chunkSums.length; c++) {
+            long from = c * INT_SUM_CHUNK;
+            long count = Math.min(INT_SUM_CHUNK, n - from);
+            chunkSums[c] = k.runSync(ctx, DType.INT, Op.SUM.ordinal(), in + from * Integer.BYTES, count).get(JAVA_LONG, 0);
+        }
+        return combineIntSumChunks(chunkSums, n);
+    }
+
+    /**
+     * The total of the exact sums of consecutive chunks of an INT SUM of {@code n} elements, added
+     * in 128 bits (so a running total may leave the range of long on the way, as long as the total
+     * comes back into it).
+     *
+     * @throws ArithmeticException when the total does not fit a long, giving it exactly
+     */
+    static long combineIntSumChunks(long[] chunkSums, long n) {
+        long high = 0, low = 0;  // high * 2^64 + unsigned(low)
+        for (long s : chunkSums) {
+            long sum = low + s;
+            high += (s >> 63) + (Long.compareUnsigned(sum, low) < 0 ? 1 : 0);
+            low = sum;
+        }
+        if (high != (low >> 63)) {
+            BigInteger exact = BigInteger.valueOf(high).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(low)));
+            throw new ArithmeticException("int32 sum overflows int64: the exact sum of the " + n
+                    + " elements is " + exact + ", outside the range of long");
+        }
+        return low;
     }
 
     /**
@@ -121,7 +168,9 @@ public final class GpuReduce {
      * Launches the reduce of {@code n} elements at {@code in} with its result written to device
      * memory at {@code resultPtr} ({@link #resultBytes} bytes, layout in the class comment), ordered
      * on the context's stream; returns without waiting. No overflow check happens for LONG SUM:
-     * the 128-bit sum is what is written.
+     * the 128-bit sum is what is written. INT SUM runs as one launch here at any length: beyond 2^32
+     * elements the 64-bit result is the exact sum modulo 2^64 (use {@link #reduceIntegral} for a
+     * checked sum).
      */
     public static void reduceInto(CudaContext ctx, DType type, Op op, long in, long n, long resultPtr) {
         checkInput(ctx, type, in, n);

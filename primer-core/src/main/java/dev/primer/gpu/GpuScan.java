@@ -21,12 +21,15 @@ import java.util.WeakHashMap;
  * identity for a plain inclusive scan (for float/double SUM that is -0.0, which leaves every value
  * bitwise alone, including a leading -0.0). {@code initBits} holds the init as raw bits of the
  * output type: {@code Float.floatToRawIntBits}, {@code Double.doubleToRawLongBits}, or the integer
- * itself (for 4-byte types only the low 32 bits count).
+ * itself (for 4-byte types only the low 32 bits count, for int8 only the low 8, as a signed byte).
  *
- * <p>Accumulation happens in the output type: int32 SUM wraps mod 2^32 unless the output is int64
- * ({@code INT -> LONG}, the only mixed pair). Float results are bitwise identical from run to run
- * (fixed association; see the kernel header), and differ from a sequential left-to-right sum by
- * rounding only. MIN/MAX follow Math.min/Math.max.
+ * <p>Results are those of arithmetic in the output type: int32 SUM wraps mod 2^32 unless the output
+ * is int64; int8 scans into int8 wrap like Java {@code byte} arithmetic (SUM and PROD mod 2^8; the
+ * kernels combine in int32 and narrow each output as they store it, which gives the same bits), and
+ * MIN/MAX/AND/OR/XOR are exact. The mixed pairs are {@code INT -> LONG} and {@code BYTE -> LONG},
+ * for SUM only (torch.cumsum's int8 result), which do not overflow. Float results are bitwise
+ * identical from run to run (fixed association; see the kernel header), and differ from a
+ * sequential left-to-right sum by rounding only. MIN/MAX follow Math.min/Math.max.
  *
  * <p>{@code in == out} (in place) is allowed when the types have the same size; otherwise the
  * ranges must not overlap. Pointers must be aligned to their element size; any 16-byte
@@ -51,8 +54,8 @@ public final class GpuScan {
 
     /**
      * Scans {@code n} elements of {@code inType} at {@code in} into {@code outType} at {@code out}.
-     * Supported: {@code outType == inType} for every operator the type supports (int8 excepted), and
-     * {@code INT -> LONG} for SUM.
+     * Supported: {@code outType == inType} for every operator the type supports (int8 included), and
+     * {@code INT -> LONG} and {@code BYTE -> LONG} for SUM.
      */
     public static void scan(CudaContext ctx, DType inType, DType outType, Op op, boolean inclusive, long initBits,
                             long in, long out, long n) {
@@ -60,12 +63,12 @@ public final class GpuScan {
         Objects.requireNonNull(inType, "inType");
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
-        requireScannable(inType, "inType");
         op.requireSupports(inType, "op");
-        boolean widening = inType == DType.INT && outType == DType.LONG;
+        boolean widens = inType == DType.INT || inType == DType.BYTE;  // into int64, for SUM
+        boolean widening = widens && outType == DType.LONG;
         if (outType != inType && !(widening && op == Op.SUM)) {
             throw new IllegalArgumentException("outType: " + inType + " scans into " + inType
-                    + (inType == DType.INT ? " (or int64 for SUM)" : "") + ", not " + outType);
+                    + (widens ? " (or int64 for SUM)" : "") + ", not " + outType);
         }
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
@@ -73,7 +76,7 @@ public final class GpuScan {
         requireAligned(out, outType, "out");
         requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
 
-        String kernel = widening ? "scan_sum_i32_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
+        String kernel = widening ? "scan_sum_" + inType.kernelSuffix() + "_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
         launchPlain(ctx, ctx.module(MODULE).kernel(kernel), inType, inclusive, initBits, in, out, n);
     }
 
@@ -97,14 +100,13 @@ public final class GpuScan {
     /**
      * Segmented scan: a segment starts at every element whose byte in {@code headFlags} (int8,
      * {@code n} of them) is nonzero, and at element 0 whatever its flag. Each segment is scanned
-     * as by {@link #scan} with the same init.
+     * as by {@link #scan} with the same init, into the input's type (every type, int8 included).
      */
     public static void segmentedScanByFlags(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
                                             long in, long headFlags, long out, long n) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(op, "op");
-        requireScannable(type, "type");
         op.requireSupports(type, "op");
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
@@ -141,7 +143,6 @@ public final class GpuScan {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(op, "op");
-        requireScannable(type, "type");
         op.requireSupports(type, "op");
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
         if (segments == 0) return;
@@ -249,12 +250,6 @@ public final class GpuScan {
     // ---- checks ----
 
     private static String opName(Op op) { return op.name().toLowerCase(Locale.ROOT); }
-
-    static void requireScannable(DType type, String name) {
-        if (type == DType.BYTE) {
-            throw new IllegalArgumentException(name + ": int8 scans are not supported (scan int32, or int8 -> int32 first)");
-        }
-    }
 
     static void requireAligned(long pointer, DType type, String name) {
         if (pointer == 0) throw new IllegalArgumentException(name + ": null device pointer");

@@ -8,9 +8,11 @@ import dev.primer.DType;
  * traps at once, so a mismatch cannot go unnoticed.
  *
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
- * input each: plain scans 8192 elements of 4 bytes or 4096 of 8 bytes (256 x 8), segmented scans
- * 4096 of 4 bytes or 2048 of 8 bytes (256 x 4). The tiles are laid on 16-byte boundaries of the
- * input, so tile 0 may start up to 3 elements before {@code in[0]} ({@link #shift}).
+ * input each: plain scans 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8),
+ * segmented scans 16384 int8, 4096 of 4 bytes or 2048 of 8 bytes (256 x 4); the input type sets
+ * the tile, whatever the output (int8 -> int64 tiles are int8 tiles). The tiles are laid on 16-byte
+ * boundaries of the input, so tile 0 may start up to 15 int8 elements (3 of 4 bytes, 1 of 8) before
+ * {@code in[0]} ({@link #shift}).
  */
 public final class ScanPolicy {
     private ScanPolicy() {}

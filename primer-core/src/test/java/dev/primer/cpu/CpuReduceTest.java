@@ -14,6 +14,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -241,6 +242,80 @@ class CpuReduceTest {
         MemorySegment bytes = TestArrays.allocate(DType.BYTE, n);
         bytes.fill((byte) -128);
         assertEquals(-128L * n, CpuReduce.reduceIntegral(DType.BYTE, Op.SUM, bytes, n));
+    }
+
+    // ---- int32 SUM beyond 2^32 elements: ranges of 2^32, combined exactly or ArithmeticException ----
+    // (2^32 int32 elements take 16 GiB, too much for a CPU test: the two pieces are tested apart.)
+
+    /** 2^32 elements of Integer.MAX_VALUE: the largest sum of one range, 2^63 - 2^32. */
+    static final long MAX_RANGE_SUM = (1L << 32) * Integer.MAX_VALUE;
+    /** 2^32 elements of Integer.MIN_VALUE: the smallest sum of one range, -2^63. */
+    static final long MIN_RANGE_SUM = (1L << 32) * Integer.MIN_VALUE;
+
+    @Test
+    void int32SumRangesCombineExactlyOrThrow() {
+        long n = 5L << 32;  // only named in the message
+        assertEquals(Long.MIN_VALUE, MIN_RANGE_SUM);
+        assertEquals(0, CpuReduce.combineIntSums(new long[0], 0));
+        assertEquals(MAX_RANGE_SUM, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM}, n));
+        assertEquals(Long.MAX_VALUE, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, (1L << 32) - 1}, n));
+        assertEquals(Long.MIN_VALUE, CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, 0}, n));
+        // The running total leaves the range of long and comes back: still exact (addExact would throw).
+        assertEquals(Long.MAX_VALUE - (1L << 33) + 1, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
+        assertEquals(-(1L << 33), CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM}, n));
+        // One past either end throws, naming the exact sum and the element count.
+        ArithmeticException up = assertThrows(ArithmeticException.class,
+                () -> CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, 1L << 32}, n));
+        assertEquals("int32 sum overflows int64: the exact sum of the " + n + " elements is 9223372036854775808, outside the range of long",
+                up.getMessage());
+        ArithmeticException down = assertThrows(ArithmeticException.class,
+                () -> CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, -1}, n));
+        assertTrue(down.getMessage().contains(" is -9223372036854775809,"), down.getMessage());
+        assertThrows(ArithmeticException.class,
+                () -> CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
+        // Many ranges: exact against BigInteger, the value or the exception carrying it.
+        SplittableRandom random = new SplittableRandom(2024);
+        for (int trial = 0; trial < 20_000; trial++) {
+            long[] sums = new long[1 + random.nextInt(40)];
+            BigInteger exact = BigInteger.ZERO;
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] = switch (random.nextInt(4)) {
+                    case 0 -> MAX_RANGE_SUM - random.nextInt(3);
+                    case 1 -> MIN_RANGE_SUM + random.nextInt(3);
+                    default -> random.nextLong(MIN_RANGE_SUM, MAX_RANGE_SUM + 1);
+                };
+                exact = exact.add(BigInteger.valueOf(sums[i]));
+            }
+            if (exact.bitLength() < 64) {
+                assertEquals(exact.longValueExact(), CpuReduce.combineIntSums(sums, n), exact::toString);
+            } else {
+                ArithmeticException e = assertThrows(ArithmeticException.class, () -> CpuReduce.combineIntSums(sums, n));
+                assertTrue(e.getMessage().contains(" is " + exact + ","), e.getMessage());
+            }
+        }
+    }
+
+    @Test
+    void int32SumInRangesEqualsTheWholeSum() {
+        int n = 3 * 65536 + 5;
+        MemorySegment in = TestArrays.allocate(DType.INT, n);
+        SplittableRandom random = new SplittableRandom(17);
+        for (int i = 0; i < n; i++) {
+            int v = switch (random.nextInt(3)) {
+                case 0 -> Integer.MAX_VALUE;
+                case 1 -> Integer.MIN_VALUE;
+                default -> random.nextInt();
+            };
+            in.setAtIndex(ValueLayout.JAVA_INT, i, v);
+        }
+        long expected = integralReference(DType.INT, Op.SUM, in, n);
+        assertEquals(expected, CpuReduce.reduceIntegral(DType.INT, Op.SUM, in, n));
+        for (long range : new long[] {1, 7, 65535, 65536, 65537, 100_003, n - 1, n, 1L << 32}) {
+            assertEquals(expected, CpuReduce.intSumInRanges(in, n, range), "range " + range);
+            assertEquals(expected - in.getAtIndex(ValueLayout.JAVA_INT, n - 1), CpuReduce.intSumInRanges(in, n - 1, range), "range " + range);
+        }
+        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, n, 0));
+        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, n, (1L << 32) + 1));
     }
 
     @Test

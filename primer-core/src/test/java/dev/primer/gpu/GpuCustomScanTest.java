@@ -162,7 +162,7 @@ class GpuCustomScanTest {
         }
     }
 
-    private static String nvcc() {
+    static String nvcc() {
         List<String> candidates = new ArrayList<>();
         String home = System.getenv("CUDA_HOME");
         if (home != null) candidates.add(home + "/bin/nvcc");

@@ -1,12 +1,17 @@
 package dev.primer.gpu;
 
+import dev.primer.BackendKind;
 import dev.primer.DType;
+import dev.primer.IntArray;
 import dev.primer.Op;
+import dev.primer.Primer;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -27,8 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The device-wide reduce against straightforward Java references: every operator and type, sizes
  * around warp, block, tile and grid boundaries, slices starting 1..3 elements past an aligned
- * address, NaN and -0.0, run-to-run bitwise identity, inputs of more than 2^31 elements, and
- * argument errors. Integer results, MIN/MAX and ARGMIN/ARGMAX must be exact; float sums must lie
+ * address, NaN and -0.0, run-to-run bitwise identity, inputs of more than 2^31 elements, int32 sums
+ * of more than 2^32 elements (exact or ArithmeticException), and argument errors. Integer results, MIN/MAX and ARGMIN/ARGMAX must be exact; float sums must lie
  * within the bound of any summation order, (n - 1)·2^-53·Σ|x_i| of the exact sum (a double
  * accumulator; float inputs widen exactly), the exact sum taken as a double-double.
  */
@@ -38,8 +43,12 @@ class GpuReduceTest {
     private static final int MAX_OFFSET = 3;
     private static CudaContext ctx;
 
+    /** Tag of the tests that check host-side logic only: they run without a GPU. */
+    private static final String HOST_ONLY = "host-only";
+
     @BeforeEach
-    void gpu() {
+    void gpu(TestInfo test) {
+        if (test.getTags().contains(HOST_ONLY)) return;
         Assumptions.assumeTrue(Cuda.isAvailable(), () -> "no GPU: " + Cuda.unavailableReason());
         ctx = Cuda.context();
     }
@@ -400,6 +409,115 @@ class GpuReduceTest {
             assertEquals(bytesN - 1, GpuReduce.argExtreme(ctx, DType.BYTE, false, ptr + 1, bytesN));
         } finally {
             ctx.free(ptr);
+        }
+    }
+
+    // ---- INT SUM beyond 2^32 elements: one launch per chunk of 2^32, exact or ArithmeticException ----
+
+    /** 2^32 elements of Integer.MAX_VALUE: the largest sum of one chunk, 2^63 - 2^32. */
+    private static final long MAX_CHUNK_SUM = (1L << 32) * Integer.MAX_VALUE;
+    /** 2^32 elements of Integer.MIN_VALUE: the smallest sum of one chunk, -2^63. */
+    private static final long MIN_CHUNK_SUM = (1L << 32) * Integer.MIN_VALUE;
+
+    @Test
+    @Tag(HOST_ONLY)
+    void intSumChunksCombineExactlyOrThrow() {
+        long n = 5L << 32;  // only named in the message
+        assertEquals(Long.MIN_VALUE, MIN_CHUNK_SUM);
+        assertEquals(0, GpuReduce.combineIntSumChunks(new long[0], 0));
+        assertEquals(MAX_CHUNK_SUM, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM}, n));
+        assertEquals(Long.MAX_VALUE, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, (1L << 32) - 1}, n));
+        assertEquals(Long.MIN_VALUE, GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, 0}, n));
+        // The running total leaves the range of long and comes back: still exact (addExact would throw).
+        assertEquals(Long.MAX_VALUE - (1L << 33) + 1, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, MAX_CHUNK_SUM, MIN_CHUNK_SUM}, n));
+        assertEquals(-(1L << 33), GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, MIN_CHUNK_SUM, MAX_CHUNK_SUM, MAX_CHUNK_SUM}, n));
+        // One past either end throws, naming the exact sum and the element count.
+        ArithmeticException up = assertThrows(ArithmeticException.class,
+                () -> GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, 1L << 32}, n));
+        assertEquals("int32 sum overflows int64: the exact sum of the " + n + " elements is 9223372036854775808, outside the range of long",
+                up.getMessage());
+        ArithmeticException down = assertThrows(ArithmeticException.class,
+                () -> GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, -1}, n));
+        assertTrue(down.getMessage().contains(" is -9223372036854775809,"), down.getMessage());
+        assertThrows(ArithmeticException.class,
+                () -> GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, MIN_CHUNK_SUM, MAX_CHUNK_SUM, MAX_CHUNK_SUM, MIN_CHUNK_SUM}, n));
+        // Many chunks: exact against BigInteger, the value or the exception carrying it.
+        SplittableRandom random = new SplittableRandom(2024);
+        for (int trial = 0; trial < 20_000; trial++) {
+            long[] sums = new long[1 + random.nextInt(40)];
+            BigInteger exact = BigInteger.ZERO;
+            for (int i = 0; i < sums.length; i++) {
+                sums[i] = switch (random.nextInt(4)) {
+                    case 0 -> MAX_CHUNK_SUM - random.nextInt(3);
+                    case 1 -> MIN_CHUNK_SUM + random.nextInt(3);
+                    default -> random.nextLong(MIN_CHUNK_SUM, MAX_CHUNK_SUM + 1);
+                };
+                exact = exact.add(BigInteger.valueOf(sums[i]));
+            }
+            if (exact.bitLength() < 64) {
+                assertEquals(exact.longValueExact(), GpuReduce.combineIntSumChunks(sums, n), exact::toString);
+            } else {
+                ArithmeticException e = assertThrows(ArithmeticException.class, () -> GpuReduce.combineIntSumChunks(sums, n));
+                assertTrue(e.getMessage().contains(" is " + exact + ","), e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * 2^32 + 2^20 + 7 int32 elements (16 GiB) through Primer.sum: exact where the sum fits a long,
+     * including exactly Long.MIN_VALUE, and ArithmeticException where it does not (the int64
+     * accumulator of a single launch would wrap silently there).
+     */
+    @Test
+    void intSumOfMoreThan2To32ElementsIsExactOrThrows() {
+        long chunk = 1L << 32;
+        long n = chunk + (1L << 20) + 7;
+        long bytes = n * Integer.BYTES;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + ((bytes >> 30) + 2) + " GiB of free device memory");
+        try (Primer primer = Primer.open(BackendKind.GPU); IntArray a = primer.allocateInts(n)) {
+            // Fits: 2^31 elements of MAX_VALUE, the rest -3, distinct values around the chunk boundary
+            // [2^32 - 5, 2^32 + 5) and at the last element.
+            a.fill(-3);
+            try (IntArray head = a.slice(0, 1L << 31)) {
+                head.fill(Integer.MAX_VALUE);
+            }
+            int[] edge = {1, -2, 3, Integer.MIN_VALUE, Integer.MAX_VALUE, 6, -7, 8, Integer.MAX_VALUE, 10};
+            try (IntArray around = a.slice(chunk - 5, chunk + 5); IntArray last = a.slice(n - 1, n)) {
+                around.copyFrom(edge);
+                last.fill(12345);
+            }
+            BigInteger exact = BigInteger.valueOf(Integer.MAX_VALUE).shiftLeft(31)
+                    .add(BigInteger.valueOf(-3L * (n - (1L << 31) - edge.length - 1)))
+                    .add(BigInteger.valueOf(java.util.Arrays.stream(edge).asLongStream().sum()))
+                    .add(BigInteger.valueOf(12345));
+            assertEquals(exact.longValueExact(), primer.sum(a));
+            assertEquals(exact.longValueExact(), primer.reduce(a, Op.SUM));
+            try (IntArray tail = a.slice(1, n)) {  // 4 bytes in: every chunk starts one element later
+                assertEquals(exact.longValueExact() - Integer.MAX_VALUE, primer.sum(tail));
+            }
+            assertEquals(Integer.MIN_VALUE, primer.reduce(a, Op.MIN));  // other operators: one launch, as before
+
+            // Exactly Long.MIN_VALUE: the first 2^32 elements MIN_VALUE (one chunk of -2^63), the rest 0.
+            a.fill(0);
+            try (IntArray first = a.slice(0, chunk)) {
+                first.fill(Integer.MIN_VALUE);
+                assertEquals(Long.MIN_VALUE, primer.sum(first));  // exactly 2^32 elements: one launch
+            }
+            assertEquals(Long.MIN_VALUE, primer.sum(a));
+            try (IntArray last = a.slice(n - 1, n)) {
+                last.fill(-1);  // one below: -2^63 - 1
+            }
+            ArithmeticException below = assertThrows(ArithmeticException.class, () -> primer.sum(a));
+            assertEquals("int32 sum overflows int64: the exact sum of the " + n + " elements is -9223372036854775809, outside the range of long",
+                    below.getMessage());
+
+            // All MAX_VALUE: (2^32 + 2^20 + 7)(2^31 - 1) > 2^63 - 1.
+            a.fill(Integer.MAX_VALUE);
+            BigInteger over = BigInteger.valueOf(n).multiply(BigInteger.valueOf(Integer.MAX_VALUE));
+            ArithmeticException above = assertThrows(ArithmeticException.class, () -> primer.sum(a));
+            assertTrue(above.getMessage().startsWith("int32 sum overflows int64: the exact sum of the " + n + " elements is " + over + ","),
+                    above.getMessage());
+            assertThrows(ArithmeticException.class, () -> GpuReduce.reduceIntegral(ctx, DType.INT, Op.SUM, a.devicePointer(), n));
         }
     }
 

@@ -2,6 +2,7 @@ package dev.primer.gpu;
 
 import dev.primer.DType;
 import dev.primer.Op;
+import dev.primer.cpu.CpuScan;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
@@ -22,11 +23,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The device scan against a Java reference: every operator x dtype, awkward sizes, slices that start
- * 1..3 elements past a 16-byte boundary, in place, inclusive and exclusive with an init, segmented by
- * flags and by offsets, bitwise run-to-run identity of float sums, and argument errors.
+ * 1..3 elements past a 16-byte boundary (int8: every one of 0..15), in place, inclusive and exclusive
+ * with an init, int32 and int8 sums into int64, segmented by flags and by offsets, bitwise run-to-run
+ * identity of float sums, and argument errors. int8 results are also compared byte for byte with
+ * {@link CpuScan}, the CPU backend.
  *
- * <p>Every output buffer is poisoned (0xFF bytes) before each run, with guard elements on both sides,
- * and every element is checked: integers, MIN/MAX and bitwise exactly (Float.compare / Double.compare
+ * <p>Every output buffer is poisoned (0xFF bytes) before each run, with guard elements on both sides
+ * (in place too: the buffer is poisoned before the input is copied in), and every element is
+ * checked: integers, MIN/MAX and bitwise exactly (Float.compare / Double.compare
  * equality, so -0.0 != 0.0 and any NaN equals any NaN); float SUM against a double reference within
  * {@code (i / tileItems + 64) * u * (|init| + sum |x_j|)}, float PROD within
  * {@code (count + 64) * u * |reference|} (u = 2^-24 or 2^-53): the number of roundings on any element's
@@ -154,6 +158,104 @@ class GpuScanTest {
         return (int) Math.floorMod(z ^ (z >>> 29), 2001L) - 1000;
     }
 
+    // ---- int8 ----
+
+    /** Sizes around one int8 tile (32768 items plain, 16384 segmented) and many tiles (4M: over 4 look-back windows). */
+    private static final int[] BYTE_SIZES = {0, 1, 2, 15, 16, 17, 31, 33, 511, 513, 4095, 4097, (1 << 15) - 1, 1 << 15,
+            (1 << 15) + 1, (1 << 16) + 1, (1 << 20) - 1, (1 << 20) + 1, 1_000_003, (1 << 22) + 5};
+
+    @Test
+    void int8EveryOperatorSizeAndOffset() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (Op op : Op.values()) {
+            int config = 0;
+            for (int n : BYTE_SIZES) {
+                for (int inShift = 0; inShift < 16; inShift++, config++) {
+                    // 0: inclusive from the identity, out aligned like in (vector stores); 1: exclusive, out
+                    // at another offset (element stores); 2: inclusive with an init, in place; 3: exclusive, in place.
+                    int mode = config % 4;
+                    boolean inclusive = mode == 0 || mode == 2, inPlace = mode >= 2;
+                    int outShift = mode == 1 ? (inShift + 1 + (config / 4) % 15) % 16 : inShift;
+                    long init = mode == 0 ? GpuScan.identityBits(DType.BYTE, op) : byteInitBits(random);
+                    checkScan(DType.BYTE, DType.BYTE, op, inclusive, init, n, inShift, outShift, inPlace, random.nextLong());
+                }
+            }
+        }
+    }
+
+    @Test
+    void int8SumsIntoInt64() {
+        SplittableRandom random = new SplittableRandom(12);
+        // Inits that carry the sums across 2^31, 2^32 and (wrapping, as Java's long) 2^63.
+        long[] inits = {0, 5, -1, (1L << 31) - 100, (1L << 32) - 3000, -(1L << 32) + 77, 0x1234_5678_9ABCL,
+                Long.MAX_VALUE - 20_000};
+        int config = 0;
+        for (int n : BYTE_SIZES) {
+            for (int inShift = 0; inShift < 16; inShift++, config++) {
+                int outShift = (config / 2) % 2;  // int64 elements past a 16-byte boundary
+                checkScan(DType.BYTE, DType.LONG, Op.SUM, config % 2 == 0, inits[random.nextInt(inits.length)], n, inShift,
+                        outShift, false, random.nextLong());
+            }
+        }
+    }
+
+    /** Positive int8 data whose sums pass 2^31 and 2^32 from a zero init: int64 all the way, status words included. */
+    @Test
+    void int8ToInt64SumPastTwoToThe32() {
+        long n = (1L << 26) + 5;  // ~4.3e9 at the end: 64 MB in, 512 MB out
+        long in = ctx.allocate(n + 16), out = ctx.allocate(8 * n + 16);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = arena.allocate(n, 16);
+            for (long i = 0; i < n; i++) x.set(ValueLayout.JAVA_BYTE, i, (byte) Math.floorMod(bigInput(i), 128));
+            ctx.copyToDevice(in + 3, x, n);
+            ctx.memset8(out, (byte) 0xFF, 8 * n + 16);
+            GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.SUM, true, 0, in + 3, out + 8, n);
+            MemorySegment got = arena.allocate(8 * n, 8);
+            ctx.copyToHost(got, out + 8, 8 * n);
+            long acc = 0;
+            for (long i = 0; i < n; i++) {
+                acc += x.get(ValueLayout.JAVA_BYTE, i);
+                long g = got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                if (g != acc) fail("element " + i + ": expected " + acc + ", got " + g);
+            }
+            assertTrue(acc > (1L << 32), "the sums should pass 2^32: " + acc);
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
+    @Test
+    void int8SegmentedByFlagsAndByOffsets() {
+        SplittableRandom random = new SplittableRandom(13);
+        int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, 100_003, (1 << 20) + 3};
+        double[] rates = {0, 0.001, 0.05, 0.7};
+        for (boolean byOffsets : new boolean[] {false, true}) {
+            for (Op op : Op.values()) {
+                for (int n : sizes) {
+                    for (int shift = 0; shift < 16; shift += n > 100_000 ? 5 : 1) {
+                        double rate = rates[random.nextInt(rates.length)];
+                        boolean inclusive = random.nextBoolean();
+                        long init = inclusive && random.nextBoolean() ? GpuScan.identityBits(DType.BYTE, op) : byteInitBits(random);
+                        // Flags at the data's offset (whole chunks' flags in one 16-byte load) or at another.
+                        int flagShift = random.nextBoolean() ? shift : random.nextInt(16);
+                        checkSegmented(DType.BYTE, op, inclusive, init, n, shift, flagShift, rate, byOffsets, random.nextLong(), 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A random int8 init, as the bits callers may pass: sign-extended, the unsigned byte, or with junk above it. */
+    private static long byteInitBits(SplittableRandom random) {
+        byte b = (byte) random.nextInt(256);
+        return switch (random.nextInt(3)) {
+            case 0 -> b;
+            case 1 -> b & 0xFFL;
+            default -> (random.nextLong() & ~0xFFL) | (b & 0xFFL);  // only the low 8 bits count
+        };
+    }
+
     // ---- segmented ----
 
     @Test
@@ -233,7 +335,10 @@ class GpuScanTest {
         long a = ctx.allocate(1024), b = ctx.allocate(1024);
         try {
             assertThrows(NullPointerException.class, () -> GpuScan.scan(null, DType.INT, DType.INT, Op.SUM, true, 0, a, b, 4));
-            expect("inType", () -> GpuScan.scan(ctx, DType.BYTE, DType.BYTE, Op.SUM, true, 0, a, b, 4));
+            expect("outType", () -> GpuScan.scan(ctx, DType.BYTE, DType.INT, Op.SUM, true, 0, a, b, 4));
+            expect("outType", () -> GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.MAX, true, 0, a, b, 4));
+            expect("out", () -> GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.SUM, true, 0, a + 3, b + 4, 4));  // int64 out misaligned
+            expect("out", () -> GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.SUM, true, 0, a, a, 4));          // in place, sizes differ
             expect("outType", () -> GpuScan.scan(ctx, DType.FLOAT, DType.DOUBLE, Op.SUM, true, 0, a, b, 4));
             expect("outType", () -> GpuScan.scan(ctx, DType.INT, DType.LONG, Op.MAX, true, 0, a, b, 4));
             expect("op", () -> GpuScan.scan(ctx, DType.FLOAT, DType.FLOAT, Op.XOR, true, 0, a, b, 4));
@@ -243,7 +348,7 @@ class GpuScanTest {
             expect("out", () -> GpuScan.scan(ctx, DType.DOUBLE, DType.DOUBLE, Op.SUM, true, 0, a, b + 4, 4));
             expect("out", () -> GpuScan.scan(ctx, DType.INT, DType.INT, Op.SUM, true, 0, a, a + 4, 4));       // overlap, not in place
             expect("out", () -> GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 0, a, a, 4));          // in place, sizes differ
-            expect("type", () -> GpuScan.segmentedScanByFlags(ctx, DType.BYTE, Op.SUM, true, 0, a, b, a, 4));
+            expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.BYTE, Op.SUM, true, 0, a, b + 2, b, 4));
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, 0, b, 4));
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b + 2, b, 4));
             expect("n", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b, a, -5));
@@ -292,17 +397,23 @@ class GpuScanTest {
                 long in = inBuf + 16 + inSize * inShift;  // ctx.allocate is 256-byte aligned
                 long outOffset = inPlace ? 16 + inSize * inShift : 16 + outSize * outShift;
                 long out = outBuf + outOffset;
+                ctx.memset8(inBuf, (byte) 0xFF, inBytes);
                 if (!inPlace) ctx.memset8(outBuf, (byte) 0xFF, outBytes);
                 ctx.copyToDevice(in, x, inSize * n);
                 GpuScan.scan(ctx, inType, outType, op, inclusive, initBits, in, out, n);
-                MemorySegment got = arena.allocate(inPlace ? inBytes : outBytes, 8);
+                long gotBytes = inPlace ? inBytes : outBytes;
+                MemorySegment got = arena.allocate(gotBytes, 8);
                 ctx.copyToHost(got, outBuf, got.byteSize());
-                if (!inPlace) {
-                    checkPoison(what, got, 0, outOffset);
-                    checkPoison(what, got, outOffset + outSize * n, outBytes);
-                }
+                checkPoison(what, got, 0, outOffset);
+                checkPoison(what, got, outOffset + outSize * n, gotBytes);
                 checkAgainstReference(what, inType, outType, op, inclusive, initBits, x, null, n, got.asSlice(outOffset),
                         ScanPolicy.tileItems(inType, false));
+                if (inType == DType.BYTE) {
+                    Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
+                    MemorySegment cpuIn = shared.allocate(inSize * n, 8).copyFrom(x), cpu = shared.allocate(outSize * n, 8);
+                    CpuScan.scan(inType, outType, op, inclusive, initBits, cpuIn, cpu, n);
+                    checkSameBytes(what, cpu, got.asSlice(outOffset, outSize * n), outSize);
+                }
             } finally {
                 ctx.free(inBuf);
                 if (!inPlace) ctx.free(outBuf);
@@ -315,11 +426,20 @@ class GpuScanTest {
         checkSegmented(type, op, inclusive, initBits, n, shift, rate, byOffsets, seed, 1);
     }
 
-    /** Segmented scan of n random elements with heads at the given rate (none forced at 0); runs times, bitwise equal. */
     private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, double rate,
                                        boolean byOffsets, long seed, int runs) {
+        checkSegmented(type, op, inclusive, initBits, n, shift, shift & 1, rate, byOffsets, seed, runs);
+    }
+
+    /**
+     * Segmented scan of n random elements with heads at the given rate (none forced at 0); runs times, bitwise equal.
+     * The data starts shift elements past a 16-byte boundary, the flags flagShift bytes.
+     */
+    private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
+                                       double rate, boolean byOffsets, long seed, int runs) {
         String what = "segmented by " + (byOffsets ? "offsets " : "flags ") + type + " " + op
-                + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + " rate=" + rate;
+                + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + "/" + flagShift + " rate=" + rate
+                + " init=0x" + Long.toHexString(initBits);
         SplittableRandom random = new SplittableRandom(seed ^ 0x5EED);
         long size = type.byteSize();
         long pad = byOffsets ? 5 : 0;  // elements before offsets[0] and after offsets[segments]: untouched
@@ -345,7 +465,7 @@ class GpuScanTest {
             try {
                 long in = inBuf + 16 + size * shift, out = outBuf + 16 + size * shift;
                 ctx.copyToDevice(in + size * pad, x, size * n);
-                long flags = flagBuf + (shift & 1);  // flags need no alignment
+                long flags = flagBuf + flagShift;  // flags need no alignment
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
                 MemorySegment off = arena.allocate(ValueLayout.JAVA_LONG, offsetList.size());
                 for (int k = 0; k < offsetList.size(); k++) off.setAtIndex(ValueLayout.JAVA_LONG, k, offsetList.get(k));
@@ -366,6 +486,20 @@ class GpuScanTest {
                         checkPoison(what, got, size * (pad + n), size * total);
                         checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(size * pad),
                                 ScanPolicy.tileItems(type, true));
+                        if (type == DType.BYTE) {
+                            Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
+                            MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(size * total, 8);
+                            cpuIn.asSlice(size * pad, size * n).copyFrom(x);
+                            cpuOut.fill((byte) 0xFF);
+                            if (byOffsets) {
+                                MemorySegment cpuOffsets = shared.allocate(off.byteSize(), 8).copyFrom(off);
+                                CpuScan.segmentedScanByOffsets(type, op, inclusive, initBits, cpuIn, cpuOffsets, offsetList.size() - 1,
+                                        cpuOut);
+                            } else {
+                                CpuScan.segmentedScanByFlags(type, op, inclusive, initBits, cpuIn, MemorySegment.ofArray(heads), cpuOut, n);
+                            }
+                            checkSameBytes(what, cpuOut, got, size);
+                        }
                         first = got;
                     } else {
                         assertEquals(-1L, first.mismatch(got), what + ": run " + run + " differs bitwise from run 0");
@@ -377,6 +511,18 @@ class GpuScanTest {
                 ctx.free(flagBuf);
                 ctx.free(offBuf);
             }
+        }
+    }
+
+    /** GPU and CPU results, element for element (int8 and int64 results are exact on both backends). */
+    private static void checkSameBytes(String what, MemorySegment cpu, MemorySegment gpu, long elementSize) {
+        long at = cpu.mismatch(gpu);
+        if (at >= 0) {
+            long i = at / elementSize;
+            fail(what + ": element " + i + " differs from the CPU backend's: "
+                    + (elementSize == 1 ? cpu.get(ValueLayout.JAVA_BYTE, i) + " (CPU) vs " + gpu.get(ValueLayout.JAVA_BYTE, i)
+                    : cpu.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i) + " (CPU) vs " + gpu.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i))
+                    + " (GPU)");
         }
     }
 
@@ -405,10 +551,31 @@ class GpuScanTest {
                 case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, op == Op.PROD ? 2 * random.nextLong(-3, 3) + 1 : random.nextLong());
                 case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) floatValue(random, op, i, n));
                 case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, floatValue(random, op, i, n));
-                default -> throw new AssertionError(type);
+                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, byteValue(random, op, i, n));
             }
         }
         return x;
+    }
+
+    /**
+     * int8 values over the whole range that keep every operator changing along the array, tile after
+     * tile: odd factors for PROD (a product of bytes otherwise sticks at 0 within a few dozen), a
+     * downward (MIN) or upward (MAX) drift with noise, and for AND and OR a bit cleared or set about
+     * 16 times along the array (8 bits die out after ~22 such events on average); SUM and XOR uniform.
+     */
+    private static byte byteValue(SplittableRandom random, Op op, long i, long n) {
+        double rare = Math.min(0.5, 16.0 / n);
+        return switch (op) {
+            case SUM, XOR -> (byte) random.nextInt(256);
+            case PROD -> (byte) (2 * random.nextInt(-64, 64) + 1);
+            case MIN, MAX -> {
+                int drift = (int) (255 * i / Math.max(1, n - 1));
+                int base = op == Op.MIN ? 127 - drift : -128 + drift;
+                yield (byte) Math.clamp(base + random.nextInt(-24, 25), -128, 127);
+            }
+            case AND -> (byte) (random.nextDouble() < rare ? ~(1 << random.nextInt(8)) : -1);
+            case OR -> (byte) (random.nextDouble() < rare ? 1 << random.nextInt(8) : 0);
+        };
     }
 
     private static double floatValue(SplittableRandom random, Op op, long i, long n) {
@@ -428,6 +595,17 @@ class GpuScanTest {
     private static void checkAgainstReference(String what, DType inType, DType outType, Op op, boolean inclusive, long initBits,
                                               MemorySegment x, byte[] heads, long n, MemorySegment got, long tileItems) {
         switch (outType) {
+            case BYTE -> {  // Java byte arithmetic: wrapping SUM and PROD
+                byte init = (byte) initBits, acc = init;
+                for (long i = 0; i < n; i++) {
+                    byte xi = x.get(ValueLayout.JAVA_BYTE, i);
+                    boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
+                    byte before = head ? init : acc;
+                    acc = (byte) intOp(op, before, xi);
+                    byte expect = inclusive ? acc : before, g = got.get(ValueLayout.JAVA_BYTE, i);
+                    if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
+                }
+            }
             case INT -> {
                 int init = (int) initBits, acc = init;
                 for (long i = 0; i < n; i++) {
@@ -442,7 +620,11 @@ class GpuScanTest {
             case LONG -> {
                 long acc = initBits;
                 for (long i = 0; i < n; i++) {
-                    long xi = inType == DType.INT ? x.getAtIndex(ValueLayout.JAVA_INT, i) : x.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    long xi = switch (inType) {
+                        case BYTE -> x.get(ValueLayout.JAVA_BYTE, i);
+                        case INT -> x.getAtIndex(ValueLayout.JAVA_INT, i);
+                        default -> x.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    };
                     boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
                     long before = head ? initBits : acc;
                     acc = longOp(op, before, xi);

@@ -45,7 +45,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--only", split = ",", paramLabel = "GROUP",
-            description = "Only these groups: foundation, reduce, rows, segments, scan.")
+            description = "Only these groups: foundation, reduce, rows, segments, scan, custom.")
     List<String> only;
 
     @Option(names = "--segments", paramLabel = "FILE.npy",
@@ -82,6 +82,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (groups.contains(RowsBench.GROUP)) records.addAll(RowsBench.run(s));
             if (groups.contains(SegmentsBench.GROUP)) records.addAll(SegmentsBench.run(s));
             if (groups.contains(ScanBench.GROUP)) records.addAll(ScanBench.run(s));
+            if (groups.contains(CustomBench.GROUP)) records.addAll(CustomBench.run(s));
         }
 
         BenchReport report = new BenchReport(env, records, baselines, copyGbps, readGbps);

@@ -16,7 +16,8 @@ import java.util.Locale;
  * Inclusive prefix SUM of n elements (2^28; 2^24 with --quick). Bytes = input + output. cumsum_i32
  * writes int64, as NumPy/CuPy and PyTorch do for int32 input, so it pairs with their cumsum;
  * cumsum_i32_to_i32 keeps int32 (wrapping like Java int addition) and pairs with their cumsum with
- * {@code dtype=int32}. cumsum_i64 and cumsum_f64 keep their type.
+ * {@code dtype=int32}. cumsum_i64 and cumsum_f64 keep their type. cumsum_i8 writes int64 (as the
+ * libraries do for int8) and cumsum_i8_to_i8 keeps int8 (wrapping like Java byte arithmetic).
  * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64).
  */
@@ -35,7 +36,9 @@ final class ScanBench {
                 scan(s, "cumsum_i32", DType.INT, DType.LONG),
                 scan(s, "cumsum_i32_to_i32", DType.INT, DType.INT),
                 scan(s, "cumsum_i64", DType.LONG, DType.LONG),
-                scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE));
+                scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE),
+                scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
+                scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE));
     }
 
     private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
@@ -84,26 +87,23 @@ final class ScanBench {
                 case DOUBLE -> prefix += in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
                 case INT -> exact += in.getAtIndex(ValueLayout.JAVA_INT, i);
                 case LONG -> exact += in.getAtIndex(ValueLayout.JAVA_LONG, i);
-                default -> throw new IllegalStateException(inType.toString());
+                case BYTE -> exact += in.get(ValueLayout.JAVA_BYTE, i);
             }
             if ((i & 0xFFFF) != 0 && i < n - 10) continue;
             sampled++;
-            boolean good;
-            switch (outType) {
-                case FLOAT -> {
-                    double err = HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_FLOAT, i), prefix);
-                    worst = Math.max(worst, err);
-                    good = err <= FLOAT_TOLERANCE;
-                }
-                case DOUBLE -> {
-                    double err = HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i), prefix);
-                    worst = Math.max(worst, err);
-                    good = err <= DOUBLE_TOLERANCE;
-                }
-                case LONG -> good = out.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
-                case INT -> good = out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) exact;
-                default -> throw new IllegalStateException(outType.toString());
-            }
+            double err = switch (outType) {
+                case FLOAT -> HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_FLOAT, i), prefix);
+                case DOUBLE -> HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i), prefix);
+                default -> 0;
+            };
+            worst = Math.max(worst, err);
+            boolean good = switch (outType) {
+                case FLOAT -> err <= FLOAT_TOLERANCE;
+                case DOUBLE -> err <= DOUBLE_TOLERANCE;
+                case LONG -> out.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
+                case INT -> out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) exact;
+                case BYTE -> out.get(ValueLayout.JAVA_BYTE, i) == (byte) exact;
+            };
             if (!good && wrong++ == 0) firstWrong = i;
         }
         String what = sampled + " sampled positions";

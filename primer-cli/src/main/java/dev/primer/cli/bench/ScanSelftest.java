@@ -30,17 +30,12 @@ final class ScanSelftest {
         return op == Op.PROD ? 1e-3 : 1e-5;
     }
 
-    /**
-     * The facade offers segmented scans inclusive only; the exclusive ones (a segment's first output is
-     * the init) are reached through {@link dev.primer.Backend}, with arguments the facade would accept.
-     */
+    /** Segmented exclusive scans start every segment with the init (7 for integers, 0.5 for floats). */
     enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS, BY_FLAGS_EXCLUSIVE, BY_OFFSETS_EXCLUSIVE }
 
-    /** The GPU scans int32, int64, float32 and float64 (int8 scans are declined by design). */
-    static final List<DType> TYPES = List.of(DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE);
+    static final List<DType> TYPES = List.of(DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE);
 
     static void scans(CheckLog log, Twins t, boolean quick) {
-        log.note("scans: int8 is left out (the GPU backend does not scan int8)");
         for (long n : sizes(quick)) {
             for (DType type : TYPES) {
                 for (Op op : Op.values()) {
@@ -52,11 +47,13 @@ final class ScanSelftest {
                 }
             }
             for (Kind kind : List.of(Kind.INCLUSIVE, Kind.EXCLUSIVE)) {
-                log.check(String.format(Locale.ROOT, "scan %s SUM int32->int64 n=%d", kind.name().toLowerCase(Locale.ROOT), n),
-                        () -> scan(t, kind, DType.INT, DType.LONG, Op.SUM, n, false));
+                for (DType narrow : List.of(DType.BYTE, DType.INT)) {
+                    log.check(String.format(Locale.ROOT, "scan %s SUM %s->int64 n=%d", kind.name().toLowerCase(Locale.ROOT), narrow, n),
+                            () -> scan(t, kind, narrow, DType.LONG, Op.SUM, n, false));
+                }
             }
         }
-        for (DType type : List.of(DType.INT, DType.FLOAT)) {
+        for (DType type : List.of(DType.BYTE, DType.INT, DType.FLOAT)) {
             log.check("scan inclusive SUM " + type + " n=5000 in place", () -> scan(t, Kind.INCLUSIVE, type, type, Op.SUM, 5000, true));
         }
     }
@@ -96,30 +93,29 @@ final class ScanSelftest {
                 case BY_FLAGS_EXCLUSIVE -> {
                     MemorySegment flags = SelftestData.flags(arena, n, seed + 1);
                     DeviceArray[] f = t.upload(closer, DType.BYTE, flags, n);
-                    long init = initBits(outType);
-                    t.gpu().backend().segmentedScanByFlags(in[0], (ByteArray) f[0], out[0], op, false, init);
-                    t.cpu().backend().segmentedScanByFlags(in[1], (ByteArray) f[1], out[1], op, false, init);
+                    if (outType.isFloatingPoint()) {
+                        t.gpu().segmentedExclusiveScan(in[0], (ByteArray) f[0], out[0], op, 0.5);
+                        t.cpu().segmentedExclusiveScan(in[1], (ByteArray) f[1], out[1], op, 0.5);
+                    } else {
+                        t.gpu().segmentedExclusiveScan(in[0], (ByteArray) f[0], out[0], op, 7L);
+                        t.cpu().segmentedExclusiveScan(in[1], (ByteArray) f[1], out[1], op, 7L);
+                    }
                 }
                 case BY_OFFSETS_EXCLUSIVE -> {
                     long[] offsets = SelftestData.offsets(n, seed + 2);
                     LongArray og = closer.add(t.gpu().upload(offsets)), oc = closer.add(t.cpu().upload(offsets));
-                    long init = initBits(outType);
-                    t.gpu().backend().segmentedScanByOffsets(in[0], og, out[0], op, false, init);
-                    t.cpu().backend().segmentedScanByOffsets(in[1], oc, out[1], op, false, init);
+                    if (outType.isFloatingPoint()) {
+                        t.gpu().segmentedExclusiveScan(in[0], og, out[0], op, 0.5);
+                        t.cpu().segmentedExclusiveScan(in[1], oc, out[1], op, 0.5);
+                    } else {
+                        t.gpu().segmentedExclusiveScan(in[0], og, out[0], op, 7L);
+                        t.cpu().segmentedExclusiveScan(in[1], oc, out[1], op, 7L);
+                    }
                 }
             }
             double[] scale = Compare.runningAbsSum(host, inType, n);
             return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), outType, n, op,
                     i -> scale[(int) i] + 1, rel(outType, op));
         }
-    }
-
-    /** The exclusive scans' init as raw bits of the output type: 0.5 for floats, 7 for integers. */
-    private static long initBits(DType type) {
-        return switch (type) {
-            case FLOAT -> Float.floatToRawIntBits(0.5f) & 0xFFFF_FFFFL;
-            case DOUBLE -> Double.doubleToRawLongBits(0.5);
-            default -> 7L;
-        };
     }
 }

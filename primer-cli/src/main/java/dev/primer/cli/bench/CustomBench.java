@@ -1,0 +1,150 @@
+package dev.primer.cli.bench;
+
+import dev.primer.CustomOp;
+import dev.primer.DType;
+import dev.primer.DeviceArray;
+import dev.primer.cpu.CpuCustomReduce;
+import dev.primer.gpu.GpuCustomReduce;
+import dev.primer.gpu.GpuCustomScan;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * User-defined operators (NVRTC) on n elements (2^28; 2^24 with --quick), to set beside the built-in
+ * reduce and scan: a float sum written as a CustomOp (commutative, but it takes the order-preserving
+ * reduce like every CustomOp), affine maps composed (associative, not commutative), and a forward
+ * fill scan. Reduces are timed with events around the call, which waits for its result: the kernel
+ * and a small readback. Each result is checked against the CPU backend's left fold (exact for the
+ * exact operators; a float64 sum for the float one).
+ */
+final class CustomBench {
+    static final String GROUP = "custom";
+
+    static final CustomOp FSUM = CustomOp.ofFloat("bench_fsum", "a + b", 0f, Float::sum);
+    /** x -> m*x + c mod 2^32 composed, packed (m << 32 | c). */
+    static final CustomOp AFFINE32 = CustomOp.ofLong("bench_affine32",
+            "(long long)(((unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)((unsigned long long)a >> 32)) << 32)"
+                    + " | (unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)a + (unsigned)b))",
+            1L << 32, (a, b) -> {
+                int am = (int) (a >>> 32), ac = (int) a, bm = (int) (b >>> 32), bc = (int) b;
+                return ((long) (bm * am) << 32) | ((bm * ac + bc) & 0xFFFF_FFFFL);
+            });
+    static final CustomOp FFILL = CustomOp.ofDouble("bench_ffill", "b == b ? b : a", Double.NaN,
+            (a, b) -> Double.isNaN(b) ? a : b);
+
+    private CustomBench() {}
+
+    static List<BenchRecord> run(BenchSetup s) {
+        return List.of(
+                Guard.run(s, GROUP, "custom_reduce_fsum_f32", "float32", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_fsum_f32", FSUM)),
+                Guard.run(s, GROUP, "custom_reduce_affine_i64", "int64", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i64", AFFINE32)),
+                Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", FSUM)),
+                Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", FFILL)));
+    }
+
+    private static BenchRecord reduce(BenchSetup s, String name, CustomOp op) {
+        long n = s.n(), bytes = n * op.type().byteSize();
+        int buffers = s.buffersFor(bytes);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = input(arena, op, n);
+            long[] in = new long[buffers];
+            for (int b = 0; b < buffers; b++) {
+                DeviceArray a = closer.add(s.gpu().allocate(op.type(), n));
+                a.copyFrom(host);
+                in[b] = a.devicePointer();
+            }
+            long[] last = new long[1];
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> last[0] = GpuCustomReduce.reduce(s.ctx(), op, in[i % buffers], n));
+            String check = op == FSUM ? checkFloatSum(Float.intBitsToFloat((int) last[0]), host, n)
+                    : last[0] == CpuCustomReduce.reduce(op, host, n) ? "ok: the CPU's left fold, exactly" : "FAILED: differs from the CPU's left fold";
+            return BenchRecord.measured(GROUP, name, op.type().toString(), String.valueOf(n), n, (double) bytes + op.type().byteSize(), t,
+                    !check.startsWith("FAILED"), check + "; kernel and result readback; " + buffers + " buffer(s)");
+        }
+    }
+
+    private static BenchRecord scan(BenchSetup s, String name, CustomOp op) {
+        long n = s.n(), bytes = n * op.type().byteSize();
+        int buffers = s.buffersFor(2 * bytes);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = input(arena, op, n);
+            long[] in = new long[buffers], out = new long[buffers];
+            for (int b = 0; b < buffers; b++) {
+                DeviceArray a = closer.add(s.gpu().allocate(op.type(), n));
+                a.copyFrom(host);
+                in[b] = a.devicePointer();
+                out[b] = closer.add(s.gpu().allocate(op.type(), n)).devicePointer();
+            }
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
+                    i -> GpuCustomScan.scan(s.ctx(), op, true, op.identityBits(), in[i % buffers], out[i % buffers], n));
+            s.ctx().synchronize();
+            MemorySegment got = arena.allocate(bytes, 64);
+            s.ctx().copyToHost(got, out[0], bytes);
+            String check = checkScan(op, host, got, n);
+            return BenchRecord.measured(GROUP, name, op.type().toString(), String.valueOf(n), n, 2.0 * bytes, t,
+                    !check.startsWith("FAILED"), "inclusive; " + check + "; " + buffers + " buffer(s)");
+        }
+    }
+
+    private static MemorySegment input(Arena arena, CustomOp op, long n) {
+        MemorySegment x = arena.allocate(n * op.type().byteSize(), 64);
+        SplittableRandom random = new SplittableRandom(97);
+        for (long i = 0; i < n; i++) {
+            switch (op.type()) {
+                case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble(-1, 1));
+                case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong() | (1L << 32));
+                case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextInt(10) < 7 ? Double.NaN : random.nextDouble(-1e6, 1e6));
+                default -> throw new IllegalArgumentException(op.toString());
+            }
+        }
+        return x;
+    }
+
+    /** A float32 sum against the float64 sum, within the float32 summation bound (n - 1) u sum|x|. */
+    private static String checkFloatSum(float got, MemorySegment host, long n) {
+        double exact = 0, abs = 0;
+        for (long i = 0; i < n; i++) {
+            float v = host.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+            exact += v;
+            abs += Math.abs(v);
+        }
+        double bound = (n - 1) * 0x1p-24 * abs;
+        double err = Math.abs(got - exact);
+        return String.format(Locale.ROOT, "%s: %.6g vs float64 %.6g, error %.2g (bound %.2g)", err <= bound ? "ok" : "FAILED",
+                got, exact, err, bound);
+    }
+
+    /**
+     * Every position against the sequential fold: exact for the forward fill, for the float sum within
+     * (i + 1) u sum|x| of the float64 prefix (the same bound per position).
+     */
+    private static String checkScan(CustomOp op, MemorySegment in, MemorySegment out, long n) {
+        if (op == FFILL) {
+            double acc = Double.NaN;
+            for (long i = 0; i < n; i++) {
+                double x = in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                if (!Double.isNaN(x)) acc = x;
+                if (Double.doubleToLongBits(acc) != Double.doubleToLongBits(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i))) {
+                    return "FAILED: element " + i + " is " + out.getAtIndex(ValueLayout.JAVA_DOUBLE, i) + ", expected " + acc;
+                }
+            }
+            return "ok: every element exact";
+        }
+        double prefix = 0, abs = 0, worst = 0;
+        for (long i = 0; i < n; i++) {
+            float x = in.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+            prefix += x;
+            abs += Math.abs(x);
+            double err = Math.abs(out.getAtIndex(ValueLayout.JAVA_FLOAT, i) - prefix);
+            if (err > (i + 1) * 0x1p-24 * abs + 1e-30) return "FAILED: element " + i + " off by " + err;
+            worst = Math.max(worst, err / Math.max(abs, 1e-30));
+        }
+        return String.format(Locale.ROOT, "ok: every element within the bound (worst error %.1e of sum|x|)", worst);
+    }
+}

@@ -1,0 +1,97 @@
+// Device-wide reduce that keeps operand order, for operators that are associative but need not be
+// commutative (user-defined ones: affine maps composed, "the last valid value"):
+//     *result = in[0] op in[1] op ... op in[n-1]
+// with a fixed association, so float results are the same bits every run.
+//
+// device_reduce (reduce_kernels.cuh) is free to interleave: a thread folds vectors a block apart and
+// threads combine by butterflies. Here every level combines neighbours in index order instead, in
+// the same frame (the [head | body | tail] split, one contiguous share of the body per block, 16-byte
+// loads, the partials and the last block's ticket):
+//   1. a block's share is cut into one contiguous run per warp. A warp takes its run in tiles of
+//      32 x VECS_PER_THREAD vectors, each lane the VECS_PER_THREAD consecutive vectors at its place
+//      (so the warp's loads still cover one contiguous 2 KB), folds them left to right, and the warp
+//      combines its lanes in lane order (warp_reduce_ordered) onto its running total;
+//   2. warps combine in warp order (block_reduce_ordered), blocks in block order: the last block to
+//      arrive gives each thread a contiguous run of partials, then reduces its threads in order;
+//   3. the head (elements before the first 128-byte boundary) goes in front, the tail behind.
+// The price against device_reduce is one warp reduction per 2 KB tile of each warp (5 shuffle
+// rounds per 64 bytes a lane loads) instead of one per block at the end.
+//
+// Self-contained like reduce_kernels.cuh, for NVRTC (GpuCustomReduce instantiates it).
+#pragma once
+#include "reduce_kernels.cuh"
+
+namespace primer {
+
+/** in[first] op ... op in[first + count - 1] in lane 0, count <= 32 (one element per lane). All 32 lanes call. */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_fold_elements(const T* in, long long first, long long count, Op op) {
+    const long long lane = threadIdx.x & 31;
+    return warp_reduce_ordered(lane < count ? in[first + lane] : Op::identity(), op);
+}
+
+/**
+ * The whole order-preserving reduce of in[0, n) into *result. The pointer must be aligned to
+ * sizeof(T) (any 16-byte misalignment is fine); blockDim.x must equal BLOCK_THREADS; every thread of
+ * every block must call it. scratch: as device_reduce's (unused with one block).
+ */
+template <int BLOCK_THREADS, int VECS_PER_THREAD, typename T, typename Op>
+__device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, long long n, T* __restrict__ result,
+                                                      unsigned char* __restrict__ scratch, Op op) {
+    static_assert((int)sizeof(T) * 32 >= ReducePolicyConstants::BODY_ALIGN_BYTES,
+                  "the head (< 128 bytes) fits one warp, one element per lane");
+    using V = Vec16<T>;
+    constexpr int WARPS = BLOCK_THREADS / 32;
+    constexpr int WARP_TILE_VECS = 32 * VECS_PER_THREAD;
+    constexpr long long RUN_ALIGN = ReducePolicyConstants::SHARE_ALIGN_VECS;  // whole 512-byte lines
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+    const ReduceSplit split = reduce_split(in, n);
+    const V* body = reinterpret_cast<const V*>(in + split.head);
+
+    // This warp's contiguous run of the block's share.
+    long long run = (split.end - split.begin + WARPS - 1) / WARPS;
+    run = (run + RUN_ALIGN - 1) / RUN_ALIGN * RUN_ALIGN;
+    long long run_begin = split.begin + warp * run;
+    if (run_begin > split.end) run_begin = split.end;
+    long long run_end = run_begin + run;
+    if (run_end > split.end) run_end = split.end;
+
+    T warp_total = Op::identity();  // lane 0's is the warp's
+    for (long long v = run_begin; v < run_end; v += WARP_TILE_VECS) {
+        const long long mine = v + (long long)lane * VECS_PER_THREAD;
+        V items[VECS_PER_THREAD];
+#pragma unroll
+        for (int u = 0; u < VECS_PER_THREAD; ++u) {
+            if (mine + u < run_end) items[u] = load_vector(body + mine + u);
+        }
+        T lane_total = Op::identity();
+#pragma unroll
+        for (int u = 0; u < VECS_PER_THREAD; ++u) {
+            if (mine + u < run_end) {
+#pragma unroll
+                for (int k = 0; k < V::ITEMS; ++k) lane_total = op(lane_total, items[u].item[k]);
+            }
+        }
+        warp_total = op(warp_total, warp_reduce_ordered(lane_total, op));
+    }
+    T total = block_reduce_ordered<BLOCK_THREADS>(lane == 0 ? warp_total : Op::identity(), op);
+
+    if (gridDim.x > 1) {
+        if (!last_block_to_arrive(scratch, total)) return;
+        const unsigned char* slots = scratch + ReducePolicyConstants::SCRATCH_HEADER_BYTES;
+        const unsigned per_thread = (gridDim.x + BLOCK_THREADS - 1) / BLOCK_THREADS;
+        const unsigned first = tid * per_thread;
+        const unsigned last = first + per_thread < gridDim.x ? first + per_thread : gridDim.x;
+        T partials = Op::identity();
+        for (unsigned b = first; b < last; ++b) partials = op(partials, load_partial<T>(slots, b));
+        total = block_reduce_ordered<BLOCK_THREADS>(partials, op);
+    }
+    if (warp == 0) {
+        const T head = warp_fold_elements(in, 0, split.head, op);
+        const T tail = warp_fold_elements(in, split.tail_begin, n - split.tail_begin, op);
+        if (lane == 0) *result = op(op(head, total), tail);
+    }
+}
+
+}  // namespace primer
