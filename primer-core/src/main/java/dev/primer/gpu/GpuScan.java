@@ -149,9 +149,6 @@ public final class GpuScan {
         if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
         if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");
-        requireAligned(in, type, "in");
-        requireAligned(out, type, "out");
-
         long begin = readLong(ctx, offsets);
         long end = readLong(ctx, offsets + 8 * segments);
         if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
@@ -164,6 +161,8 @@ public final class GpuScan {
         }
         long n = end - begin;
         if (n == 0) return;
+        requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
+        requireAligned(out, type, "out");
         long size = type.byteSize();
         long inBase = in + begin * size, outBase = out + begin * size;
         requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
