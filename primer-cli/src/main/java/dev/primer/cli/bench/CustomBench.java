@@ -25,26 +25,14 @@ import java.util.SplittableRandom;
 final class CustomBench {
     static final String GROUP = "custom";
 
-    static final CustomOp FSUM = CustomOp.ofFloat("bench_fsum", "a + b", 0f, Float::sum);
-    /** x -> m*x + c mod 2^32 composed, packed (m << 32 | c). */
-    static final CustomOp AFFINE32 = CustomOp.ofLong("bench_affine32",
-            "(long long)(((unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)((unsigned long long)a >> 32)) << 32)"
-                    + " | (unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)a + (unsigned)b))",
-            1L << 32, (a, b) -> {
-                int am = (int) (a >>> 32), ac = (int) a, bm = (int) (b >>> 32), bc = (int) b;
-                return ((long) (bm * am) << 32) | ((bm * ac + bc) & 0xFFFF_FFFFL);
-            });
-    static final CustomOp FFILL = CustomOp.ofDouble("bench_ffill", "b == b ? b : a", Double.NaN,
-            (a, b) -> Double.isNaN(b) ? a : b);
-
     private CustomBench() {}
 
     static List<BenchRecord> run(BenchSetup s) {
         return List.of(
-                Guard.run(s, GROUP, "custom_reduce_fsum_f32", "float32", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_fsum_f32", FSUM)),
-                Guard.run(s, GROUP, "custom_reduce_affine_i64", "int64", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i64", AFFINE32)),
-                Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", FSUM)),
-                Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", FFILL)));
+                Guard.run(s, GROUP, "custom_reduce_fsum_f32", "float32", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_fsum_f32", CustomOps.FSUM)),
+                Guard.run(s, GROUP, "custom_reduce_affine_i64", "int64", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i64", CustomOps.AFFINE32)),
+                Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", CustomOps.FSUM)),
+                Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)));
     }
 
     private static BenchRecord reduce(BenchSetup s, String name, CustomOp op) {
@@ -61,7 +49,7 @@ final class CustomBench {
             long[] last = new long[1];
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> last[0] = GpuCustomReduce.reduce(s.ctx(), op, in[i % buffers], n));
-            String check = op == FSUM ? checkFloatSum(Float.intBitsToFloat((int) last[0]), host, n)
+            String check = op == CustomOps.FSUM ? checkFloatSum(Float.intBitsToFloat((int) last[0]), host, n)
                     : last[0] == CpuCustomReduce.reduce(op, host, n) ? "ok: the CPU's left fold, exactly" : "FAILED: differs from the CPU's left fold";
             return BenchRecord.measured(GROUP, name, op.type().toString(), String.valueOf(n), n, (double) bytes + op.type().byteSize(), t,
                     !check.startsWith("FAILED"), check + "; kernel and result readback; " + buffers + " buffer(s)");
@@ -125,7 +113,7 @@ final class CustomBench {
      * (i + 1) u sum|x| of the float64 prefix (the same bound per position).
      */
     private static String checkScan(CustomOp op, MemorySegment in, MemorySegment out, long n) {
-        if (op == FFILL) {
+        if (op == CustomOps.FFILL) {
             double acc = Double.NaN;
             for (long i = 0; i < n; i++) {
                 double x = in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);

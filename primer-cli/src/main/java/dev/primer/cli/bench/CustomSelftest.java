@@ -25,30 +25,13 @@ import java.util.SplittableRandom;
 final class CustomSelftest {
     private CustomSelftest() {}
 
-    /** x -> m*x + c mod 2^16 composed, packed (m << 16 | c): associative, not commutative. */
-    static final CustomOp AFFINE16 = CustomOp.ofInt("selftest_affine16",
-            "(int)(((((unsigned)b >> 16) * ((unsigned)a >> 16)) << 16)"
-                    + " | ((((unsigned)b >> 16) * ((unsigned)a & 0xFFFFu) + ((unsigned)b & 0xFFFFu)) & 0xFFFFu))",
-            0x10000, (a, b) -> {
-                int am = a >>> 16, ac = a & 0xFFFF, bm = b >>> 16, bc = b & 0xFFFF;
-                return ((bm * am) << 16) | ((bm * ac + bc) & 0xFFFF);
-            });
-    /** Forward fill: the last value that is not NaN; associative, not commutative. */
-    static final CustomOp FFILL = CustomOp.ofDouble("selftest_ffill", "b == b ? b : a", Double.NaN,
-            (a, b) -> Double.isNaN(b) ? a : b);
-    /** max(|a|, |b|), commutative. */
-    static final CustomOp ABS_MAX = CustomOp.ofFloat("selftest_absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,
-            (a, b) -> Math.max(Math.abs(a), Math.abs(b)));
-    /** Bitwise xor of a 64-bit mix: commutative, every bit matters. */
-    static final CustomOp LONG_XOR = CustomOp.ofLong("selftest_lxor", "a ^ b", 0L, (a, b) -> a ^ b);
-
     static void customOps(CheckLog log, Twins t, boolean quick) {
         if (!Nvrtc.isAvailable()) {
             log.note("custom operators: not run, no NVRTC: " + Nvrtc.unavailableReason());
             return;
         }
         List<Long> sizes = quick ? List.of(1L, 33L, 5000L, 70_000L) : List.of(1L, 33L, 5000L, 70_000L, 300_000L);
-        for (CustomOp op : List.of(AFFINE16, FFILL, ABS_MAX, LONG_XOR)) {
+        for (CustomOp op : List.of(CustomOps.AFFINE16, CustomOps.FFILL, CustomOps.ABS_MAX, CustomOps.LONG_XOR)) {
             for (long n : sizes) {
                 log.check(String.format(Locale.ROOT, "custom reduce %s n=%d", op.name(), n), () -> reduce(t, op, n));
                 log.check(String.format(Locale.ROOT, "custom scan inclusive %s n=%d", op.name(), n), () -> scan(t, op, n, true));
