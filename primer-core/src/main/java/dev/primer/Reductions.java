@@ -37,6 +37,33 @@ public final class Reductions {
         };
     }
 
+    /** Elements of an int32 SUM whose 64-bit sum is always exact: |sum| <= 2^32 * 2^31 = 2^63 (-2^63 fits). */
+    public static final long INT_SUM_EXACT_ELEMENTS = 1L << 32;
+
+    /**
+     * The total of the exact sums of consecutive ranges (at most {@link #INT_SUM_EXACT_ELEMENTS}
+     * elements each) of an int32 SUM of {@code n} elements, added in 128 bits, so a running total
+     * may leave the range of long on the way as long as the total comes back into it. Both backends
+     * sum longer inputs this way.
+     *
+     * @throws ArithmeticException when the total does not fit a long, giving it exactly
+     */
+    public static long combineIntSums(long[] rangeSums, long n) {
+        long high = 0, low = 0;  // high * 2^64 + unsigned(low)
+        for (long s : rangeSums) {
+            long sum = low + s;
+            high += (s >> 63) + (Long.compareUnsigned(sum, low) < 0 ? 1 : 0);
+            low = sum;
+        }
+        if (high != (low >> 63)) {
+            java.math.BigInteger exact = java.math.BigInteger.valueOf(high).shiftLeft(64)
+                    .add(new java.math.BigInteger(Long.toUnsignedString(low)));
+            throw new ArithmeticException("int32 sum overflows int64: the exact sum of the " + n
+                    + " elements is " + exact + ", outside the range of long");
+        }
+        return low;
+    }
+
     static long integralInitBits(DType out, long init, String name) {
         switch (out) {
             case BYTE -> requireRange(init, Byte.MIN_VALUE, Byte.MAX_VALUE, out, name);

@@ -37,11 +37,8 @@ import java.lang.foreign.MemorySegment;
 public final class CpuReduce {
     private CpuReduce() {}
 
-    /**
-     * int32 SUM of more elements than this runs in ranges of at most this many: a range's sum lies in
-     * [-2^63, 2^63 - 2^32], so its int64 (wrapping) accumulation is exact.
-     */
-    static final long INT_SUM_RANGE = 1L << 32;
+    /** int32 SUM of more elements than this runs in ranges of at most this many (each exact). */
+    static final long INT_SUM_RANGE = Reductions.INT_SUM_EXACT_ELEMENTS;
 
     /**
      * SUM/PROD/MIN/MAX/AND/OR/XOR of {@code n} int8/int32/int64 elements, as a long (see the class
@@ -63,7 +60,7 @@ public final class CpuReduce {
 
     /**
      * int32 SUM of {@code n} elements in consecutive ranges of at most {@code range} elements (at most
-     * {@link #INT_SUM_RANGE}, so each range's sum is exact), combined by {@link #combineIntSums}.
+     * {@link #INT_SUM_RANGE}, so each range's sum is exact), combined by {@link Reductions#combineIntSums}.
      */
     static long intSumInRanges(MemorySegment in, long n, long range) {
         if (range < 1 || range > INT_SUM_RANGE) throw new IllegalArgumentException("range must be in [1, 2^32]: " + range);
@@ -73,24 +70,7 @@ public final class CpuReduce {
             long from = r * range, to = Math.min(n, from + range);
             rangeSums[r] = integralRange(kernel, Op.SUM, in, from, to);
         }
-        return combineIntSums(rangeSums, n);
-    }
-
-    /**
-     * The total of the exact sums of consecutive ranges of an int32 SUM of {@code n} elements, added
-     * in 128 bits (so a running total may leave the range of long on the way, as long as the total
-     * comes back into it).
-     *
-     * @throws ArithmeticException when the total does not fit a long, giving it exactly
-     */
-    static long combineIntSums(long[] rangeSums, long n) {
-        ExactLongSum total = ExactLongSum.ZERO;
-        for (long s : rangeSums) total = total.plus(s);
-        if (!total.fitsLong()) {
-            throw new ArithmeticException("int32 sum overflows int64: the exact sum of the " + n
-                    + " elements is " + total.toBigInteger() + ", outside the range of long");
-        }
-        return total.low();
+        return Reductions.combineIntSums(rangeSums, n);
     }
 
     /**

@@ -2,6 +2,7 @@ package dev.primer.gpu;
 
 import dev.primer.DType;
 import dev.primer.Op;
+import dev.primer.Reductions;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 
@@ -56,11 +57,8 @@ public final class GpuReduce {
     private static final int ARG_MIN = Op.values().length, ARG_MAX = ARG_MIN + 1, KINDS = ARG_MAX + 1;
     /** Stored over the pinned result before a synchronous launch (a NaN payload no sum produces). */
     private static final long RESULT_POISON = 0x7FF4_DEAD_5EED_1234L;
-    /**
-     * INT SUM of more elements than this runs as one launch per chunk of at most this many: a chunk's
-     * sum lies in [-2^63, 2^63 - 2^32], so its 64-bit (wrapping) accumulator holds it exactly.
-     */
-    static final long INT_SUM_CHUNK = 1L << 32;
+    /** INT SUM of more elements than this runs as one launch per chunk of at most this many (each exact). */
+    static final long INT_SUM_CHUNK = Reductions.INT_SUM_EXACT_ELEMENTS;
 
     // ---- synchronous: launch, wait, return the value ----
 
@@ -99,7 +97,7 @@ public final class GpuReduce {
 
     /**
      * INT SUM of more than {@link #INT_SUM_CHUNK} elements: one synchronous launch per chunk of at
-     * most that many (each chunk's sum exact), combined by {@link #combineIntSumChunks}. The caller
+     * most that many (each chunk's sum exact), combined by {@link Reductions#combineIntSums}. The caller
      * holds {@code k}'s lock.
      */
     private static long intSumInChunks(CudaContext ctx, Kernels k, long in, long n) {
@@ -109,29 +107,7 @@ public final class GpuReduce {
             long count = Math.min(INT_SUM_CHUNK, n - from);
             chunkSums[c] = k.runSync(ctx, DType.INT, Op.SUM.ordinal(), in + from * Integer.BYTES, count).get(JAVA_LONG, 0);
         }
-        return combineIntSumChunks(chunkSums, n);
-    }
-
-    /**
-     * The total of the exact sums of consecutive chunks of an INT SUM of {@code n} elements, added
-     * in 128 bits (so a running total may leave the range of long on the way, as long as the total
-     * comes back into it).
-     *
-     * @throws ArithmeticException when the total does not fit a long, giving it exactly
-     */
-    static long combineIntSumChunks(long[] chunkSums, long n) {
-        long high = 0, low = 0;  // high * 2^64 + unsigned(low)
-        for (long s : chunkSums) {
-            long sum = low + s;
-            high += (s >> 63) + (Long.compareUnsigned(sum, low) < 0 ? 1 : 0);
-            low = sum;
-        }
-        if (high != (low >> 63)) {
-            BigInteger exact = BigInteger.valueOf(high).shiftLeft(64).add(new BigInteger(Long.toUnsignedString(low)));
-            throw new ArithmeticException("int32 sum overflows int64: the exact sum of the " + n
-                    + " elements is " + exact + ", outside the range of long");
-        }
-        return low;
+        return Reductions.combineIntSums(chunkSums, n);
     }
 
     /**

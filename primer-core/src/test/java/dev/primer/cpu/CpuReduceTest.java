@@ -256,23 +256,23 @@ class CpuReduceTest {
     void int32SumRangesCombineExactlyOrThrow() {
         long n = 5L << 32;  // only named in the message
         assertEquals(Long.MIN_VALUE, MIN_RANGE_SUM);
-        assertEquals(0, CpuReduce.combineIntSums(new long[0], 0));
-        assertEquals(MAX_RANGE_SUM, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM}, n));
-        assertEquals(Long.MAX_VALUE, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, (1L << 32) - 1}, n));
-        assertEquals(Long.MIN_VALUE, CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, 0}, n));
+        assertEquals(0, Reductions.combineIntSums(new long[0], 0));
+        assertEquals(MAX_RANGE_SUM, Reductions.combineIntSums(new long[] {MAX_RANGE_SUM}, n));
+        assertEquals(Long.MAX_VALUE, Reductions.combineIntSums(new long[] {MAX_RANGE_SUM, (1L << 32) - 1}, n));
+        assertEquals(Long.MIN_VALUE, Reductions.combineIntSums(new long[] {MIN_RANGE_SUM, 0}, n));
         // The running total leaves the range of long and comes back: still exact (addExact would throw).
-        assertEquals(Long.MAX_VALUE - (1L << 33) + 1, CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
-        assertEquals(-(1L << 33), CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM}, n));
+        assertEquals(Long.MAX_VALUE - (1L << 33) + 1, Reductions.combineIntSums(new long[] {MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
+        assertEquals(-(1L << 33), Reductions.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM}, n));
         // One past either end throws, naming the exact sum and the element count.
         ArithmeticException up = assertThrows(ArithmeticException.class,
-                () -> CpuReduce.combineIntSums(new long[] {MAX_RANGE_SUM, 1L << 32}, n));
+                () -> Reductions.combineIntSums(new long[] {MAX_RANGE_SUM, 1L << 32}, n));
         assertEquals("int32 sum overflows int64: the exact sum of the " + n + " elements is 9223372036854775808, outside the range of long",
                 up.getMessage());
         ArithmeticException down = assertThrows(ArithmeticException.class,
-                () -> CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, -1}, n));
+                () -> Reductions.combineIntSums(new long[] {MIN_RANGE_SUM, -1}, n));
         assertTrue(down.getMessage().contains(" is -9223372036854775809,"), down.getMessage());
         assertThrows(ArithmeticException.class,
-                () -> CpuReduce.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
+                () -> Reductions.combineIntSums(new long[] {MIN_RANGE_SUM, MIN_RANGE_SUM, MAX_RANGE_SUM, MAX_RANGE_SUM, MIN_RANGE_SUM}, n));
         // Many ranges: exact against BigInteger, the value or the exception carrying it.
         SplittableRandom random = new SplittableRandom(2024);
         for (int trial = 0; trial < 20_000; trial++) {
@@ -287,9 +287,9 @@ class CpuReduceTest {
                 exact = exact.add(BigInteger.valueOf(sums[i]));
             }
             if (exact.bitLength() < 64) {
-                assertEquals(exact.longValueExact(), CpuReduce.combineIntSums(sums, n), exact::toString);
+                assertEquals(exact.longValueExact(), Reductions.combineIntSums(sums, n), exact::toString);
             } else {
-                ArithmeticException e = assertThrows(ArithmeticException.class, () -> CpuReduce.combineIntSums(sums, n));
+                ArithmeticException e = assertThrows(ArithmeticException.class, () -> Reductions.combineIntSums(sums, n));
                 assertTrue(e.getMessage().contains(" is " + exact + ","), e.getMessage());
             }
         }

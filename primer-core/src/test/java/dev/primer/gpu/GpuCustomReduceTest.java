@@ -12,9 +12,6 @@ import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,30 +39,11 @@ class GpuCustomReduceTest {
         assertTrue(src.contains("extern \"C\" __global__") && src.contains(GpuCustomReduce.KERNEL + "(const long long* __restrict__ in"), src);
     }
 
-    /** nvcc compiles each operator's source as NVRTC will (same text, same include root). */
+    /** nvcc compiles each operator's source as NVRTC will, and the cubin holds the entry point. */
     @Test
     void nvccCompilesTheSources() throws Exception {
-        Path include = Path.of("src/main/cuda");
-        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
-        String nvcc = GpuCustomScanTest.nvcc();
-        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
-        Path dir = Files.createTempDirectory("primer-custom-reduce");
-        try {
-            for (CustomOp op : List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.FLOAT_SUM)) {
-                Path cu = dir.resolve(op.name() + ".cu"), cubin = dir.resolve(op.name() + ".cubin"), log = dir.resolve(op.name() + ".log");
-                Files.writeString(cu, GpuCustomReduce.source(op), StandardCharsets.UTF_8);
-                int rc = new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
-                        "-Werror", "all-warnings", "-o", cubin.toString(), cu.toString())
-                        .redirectErrorStream(true).redirectOutput(log.toFile()).start().waitFor();
-                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(log));
-                assertTrue(new String(Files.readAllBytes(cubin), StandardCharsets.ISO_8859_1).contains(GpuCustomReduce.KERNEL + "\0"),
-                        "the cubin of " + op + " has no " + GpuCustomReduce.KERNEL);
-            }
-        } finally {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+        NvccCheck.assertCompiles(List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.FLOAT_SUM),
+                GpuCustomReduce::source, GpuCustomReduce.KERNEL);
     }
 
     @Test

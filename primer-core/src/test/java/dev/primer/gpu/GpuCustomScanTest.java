@@ -10,14 +10,9 @@ import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -45,39 +40,10 @@ class GpuCustomScanTest {
         assertTrue(GpuCustomScan.source(CustomScanOps.ABS_MAX).contains("primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, float, float, UserOp>"));
     }
 
-    /**
-     * nvcc compiles each operator's source as NVRTC will (same text, same include root; ops.cuh takes
-     * its non-NVRTC branch for the fixed-width names), and the cubin holds the entry point.
-     */
+    /** nvcc compiles each operator's source as NVRTC will, and the cubin holds the entry point. */
     @Test
     void nvccCompilesTheSources() throws Exception {
-        Path include = Path.of("src/main/cuda");
-        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
-        String nvcc = nvcc();
-        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
-        Path dir = Files.createTempDirectory("primer-custom-scan");
-        try {
-            List<Process> compiles = new ArrayList<>();
-            for (CustomOp op : OPS) {
-                Path cu = dir.resolve(op.name() + ".cu");
-                Files.writeString(cu, GpuCustomScan.source(op), StandardCharsets.UTF_8);
-                compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
-                        "-Werror", "all-warnings", "-o", dir.resolve(op.name() + ".cubin").toString(), cu.toString())
-                        .redirectErrorStream(true).redirectOutput(dir.resolve(op.name() + ".log").toFile()).start());
-            }
-            for (int k = 0; k < OPS.length; k++) {
-                CustomOp op = OPS[k];
-                int rc = compiles.get(k).waitFor();
-                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
-                byte[] cubin = Files.readAllBytes(dir.resolve(op.name() + ".cubin"));
-                assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(GpuCustomScan.KERNEL + "\0"),
-                        "the cubin of " + op + " has no " + GpuCustomScan.KERNEL);
-            }
-        } finally {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+        NvccCheck.assertCompiles(List.of(OPS), GpuCustomScan::source, GpuCustomScan.KERNEL);
     }
 
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
@@ -160,17 +126,6 @@ class GpuCustomScanTest {
                 if (!inPlace) ctx.free(outBuf);
             }
         }
-    }
-
-    static String nvcc() {
-        List<String> candidates = new ArrayList<>();
-        String home = System.getenv("CUDA_HOME");
-        if (home != null) candidates.add(home + "/bin/nvcc");
-        String path = System.getenv("PATH");
-        if (path != null) for (String d : path.split(File.pathSeparator)) candidates.add(d + "/nvcc");
-        candidates.add("/usr/local/cuda/bin/nvcc");
-        for (String c : candidates) if (Files.isExecutable(Path.of(c))) return c;
-        return null;
     }
 
     private static void expect(String start, Runnable call) {

@@ -9,9 +9,7 @@ import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -43,12 +41,8 @@ class GpuReduceTest {
     private static final int MAX_OFFSET = 3;
     private static CudaContext ctx;
 
-    /** Tag of the tests that check host-side logic only: they run without a GPU. */
-    private static final String HOST_ONLY = "host-only";
-
     @BeforeEach
-    void gpu(TestInfo test) {
-        if (test.getTags().contains(HOST_ONLY)) return;
+    void gpu() {
         Assumptions.assumeTrue(Cuda.isAvailable(), () -> "no GPU: " + Cuda.unavailableReason());
         ctx = Cuda.context();
     }
@@ -413,55 +407,6 @@ class GpuReduceTest {
     }
 
     // ---- INT SUM beyond 2^32 elements: one launch per chunk of 2^32, exact or ArithmeticException ----
-
-    /** 2^32 elements of Integer.MAX_VALUE: the largest sum of one chunk, 2^63 - 2^32. */
-    private static final long MAX_CHUNK_SUM = (1L << 32) * Integer.MAX_VALUE;
-    /** 2^32 elements of Integer.MIN_VALUE: the smallest sum of one chunk, -2^63. */
-    private static final long MIN_CHUNK_SUM = (1L << 32) * Integer.MIN_VALUE;
-
-    @Test
-    @Tag(HOST_ONLY)
-    void intSumChunksCombineExactlyOrThrow() {
-        long n = 5L << 32;  // only named in the message
-        assertEquals(Long.MIN_VALUE, MIN_CHUNK_SUM);
-        assertEquals(0, GpuReduce.combineIntSumChunks(new long[0], 0));
-        assertEquals(MAX_CHUNK_SUM, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM}, n));
-        assertEquals(Long.MAX_VALUE, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, (1L << 32) - 1}, n));
-        assertEquals(Long.MIN_VALUE, GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, 0}, n));
-        // The running total leaves the range of long and comes back: still exact (addExact would throw).
-        assertEquals(Long.MAX_VALUE - (1L << 33) + 1, GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, MAX_CHUNK_SUM, MIN_CHUNK_SUM}, n));
-        assertEquals(-(1L << 33), GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, MIN_CHUNK_SUM, MAX_CHUNK_SUM, MAX_CHUNK_SUM}, n));
-        // One past either end throws, naming the exact sum and the element count.
-        ArithmeticException up = assertThrows(ArithmeticException.class,
-                () -> GpuReduce.combineIntSumChunks(new long[] {MAX_CHUNK_SUM, 1L << 32}, n));
-        assertEquals("int32 sum overflows int64: the exact sum of the " + n + " elements is 9223372036854775808, outside the range of long",
-                up.getMessage());
-        ArithmeticException down = assertThrows(ArithmeticException.class,
-                () -> GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, -1}, n));
-        assertTrue(down.getMessage().contains(" is -9223372036854775809,"), down.getMessage());
-        assertThrows(ArithmeticException.class,
-                () -> GpuReduce.combineIntSumChunks(new long[] {MIN_CHUNK_SUM, MIN_CHUNK_SUM, MAX_CHUNK_SUM, MAX_CHUNK_SUM, MIN_CHUNK_SUM}, n));
-        // Many chunks: exact against BigInteger, the value or the exception carrying it.
-        SplittableRandom random = new SplittableRandom(2024);
-        for (int trial = 0; trial < 20_000; trial++) {
-            long[] sums = new long[1 + random.nextInt(40)];
-            BigInteger exact = BigInteger.ZERO;
-            for (int i = 0; i < sums.length; i++) {
-                sums[i] = switch (random.nextInt(4)) {
-                    case 0 -> MAX_CHUNK_SUM - random.nextInt(3);
-                    case 1 -> MIN_CHUNK_SUM + random.nextInt(3);
-                    default -> random.nextLong(MIN_CHUNK_SUM, MAX_CHUNK_SUM + 1);
-                };
-                exact = exact.add(BigInteger.valueOf(sums[i]));
-            }
-            if (exact.bitLength() < 64) {
-                assertEquals(exact.longValueExact(), GpuReduce.combineIntSumChunks(sums, n), exact::toString);
-            } else {
-                ArithmeticException e = assertThrows(ArithmeticException.class, () -> GpuReduce.combineIntSumChunks(sums, n));
-                assertTrue(e.getMessage().contains(" is " + exact + ","), e.getMessage());
-            }
-        }
-    }
 
     /**
      * 2^32 + 2^20 + 7 int32 elements (16 GiB) through Primer.sum: exact where the sum fits a long,

@@ -1,0 +1,65 @@
+package dev.primer.gpu;
+
+import dev.primer.CustomOp;
+import org.junit.jupiter.api.Assumptions;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * nvcc compiles the NVRTC sources generated for user-defined operators as NVRTC will (same text,
+ * same include root; ops.cuh takes its non-NVRTC branch for the fixed-width names), so CI, which
+ * has nvcc but no NVRTC, still compiles them; skipped without the source tree or nvcc.
+ */
+final class NvccCheck {
+    private NvccCheck() {}
+
+    /** Compiles {@code source.apply(op)} for each op (in parallel) and checks that each cubin holds {@code entry}. */
+    static void assertCompiles(List<CustomOp> ops, Function<CustomOp, String> source, String entry) throws Exception {
+        Path include = Path.of("src/main/cuda");
+        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
+        String nvcc = nvcc();
+        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
+        Path dir = Files.createTempDirectory("primer-nvrtc-source");
+        try {
+            List<Process> compiles = new ArrayList<>();
+            for (CustomOp op : ops) {
+                Path cu = dir.resolve(op.name() + ".cu");
+                Files.writeString(cu, source.apply(op), StandardCharsets.UTF_8);
+                compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
+                        "-Werror", "all-warnings", "-o", dir.resolve(op.name() + ".cubin").toString(), cu.toString())
+                        .redirectErrorStream(true).redirectOutput(dir.resolve(op.name() + ".log").toFile()).start());
+            }
+            for (int k = 0; k < ops.size(); k++) {
+                CustomOp op = ops.get(k);
+                int rc = compiles.get(k).waitFor();
+                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
+                byte[] cubin = Files.readAllBytes(dir.resolve(op.name() + ".cubin"));
+                assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(entry + "\0"), "the cubin of " + op + " has no " + entry);
+            }
+        } finally {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    private static String nvcc() {
+        List<String> candidates = new ArrayList<>();
+        String home = System.getenv("CUDA_HOME");
+        if (home != null) candidates.add(home + "/bin/nvcc");
+        String path = System.getenv("PATH");
+        if (path != null) for (String d : path.split(File.pathSeparator)) candidates.add(d + "/nvcc");
+        candidates.add("/usr/local/cuda/bin/nvcc");
+        for (String c : candidates) if (Files.isExecutable(Path.of(c))) return c;
+        return null;
+    }
+}
