@@ -137,9 +137,9 @@
 // so every segment, including one that starts before the first head, begins with the init.
 //
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
-// so NVRTC can instantiate scan_kernel<...> for a user-defined operator (any associative operator;
-// it need not be commutative). Such an operator takes the ordered (deterministic) look-back unless
-// TreeLookback is specialised for it. Values in the status words (the operator's type, which may be
+// so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
+// associative operator; it need not be commutative). Such an operator takes the ordered
+// (deterministic) look-back unless TreeLookback is specialised for it. Values in the status words (the operator's type, which may be
 // wider than the output: see INT8) must be 4 or 8 bytes.
 #pragma once
 #include "../ops.cuh"
@@ -1072,39 +1072,49 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
     tile_first[t] = lo;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Kernels as templates, for NVRTC with a user-defined operator (Op: a functor with identity()
-// and operator(), on OutT or a wider 4- or 8-byte type). Launch as described at device_scan;
-// ScanPolicy.java gives the shape.
-
-// MIN_BLOCKS: blocks per SM the register budget must allow (see scan.cu for the numbers used; a
-// user-defined operator gets 4: room for 64 registers a thread).
-
-template <typename InT, typename OutT, typename Op, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(ScanShape<InT>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<InT>::BLOCK_THREADS))
-scan_kernel(const InT* in, OutT* out, long long n, long long tiles, long long init_bits, int inclusive,
-            unsigned char* scratch, unsigned epoch) {
-    device_scan<ScanShape<InT>::BLOCK_THREADS, ScanShape<InT>::ROWS, InT, OutT, Op>(
-        in, out, n, tiles, init_bits, inclusive, scratch, epoch, NoHeads{});
+/**
+ * Segmented-by-offsets check, before anything is launched that depends on the offsets: result[0] =
+ * offsets[0], result[1] = offsets[segments], and result[2] lowered (atomicMin; the host sets it to
+ * all ones first) to the smallest k with offsets[k] > offsets[k + 1]. Grid-stride over k; the host
+ * reads the three words back at once (one synchronize) and throws for bad offsets, so a decreasing
+ * pair between the two ends is found as the CPU backend finds it, not left to give unspecified
+ * results.
+ */
+__device__ __forceinline__ void check_offsets(const long long* offsets, long long segments,
+                                              unsigned long long* result) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) {
+        result[0] = (unsigned long long)offsets[0];
+        result[1] = (unsigned long long)offsets[segments];
+    }
+    for (long long k = first; k < segments; k += stride) {
+        if (offsets[k] > offsets[k + 1]) {
+            atomicMin(result + 2, (unsigned long long)k);
+            return;  // a later k of this thread cannot be smaller
+        }
+    }
 }
 
-template <typename T, typename Op, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<T, true>::BLOCK_THREADS))
-segmented_scan_flags_kernel(const T* in, const signed char* flags, T* out, long long n, long long tiles,
-                            long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
-    device_scan<ScanShape<T, true>::BLOCK_THREADS, ScanShape<T, true>::ROWS, T, T, Op>(
-        in, out, n, tiles, init_bits, inclusive, scratch, epoch, FlagHeads{flags});
+/** offsets[r] = r * cols for r in [0, rows]: the segments of a row-major (rows x cols) matrix. Grid-stride. */
+__device__ __forceinline__ void row_offsets(long long rows, long long cols, long long* offsets) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= rows; r += stride) offsets[r] = r * cols;
 }
 
-template <typename T, typename Op, int MIN_BLOCKS = 4>
-__global__ void __launch_bounds__(ScanShape<T, true>::BLOCK_THREADS, scan_min_blocks(MIN_BLOCKS, ScanShape<T, true>::BLOCK_THREADS))
-segmented_scan_offsets_kernel(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,
-                              long long tiles, long long begin, long long init_bits, int inclusive,
-                              unsigned char* scratch, unsigned epoch) {
-    using Shape = ScanShape<T, true>;
-    device_scan<Shape::BLOCK_THREADS, Shape::ROWS, T, T, Op>(
-        in, out, n, tiles, init_bits, inclusive, scratch, epoch,
-        OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>{offsets, tile_first, begin});
+/**
+ * A segmented reduce read off a segmented scan: out[s] = the last element of segment s of the
+ * inclusive scan `scanned` (element 0 of which is element offsets[0]), i.e. the segment folded in
+ * index order, or Op::identity() for an empty segment. Grid-stride; offsets already checked.
+ */
+template <typename T, typename Op>
+__device__ __forceinline__ void segment_ends(const T* scanned, const long long* offsets, long long segments, T* out) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long begin = offsets[0];
+    for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < segments; s += stride) {
+        const long long first = offsets[s], end = offsets[s + 1];
+        out[s] = end > first ? scanned[end - 1 - begin] : Op::identity();
+    }
 }
 
 }  // namespace primer

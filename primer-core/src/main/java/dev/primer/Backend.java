@@ -41,7 +41,13 @@ public interface Backend extends AutoCloseable {
 
     void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out);
 
+    /** Each row reduced with a user-defined operator, in index order; out has op.type(), {@code rows} elements. */
+    void reduceRowsCustom(DeviceArray in, CustomOp op, long rows, long cols, DeviceArray out);
+
     void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out);
+
+    /** Each segment reduced with a user-defined operator, in index order; empty ones give the identity. */
+    void reduceSegmentsCustom(DeviceArray in, CustomOp op, LongArray offsets, DeviceArray out);
 
     void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out);
 
@@ -59,6 +65,14 @@ public interface Backend extends AutoCloseable {
     void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
 
     void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits);
+
+    /** {@link #segmentedScanByFlags} with a user-defined operator; in and out have op.type(). */
+    void segmentedScanCustomByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, boolean inclusive,
+                                    long initBits);
+
+    /** {@link #segmentedScanByOffsets} with a user-defined operator; in and out have op.type(). */
+    void segmentedScanCustomByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, boolean inclusive,
+                                      long initBits);
 
     @Override
     void close();

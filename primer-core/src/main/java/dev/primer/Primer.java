@@ -184,6 +184,18 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceRows(matrix, op, rows, cols, out));
     }
 
+    /**
+     * Reduces each row of a row-major (rows × cols) matrix with a user-defined operator, in index
+     * order (it need not be commutative); the result has the operator's type, and an empty row
+     * (cols = 0) gives its identity.
+     */
+    public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, CustomOp op) {
+        checkCustom(matrix, op, "matrix");
+        checkRowShape(matrix, rows, cols);
+        DeviceArray out = allocate(op.type(), rows);
+        return fillOrClose(out, () -> backend.reduceRowsCustom(matrix, op, rows, cols, out));
+    }
+
     /** Index within each row of its first minimum or maximum. int8: CPU only, as for {@link #reduceRows}. */
     public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
         checkRows(matrix, rows, cols, Op.MIN);
@@ -199,6 +211,18 @@ public final class Primer implements AutoCloseable {
         long segments = checkSegments(values, offsets, op);
         DeviceArray out = allocate(Reductions.outputType(values.dtype(), op), segments);
         return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out));
+    }
+
+    /**
+     * Reduces each segment [offsets[i], offsets[i+1]) of {@code values} with a user-defined operator,
+     * in index order (it need not be commutative); the result has the operator's type, and an empty
+     * segment gives its identity.
+     */
+    public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, CustomOp op) {
+        checkCustom(values, op, "values");
+        long segments = checkOffsets(offsets);
+        DeviceArray out = allocate(op.type(), segments);
+        return fillOrClose(out, () -> backend.reduceSegmentsCustom(values, op, offsets, out));
     }
 
     /** Index within each segment of its first minimum or maximum; -1 for empty segments. int8: CPU only. */
@@ -307,6 +331,61 @@ public final class Primer implements AutoCloseable {
         backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
     }
 
+    /**
+     * Inclusive scan with a user-defined operator (see {@link CustomOp}), restarting at every element
+     * whose head flag is non-zero (and at element 0). {@code in} and {@code out} have the operator's
+     * type; operand order is kept, so the operator need not be commutative.
+     */
+    public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op) {
+        checkFlagScanCustom(in, headFlags, out, op);
+        backend.segmentedScanCustomByFlags(in, headFlags, out, op, true, op.identityBits());
+    }
+
+    /** Exclusive scan of each flagged segment with a user-defined operator, each segment starting from its identity. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op) {
+        checkFlagScanCustom(in, headFlags, out, op);
+        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, op.identityBits());
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; int32/int64 operators. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, long init) {
+        checkFlagScanCustom(in, headFlags, out, op);
+        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; float32/float64 operators. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, double init) {
+        checkFlagScanCustom(in, headFlags, out, op);
+        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+    }
+
+    /**
+     * Inclusive scan of each segment [offsets[i], offsets[i+1]) with a user-defined operator;
+     * elements of {@code out} outside [offsets[0], offsets[last]) are left as they were.
+     */
+    public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op) {
+        checkOffsetScanCustom(in, offsets, out, op);
+        backend.segmentedScanCustomByOffsets(in, offsets, out, op, true, op.identityBits());
+    }
+
+    /** Exclusive scan of each segment by offsets with a user-defined operator, each segment starting from its identity. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op) {
+        checkOffsetScanCustom(in, offsets, out, op);
+        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, op.identityBits());
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; int32/int64 operators. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, long init) {
+        checkOffsetScanCustom(in, offsets, out, op);
+        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+    }
+
+    /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; float32/float64 operators. */
+    public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, double init) {
+        checkOffsetScanCustom(in, offsets, out, op);
+        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+    }
+
     @Override
     public synchronized void close() { backend.close(); }
 
@@ -333,10 +412,12 @@ public final class Primer implements AutoCloseable {
         return a;
     }
 
-    private DeviceArray checkCustom(DeviceArray a, CustomOp op) {
-        own(a, "array");
+    private DeviceArray checkCustom(DeviceArray a, CustomOp op) { return checkCustom(a, op, "array"); }
+
+    private DeviceArray checkCustom(DeviceArray a, CustomOp op, String name) {
+        own(a, name);
         Objects.requireNonNull(op, "op");
-        if (op.type() != a.dtype()) throw new IllegalArgumentException("op: " + op + " is defined on " + op.type() + ", the array is " + a.dtype());
+        if (op.type() != a.dtype()) throw new IllegalArgumentException("op: " + op + " is defined on " + op.type() + ", " + name + " is " + a.dtype());
         return a;
     }
 
@@ -348,6 +429,10 @@ public final class Primer implements AutoCloseable {
 
     private void checkRows(DeviceArray matrix, long rows, long cols, Op op) {
         checkReduce(matrix, op, "matrix");
+        checkRowShape(matrix, rows, cols);
+    }
+
+    private static void checkRowShape(DeviceArray matrix, long rows, long cols) {
         if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
         if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
         if (Math.multiplyHigh(rows, cols) != 0 || rows * cols != matrix.length()) {
@@ -359,6 +444,10 @@ public final class Primer implements AutoCloseable {
 
     private long checkSegments(DeviceArray values, LongArray offsets, Op op, String valuesName) {
         checkReduce(values, op, valuesName);
+        return checkOffsets(offsets);
+    }
+
+    private long checkOffsets(LongArray offsets) {
         own(offsets, "offsets");
         if (offsets.length() < 1) throw new IllegalArgumentException("offsets needs at least one element (segments + 1)");
         return offsets.length() - 1;
@@ -377,6 +466,10 @@ public final class Primer implements AutoCloseable {
 
     private void checkFlagScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
         checkSegmentedScan(in, out, op);
+        checkHeadFlags(in, headFlags, out);
+    }
+
+    private void checkHeadFlags(DeviceArray in, ByteArray headFlags, DeviceArray out) {
         own(headFlags, "headFlags");
         if (headFlags.length() != in.length()) {
             throw new IllegalArgumentException("headFlags has " + headFlags.length() + " elements, in has " + in.length());
@@ -387,6 +480,17 @@ public final class Primer implements AutoCloseable {
     private void checkOffsetScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
         checkSegmentedScan(in, out, op);
         checkSegments(in, offsets, op, "in");
+        if (out.overlaps(offsets)) throw new IllegalArgumentException("offsets: overlaps out");
+    }
+
+    private void checkFlagScanCustom(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op) {
+        checkScanCustom(in, out, op);
+        checkHeadFlags(in, headFlags, out);
+    }
+
+    private void checkOffsetScanCustom(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op) {
+        checkScanCustom(in, out, op);
+        checkOffsets(offsets);
         if (out.overlaps(offsets)) throw new IllegalArgumentException("offsets: overlaps out");
     }
 

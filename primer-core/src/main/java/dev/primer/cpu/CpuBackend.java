@@ -4,6 +4,7 @@ import dev.primer.Backend;
 import dev.primer.BackendKind;
 import dev.primer.Buffer;
 import dev.primer.ByteArray;
+import dev.primer.CustomOp;
 import dev.primer.DeviceArray;
 import dev.primer.LongArray;
 import dev.primer.Op;
@@ -61,7 +62,7 @@ public final class CpuBackend implements Backend {
         return CpuReduce.argExtreme(in.dtype(), max, in.segment(), in.length());
     }
 
-    @Override public long reduceCustom(DeviceArray in, dev.primer.CustomOp op) {
+    @Override public long reduceCustom(DeviceArray in, CustomOp op) {
         return CpuCustomReduce.reduce(op, in.segment(), in.length());
     }
 
@@ -69,8 +70,16 @@ public final class CpuBackend implements Backend {
         CpuSegmentedReduce.reduceRows(in.dtype(), op, in.segment(), rows, cols, out.segment());
     }
 
+    @Override public void reduceRowsCustom(DeviceArray in, CustomOp op, long rows, long cols, DeviceArray out) {
+        CpuCustomReduce.reduceRows(op, in.segment(), rows, cols, out.segment());
+    }
+
     @Override public void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out) {
         CpuSegmentedReduce.reduceSegments(in.dtype(), op, in.segment(), offsets.segment(), offsets.length() - 1, out.segment());
+    }
+
+    @Override public void reduceSegmentsCustom(DeviceArray in, CustomOp op, LongArray offsets, DeviceArray out) {
+        CpuCustomReduce.reduceSegments(op, in.segment(), offsets.segment(), offsets.length() - 1, out.segment());
     }
 
     @Override public void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out) {
@@ -87,7 +96,7 @@ public final class CpuBackend implements Backend {
         CpuScan.scan(in.dtype(), out.dtype(), op, inclusive, initBits, in.segment(), out.segment(), in.length());
     }
 
-    @Override public void scanCustom(DeviceArray in, DeviceArray out, dev.primer.CustomOp op, boolean inclusive, long initBits) {
+    @Override public void scanCustom(DeviceArray in, DeviceArray out, CustomOp op, boolean inclusive, long initBits) {
         CpuCustomScan.scan(op, inclusive, initBits, in.segment(), out.segment(), in.length());
     }
 
@@ -97,6 +106,17 @@ public final class CpuBackend implements Backend {
 
     @Override public void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits) {
         CpuScan.segmentedScanByOffsets(in.dtype(), op, inclusive, initBits, in.segment(), offsets.segment(), offsets.length() - 1, out.segment());
+    }
+
+    @Override public void segmentedScanCustomByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op,
+                                                     boolean inclusive, long initBits) {
+        CpuCustomSegmentedScan.byFlags(op, inclusive, initBits, in.segment(), headFlags.segment(), out.segment(), in.length());
+    }
+
+    @Override public void segmentedScanCustomByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op,
+                                                       boolean inclusive, long initBits) {
+        CpuCustomSegmentedScan.byOffsets(op, inclusive, initBits, in.segment(), offsets.segment(), offsets.length() - 1,
+                out.segment());
     }
 
     @Override public void close() { }

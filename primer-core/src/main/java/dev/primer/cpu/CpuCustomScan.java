@@ -4,10 +4,7 @@ import dev.primer.CustomOp;
 import dev.primer.DType;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.function.DoubleBinaryOperator;
-import java.util.function.IntBinaryOperator;
-import java.util.function.LongBinaryOperator;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Scan with a user-defined operator on the CPU, the operator being the {@link CustomOp}'s Java lambda.
@@ -24,6 +21,8 @@ import java.util.function.LongBinaryOperator;
  * length alone, so the result is the same on any thread count and every run. For an exactly
  * associative operator this is the sequential left fold; a float operator that is only nearly
  * associative (a sum) differs from it by rounding where the carries are chained.
+ *
+ * <p>The segmented scans ({@link CpuCustomSegmentedScan}) run the same passes.
  */
 public final class CpuCustomScan {
     private CpuCustomScan() {}
@@ -36,34 +35,69 @@ public final class CpuCustomScan {
         Checks.holds(in, n, type, "in");
         Checks.holds(out, n, type, "out");
         Checks.inPlaceOrApart(in, n * type.byteSize(), out, n * type.byteSize(), true);
-        Lane lane = lane(op);
-        long chunks = Parallel.chunks(n);
-        if (chunks == 0) return;
-        long init = lane.carry(initBits);
-        if (chunks == 1) {
-            lane.scan(in, out, 0, n, init, inclusive);
+        CustomLane lane = CustomLane.of(op);
+        run(plain(lane, in, out, inclusive), 0, n, lane.carry(initBits));
+    }
+
+    /** What the two passes do to one chunk [from, to). */
+    interface Chunks {
+        /**
+         * Pass 1, independent of the chunks before: how the chunk turns the carry into it into the
+         * carry out of it.
+         */
+        LongUnaryOperator carryThrough(long from, long to);
+
+        /** Pass 2: writes the chunk's outputs from the carry into it. */
+        void scan(long from, long to, long carry);
+    }
+
+    /** The unsegmented scan's chunks: the carry out is {@code carry op T_c}. */
+    static Chunks plain(CustomLane lane, MemorySegment in, MemorySegment out, boolean inclusive) {
+        return new Chunks() {
+            @Override public LongUnaryOperator carryThrough(long from, long to) {
+                long total = lane.total(in, from, to);
+                return carry -> lane.combine(carry, total);
+            }
+
+            @Override public void scan(long from, long to, long carry) {
+                lane.scan(in, null, out, from, to, carry, 0, inclusive);
+            }
+        };
+    }
+
+    /**
+     * Scans {@code [from, to)} in chunks aligned at {@code from}, starting from {@code init}: pass 1 on
+     * a window of chunks in parallel, the carries chained in order, pass 2 on the window in parallel.
+     * Pass 1 reads a whole window before pass 2 writes into it, so the scan may run in place.
+     */
+    static void run(Chunks chunks, long from, long to, long init) {
+        long count = Parallel.chunks(to - from);
+        if (count == 0) return;
+        if (count == 1) {
+            chunks.scan(from, to, init);
             return;
         }
-        int window = (int) Math.min(chunks, windowChunks());
+        int window = (int) Math.min(count, windowChunks());
+        LongUnaryOperator[] through = new LongUnaryOperator[window];
         long[] carry = new long[window + 1];
         carry[0] = init;
-        for (long w = 0; w < chunks; w += window) {
-            long first = w, count = Math.min(window, chunks - w);
-            long totals = Math.min(count, chunks - 1 - first); // the last chunk carries into nothing
-            Parallel.forRange(totals, 1, (lo, hi) -> {
+        for (long w = 0; w < count; w += window) {
+            long first = w, inWindow = Math.min(window, count - w);
+            long passes = Math.min(inWindow, count - 1 - first); // the last chunk carries into nothing
+            Parallel.forRange(passes, 1, (lo, hi) -> {
                 for (long c = lo; c < hi; c++) {
-                    long start = (first + c) * Parallel.CHUNK;
-                    carry[(int) c + 1] = lane.total(in, start, start + Parallel.CHUNK);
+                    long start = from + (first + c) * Parallel.CHUNK;
+                    through[(int) c] = chunks.carryThrough(start, start + Parallel.CHUNK);
                 }
             });
-            for (int c = 1; c <= totals; c++) carry[c] = lane.combine(carry[c - 1], carry[c]);
-            Parallel.forRange(count, 1, (lo, hi) -> {
+            for (int c = 0; c < passes; c++) carry[c + 1] = through[c].applyAsLong(carry[c]);
+            Parallel.forRange(inWindow, 1, (lo, hi) -> {
                 for (long c = lo; c < hi; c++) {
-                    long start = (first + c) * Parallel.CHUNK;
-                    lane.scan(in, out, start, Math.min(n, start + Parallel.CHUNK), carry[(int) c], inclusive);
+                    long start = from + (first + c) * Parallel.CHUNK;
+                    chunks.scan(start, Math.min(to, start + Parallel.CHUNK), carry[(int) c]);
                 }
             });
-            carry[0] = carry[(int) count]; // into the next window
+            carry[0] = carry[(int) inWindow]; // into the next window
         }
     }
 
@@ -73,158 +107,5 @@ public final class CpuCustomScan {
      */
     private static long windowChunks() {
         return Math.max(64, 4L * Parallel.threads());
-    }
-
-    /**
-     * The operator on one element type; values travel as raw bits in a long (4-byte types in the low
-     * 32 bits).
-     */
-    private interface Lane {
-        /** initBits as this lane carries them. */
-        long carry(long initBits);
-
-        /** x_from op ... op x_(to-1), to > from. */
-        long total(MemorySegment in, long from, long to);
-
-        long combine(long a, long b);
-
-        /** Scans [from, to) starting from {@code carry}. Reads x_i before writing out[i] (in place). */
-        void scan(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean inclusive);
-    }
-
-    private static Lane lane(CustomOp op) {
-        return switch (op.javaOperator()) {
-            case IntBinaryOperator f -> new IntLane(f);
-            case LongBinaryOperator f -> new LongLane(f);
-            case CustomOp.FloatBinaryOperator f -> new FloatLane(f);
-            case DoubleBinaryOperator f -> new DoubleLane(f);
-            default -> throw new IllegalArgumentException("op: unsupported operator " + op.javaOperator().getClass());
-        };
-    }
-
-    private record IntLane(IntBinaryOperator f) implements Lane {
-        private static final ValueLayout.OfInt T = ValueLayout.JAVA_INT;
-
-        @Override public long carry(long initBits) { return initBits & 0xFFFF_FFFFL; }
-
-        @Override public long total(MemorySegment in, long from, long to) {
-            int acc = in.getAtIndex(T, from);
-            for (long i = from + 1; i < to; i++) acc = f.applyAsInt(acc, in.getAtIndex(T, i));
-            return acc & 0xFFFF_FFFFL;
-        }
-
-        @Override public long combine(long a, long b) { return f.applyAsInt((int) a, (int) b) & 0xFFFF_FFFFL; }
-
-        @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean inclusive) {
-            int acc = (int) carry;
-            if (inclusive) {
-                for (long i = from; i < to; i++) {
-                    acc = f.applyAsInt(acc, in.getAtIndex(T, i));
-                    out.setAtIndex(T, i, acc);
-                }
-            } else {
-                for (long i = from; i < to; i++) {
-                    int x = in.getAtIndex(T, i);
-                    out.setAtIndex(T, i, acc);
-                    acc = f.applyAsInt(acc, x);
-                }
-            }
-        }
-    }
-
-    private record LongLane(LongBinaryOperator f) implements Lane {
-        private static final ValueLayout.OfLong T = ValueLayout.JAVA_LONG;
-
-        @Override public long carry(long initBits) { return initBits; }
-
-        @Override public long total(MemorySegment in, long from, long to) {
-            long acc = in.getAtIndex(T, from);
-            for (long i = from + 1; i < to; i++) acc = f.applyAsLong(acc, in.getAtIndex(T, i));
-            return acc;
-        }
-
-        @Override public long combine(long a, long b) { return f.applyAsLong(a, b); }
-
-        @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean inclusive) {
-            long acc = carry;
-            if (inclusive) {
-                for (long i = from; i < to; i++) {
-                    acc = f.applyAsLong(acc, in.getAtIndex(T, i));
-                    out.setAtIndex(T, i, acc);
-                }
-            } else {
-                for (long i = from; i < to; i++) {
-                    long x = in.getAtIndex(T, i);
-                    out.setAtIndex(T, i, acc);
-                    acc = f.applyAsLong(acc, x);
-                }
-            }
-        }
-    }
-
-    private record FloatLane(CustomOp.FloatBinaryOperator f) implements Lane {
-        private static final ValueLayout.OfFloat T = ValueLayout.JAVA_FLOAT;
-
-        @Override public long carry(long initBits) { return initBits & 0xFFFF_FFFFL; }
-
-        private static float value(long bits) { return Float.intBitsToFloat((int) bits); }
-
-        private static long bits(float value) { return Float.floatToRawIntBits(value) & 0xFFFF_FFFFL; }
-
-        @Override public long total(MemorySegment in, long from, long to) {
-            float acc = in.getAtIndex(T, from);
-            for (long i = from + 1; i < to; i++) acc = f.applyAsFloat(acc, in.getAtIndex(T, i));
-            return bits(acc);
-        }
-
-        @Override public long combine(long a, long b) { return bits(f.applyAsFloat(value(a), value(b))); }
-
-        @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean inclusive) {
-            float acc = value(carry);
-            if (inclusive) {
-                for (long i = from; i < to; i++) {
-                    acc = f.applyAsFloat(acc, in.getAtIndex(T, i));
-                    out.setAtIndex(T, i, acc);
-                }
-            } else {
-                for (long i = from; i < to; i++) {
-                    float x = in.getAtIndex(T, i);
-                    out.setAtIndex(T, i, acc);
-                    acc = f.applyAsFloat(acc, x);
-                }
-            }
-        }
-    }
-
-    private record DoubleLane(DoubleBinaryOperator f) implements Lane {
-        private static final ValueLayout.OfDouble T = ValueLayout.JAVA_DOUBLE;
-
-        @Override public long carry(long initBits) { return initBits; }
-
-        @Override public long total(MemorySegment in, long from, long to) {
-            double acc = in.getAtIndex(T, from);
-            for (long i = from + 1; i < to; i++) acc = f.applyAsDouble(acc, in.getAtIndex(T, i));
-            return Double.doubleToRawLongBits(acc);
-        }
-
-        @Override public long combine(long a, long b) {
-            return Double.doubleToRawLongBits(f.applyAsDouble(Double.longBitsToDouble(a), Double.longBitsToDouble(b)));
-        }
-
-        @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry, boolean inclusive) {
-            double acc = Double.longBitsToDouble(carry);
-            if (inclusive) {
-                for (long i = from; i < to; i++) {
-                    acc = f.applyAsDouble(acc, in.getAtIndex(T, i));
-                    out.setAtIndex(T, i, acc);
-                }
-            } else {
-                for (long i = from; i < to; i++) {
-                    double x = in.getAtIndex(T, i);
-                    out.setAtIndex(T, i, acc);
-                    acc = f.applyAsDouble(acc, x);
-                }
-            }
-        }
     }
 }

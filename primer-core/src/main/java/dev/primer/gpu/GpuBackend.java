@@ -115,6 +115,27 @@ public final class GpuBackend implements Backend {
                 offsets.length() - 1, out.devicePointer(), Math.min(in.length(), out.length()));
     }
 
+    @Override public void reduceRowsCustom(DeviceArray in, dev.primer.CustomOp op, long rows, long cols, DeviceArray out) {
+        GpuCustomSegmentedReduce.reduceRows(ctx, op, in.devicePointer(), rows, cols, out.devicePointer());
+    }
+
+    @Override public void reduceSegmentsCustom(DeviceArray in, dev.primer.CustomOp op, LongArray offsets, DeviceArray out) {
+        GpuCustomSegmentedReduce.reduceSegments(ctx, op, in.devicePointer(), offsets.devicePointer(), offsets.length() - 1,
+                out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedScanCustomByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, dev.primer.CustomOp op,
+                                                     boolean inclusive, long initBits) {
+        GpuCustomScan.segmentedScanByFlags(ctx, op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
+                out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedScanCustomByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, dev.primer.CustomOp op,
+                                                       boolean inclusive, long initBits) {
+        GpuCustomScan.segmentedScanByOffsets(ctx, op, inclusive, initBits, in.devicePointer(), offsets.devicePointer(),
+                offsets.length() - 1, out.devicePointer(), Math.min(in.length(), out.length()));
+    }
+
     /** The context is shared by every GPU Primer of this process and lives as long as it. */
     @Override public void close() { }
 }

@@ -13,7 +13,9 @@ import java.util.Objects;
  * ({@code device/scan_kernels.cuh}, single pass, deterministic decoupled look-back) instantiated
  * for the operator through NVRTC behind an {@code extern "C"} entry point with the signature of the
  * prebuilt {@code scan_<op>_<suffix>} kernels, and launched exactly as they are
- * ({@link GpuScan#launchPlain}). The operator need not be commutative: the scan keeps operand order
+ * ({@link GpuScan#launchPlain}); segmented scans likewise, with the signatures of
+ * {@code segscan_flags_*} and {@code segscan_offsets_*} ({@link GpuScan#launchFlags},
+ * {@link GpuScan#launchOffsets}), one source (and compile) for each. The operator need not be commutative: the scan keeps operand order
  * everywhere. Its look-back folds the tile aggregates left to right (the ordered look-back), so
  * float results are the same bits on every run. The compiled module is cached on disk by NVRTC's
  * cache (keyed by the source, the packed headers' content, the architecture and the NVRTC version;
@@ -24,26 +26,81 @@ public final class GpuCustomScan {
     private GpuCustomScan() {}
 
     static final String KERNEL = "primer_custom_scan";
+    static final String FLAGS_KERNEL = "primer_custom_segscan_flags";
+    static final String OFFSETS_KERNEL = "primer_custom_segscan_offsets";
+    /** In the by-offsets source too: each segment's last scanned element (GpuCustomSegmentedReduce). */
+    static final String ENDS_KERNEL = "primer_custom_segment_ends";
     /** Blocks per SM the register budget must allow: 64 registers a thread (256-thread blocks). */
     static final int MIN_BLOCKS = 4;
 
-    /** The CUDA source of the kernel for {@code op}: the prelude, the header, the functor, the entry point. */
+    /** The CUDA source of the plain scan kernel for {@code op}: the prelude, the header, the functor, the entry point. */
     static String source(CustomOp op) {
         String t = GpuCustomReduce.cudaType(op.type());
+        return header(op) + """
+                using Shape = primer::ScanShape<%1$s>;
+                extern "C" __global__ void __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%3$d, Shape::BLOCK_THREADS))
+                %2$s(const %1$s* in, %1$s* out, long long n, long long tiles, long long init_bits, int inclusive,
+                     unsigned char* scratch, unsigned epoch) {
+                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
+                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
+                }
+                """.formatted(t, KERNEL, MIN_BLOCKS);
+    }
+
+    /**
+     * The CUDA source of the segmented scan kernel for {@code op}, by head flags or by offsets (with
+     * the segment-ends kernel beside it), with the signatures of the prebuilt
+     * {@code segscan_flags_*} / {@code segscan_offsets_*} kernels.
+     */
+    static String segmentedSource(CustomOp op, boolean byOffsets) {
+        String t = GpuCustomReduce.cudaType(op.type());
+        String shape = """
+                using Shape = primer::ScanShape<%1$s, true>;
+                #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%2$d, Shape::BLOCK_THREADS))
+                """.formatted(t, MIN_BLOCKS);
+        String entry = byOffsets ? """
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %1$s(const %3$s* in, const long long* offsets, const long long* tile_first, %3$s* out, long long n,
+                     long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
+                    using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;
+                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %3$s, %3$s, UserOp>(
+                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, Heads{offsets, tile_first, begin});
+                }
+                extern "C" __global__ void __launch_bounds__(%4$d)
+                %2$s(const %3$s* scanned, const long long* offsets, long long segments, %3$s* out) {
+                    primer::segment_ends<%3$s, UserOp>(scanned, offsets, segments, out);
+                }
+                """.formatted(OFFSETS_KERNEL, ENDS_KERNEL, t, ScanPolicy.SEGMENT_STARTS_BLOCK) : """
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %1$s(const %2$s* in, const signed char* flags, %2$s* out, long long n, long long tiles, long long init_bits,
+                     int inclusive, unsigned char* scratch, unsigned epoch) {
+                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %2$s, %2$s, UserOp>(
+                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::FlagHeads{flags});
+                }
+                """.formatted(FLAGS_KERNEL, t);
+        return header(op) + shape + entry;
+    }
+
+    /** The prelude, the scan header and the operator as a functor. */
+    private static String header(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/scan_kernels.cuh"
                 struct UserOp {
                     static __device__ __forceinline__ %1$s identity() { return %2$s; }
                     __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
                 };
-                using Shape = primer::ScanShape<%1$s>;
-                extern "C" __global__ void __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%5$d, Shape::BLOCK_THREADS))
-                %4$s(const %1$s* in, %1$s* out, long long n, long long tiles, long long init_bits, int inclusive,
-                     unsigned char* scratch, unsigned epoch) {
-                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
-                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
-                }
-                """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL, MIN_BLOCKS);
+                """.formatted(GpuCustomReduce.cudaType(op.type()), op.identityLiteral(), op.cudaExpression());
+    }
+
+    /** The segmented kernel {@code entry} for {@code op}, compiled once (NVRTC) with its source. */
+    static CudaKernel segmentedKernel(CudaContext ctx, CustomOp op, boolean byOffsets, String entry) {
+        requireNvrtc();
+        return GpuCustomReduce.compile(ctx, "custom_segscan_" + (byOffsets ? "offsets_" : "flags_") + op.name(),
+                segmentedSource(op, byOffsets), entry);
+    }
+
+    private static void requireNvrtc() {
+        if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
     }
 
     /**
@@ -63,8 +120,34 @@ public final class GpuCustomScan {
         GpuScan.requireAligned(in, type, "in");
         GpuScan.requireAligned(out, type, "out");
         GpuScan.requireInPlaceOrDisjoint(in, n * type.byteSize(), out, n * type.byteSize());
-        if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
+        requireNvrtc();
         CudaKernel kernel = GpuCustomReduce.compile(ctx, "custom_scan_" + op.name(), source(op), KERNEL);
         GpuScan.launchPlain(ctx, kernel, type, inclusive, initBits, in, out, n);
+    }
+
+    /**
+     * Segmented scan with {@code op}, segments starting at every nonzero byte of {@code headFlags}
+     * and at element 0; as {@link GpuScan#segmentedScanByFlags} otherwise. Issued on the context's stream.
+     */
+    public static void segmentedScanByFlags(CudaContext ctx, CustomOp op, boolean inclusive, long initBits,
+                                            long in, long headFlags, long out, long n) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(op, "op");
+        GpuCustomReduce.cudaType(op.type());  // rejects int8
+        GpuScan.launchFlags(ctx, () -> segmentedKernel(ctx, op, false, FLAGS_KERNEL), op.type(), inclusive, initBits,
+                in, headFlags, out, n);
+    }
+
+    /**
+     * Segmented scan with {@code op} of each segment {@code [offsets[k], offsets[k+1])}; as
+     * {@link GpuScan#segmentedScanByOffsets} otherwise (the offsets are checked first: one synchronize).
+     */
+    public static void segmentedScanByOffsets(CudaContext ctx, CustomOp op, boolean inclusive, long initBits,
+                                              long in, long offsets, long segments, long out, long length) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(op, "op");
+        GpuCustomReduce.cudaType(op.type());
+        GpuScan.launchOffsets(ctx, () -> segmentedKernel(ctx, op, true, OFFSETS_KERNEL), op.type(), inclusive, initBits,
+                in, offsets, segments, out, length);
     }
 }

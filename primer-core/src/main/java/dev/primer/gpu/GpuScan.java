@@ -5,11 +5,13 @@ import dev.primer.Op;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.WeakHashMap;
+import java.util.function.Supplier;
 
 /**
  * Device-wide scans (prefix sums and their kin) on device pointers: one launch, single pass,
@@ -35,7 +37,8 @@ import java.util.WeakHashMap;
  * ranges must not overlap. Pointers must be aligned to their element size; any 16-byte
  * misalignment (a slice) is fine. Arguments are checked and an {@link IllegalArgumentException}
  * names the offending one. All work is issued on the context's stream; nothing waits for it,
- * except {@link #segmentedScanByOffsets}, which reads two offsets back first.
+ * except {@link #segmentedScanByOffsets}, which checks the offsets on the device and reads the
+ * verdict back first.
  */
 public final class GpuScan {
     private GpuScan() {}
@@ -43,6 +46,7 @@ public final class GpuScan {
     private static final String MODULE = "scan";
     private static final String STATUS_SCRATCH = "scan";
     private static final String SEGMENT_SCRATCH = "scan.segment-starts";
+    private static final String CHECK_SCRATCH = "scan.offsets-check";
 
     /** Per context: the last epoch used, and the largest status area asked for. */
     private static final class Epochs {
@@ -108,6 +112,17 @@ public final class GpuScan {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(op, "op");
         op.requireSupports(type, "op");
+        launchFlags(ctx, () -> ctx.module(MODULE).kernel("segscan_flags_" + opName(op) + "_" + type.kernelSuffix()),
+                type, inclusive, initBits, in, headFlags, out, n);
+    }
+
+    /**
+     * Launches a segmented-by-flags kernel with the signature of {@code segscan_flags_<op>_<suffix>}
+     * (or an NVRTC instantiation of {@code segmented_scan_flags_kernel}) after checking the
+     * arguments; the kernel is only asked for when there is work. Shared with {@link GpuCustomScan}.
+     */
+    static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
+                            long in, long headFlags, long out, long n) {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
         requireAligned(in, type, "in");
@@ -118,13 +133,12 @@ public final class GpuScan {
             throw new IllegalArgumentException("headFlags: overlaps out");
         }
         requireTileCount(n, in, type, true);
-
-        String kernel = "segscan_flags_" + opName(op) + "_" + type.kernelSuffix();
+        CudaKernel k = kernel.get();
         long tiles = ScanPolicy.tiles(n, in, type, true);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+            k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     in, headFlags, out, n, tiles, initBits, inclusive ? 1 : 0, status[0], (int) status[1]);
         }
     }
@@ -134,9 +148,9 @@ public final class GpuScan {
      * int64, {@code segments + 1} of them, non-decreasing, {@code offsets[0] >= 0},
      * {@code offsets[segments] <= length}, the elements of {@code in} and of {@code out}). Elements
      * outside {@code [offsets[0], offsets[segments])} are not touched; empty segments are fine.
-     * Reads {@code offsets[0]} and {@code offsets[segments]} back to the host (one synchronize) and
-     * checks them; offsets between them that decrease are not detected (the kernel reads and writes
-     * only within those two either way, and its results are then unspecified).
+     * The offsets are checked on the device first ({@link #checkedOffsetRange}: one synchronize),
+     * and bad ones throw {@link IllegalArgumentException} naming {@code offsets} before anything
+     * is written.
      */
     public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
                                               long in, long offsets, long segments, long out, long length) {
@@ -144,22 +158,21 @@ public final class GpuScan {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(op, "op");
         op.requireSupports(type, "op");
+        launchOffsets(ctx, () -> ctx.module(MODULE).kernel("segscan_offsets_" + opName(op) + "_" + type.kernelSuffix()),
+                type, inclusive, initBits, in, offsets, segments, out, length);
+    }
+
+    /**
+     * Checks the offsets and launches a segmented-by-offsets kernel with the signature of
+     * {@code segscan_offsets_<op>_<suffix>} (or an NVRTC instantiation of
+     * {@code segmented_scan_offsets_kernel}), after the tile starts. Shared with {@link GpuCustomScan}.
+     */
+    static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
+                              long in, long offsets, long segments, long out, long length) {
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
         if (segments == 0) return;
-        if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
-        if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
-                + Long.toHexString(offsets) + " is not aligned to 8 bytes");
-        long begin = readLong(ctx, offsets);
-        long end = readLong(ctx, offsets + 8 * segments);
-        if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
-        if (end < begin) {
-            throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " < offsets[0] = " + begin);
-        }
-        if (end > length) {
-            throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " is beyond the " + length
-                    + " elements of in and out");
-        }
-        long n = end - begin;
+        long[] range = checkedOffsetRange(ctx, offsets, segments, length);
+        long begin = range[0], n = range[1] - begin;
         if (n == 0) return;
         requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
         requireAligned(out, type, "out");
@@ -169,11 +182,19 @@ public final class GpuScan {
         if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
             throw new IllegalArgumentException("offsets: overlaps out");
         }
-        requireTileCount(n, inBase, type, true);
+        launchOffsetsChecked(ctx, kernel.get(), type, inclusive, initBits, inBase, offsets, segments, begin, outBase, n);
+    }
 
+    /**
+     * The launches of a segmented scan by offsets already checked: the tile starts, then the scan of
+     * the n = offsets[segments] - begin elements at {@code inBase} (element offsets[0] = begin of
+     * the input) into {@code outBase}. n >= 1, pointers aligned, disjoint or equal.
+     */
+    static void launchOffsetsChecked(CudaContext ctx, CudaKernel kernel, DType type, boolean inclusive, long initBits,
+                                     long inBase, long offsets, long segments, long begin, long outBase, long n) {
+        requireTileCount(n, inBase, type, true);
         long tiles = ScanPolicy.tiles(n, inBase, type, true);
         long shift = ScanPolicy.shift(inBase, type);
-        String kernel = "segscan_offsets_" + opName(op) + "_" + type.kernelSuffix();
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long tileFirst = ctx.scratch(SEGMENT_SCRATCH, 8 * (tiles + 1));
@@ -181,10 +202,51 @@ public final class GpuScan {
             ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
                     offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type, true), tiles, tileFirst);
             long[] status = status(ctx, epochs, tiles);
-            ctx.module(MODULE).kernel(kernel).launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+            kernel.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
                     (int) status[1]);
         }
+    }
+
+    /** offsets[r] = r * cols for r in [0, rows] at {@code offsets} (rows + 1 int64 values): rows as segments. */
+    static void rowOffsets(CudaContext ctx, long rows, long cols, long offsets) {
+        long grid = Math.min((rows + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
+                32L * ctx.device().multiprocessorCount());
+        ctx.module(MODULE).kernel("segscan_row_offsets").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, rows, cols, offsets);
+    }
+
+    /**
+     * {@code {offsets[0], offsets[segments]}} after checking all {@code segments + 1} offsets on the
+     * device (one small kernel and one readback: one synchronize): IllegalArgumentException naming
+     * {@code offsets} when offsets[0] is negative, an offset is smaller than the one before it, or
+     * the last is beyond {@code length}. segments >= 1.
+     */
+    static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
+        if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
+        if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
+                + Long.toHexString(offsets) + " is not aligned to 8 bytes");
+        MemorySegment words;
+        synchronized (ctx.scratchLock(CHECK_SCRATCH)) {
+            long result = ctx.scratch(CHECK_SCRATCH, 24);
+            ctx.memset8(result + 16, (byte) 0xFF, 8);
+            long grid = Math.min((segments + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
+                    8L * ctx.device().multiprocessorCount());
+            ctx.module(MODULE).kernel("segscan_offsets_check").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
+                    offsets, segments, result);
+            words = ctx.readback(result, 24);
+        }
+        long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
+        long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16);
+        if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
+        if (firstDecrease != -1L) {
+            throw new IllegalArgumentException("offsets decrease: offsets[" + firstDecrease + "] > offsets["
+                    + (firstDecrease + 1) + "]");
+        }
+        if (end > length) {
+            throw new IllegalArgumentException("offsets: offsets[segments] = " + end + " is beyond the " + length
+                    + " elements of in and out");
+        }
+        return new long[] {begin, end};
     }
 
     /** The raw bits of {@code op}'s identity in {@code type}: an init that leaves a scan plain. */
@@ -275,7 +337,4 @@ public final class GpuScan {
         }
     }
 
-    private static long readLong(CudaContext ctx, long pointer) {
-        return ctx.readback(pointer, 8).get(ValueLayout.JAVA_LONG, 0);
-    }
 }

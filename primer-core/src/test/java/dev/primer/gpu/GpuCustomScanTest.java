@@ -46,6 +46,27 @@ class GpuCustomScanTest {
         NvccCheck.assertCompiles(List.of(OPS), GpuCustomScan::source, GpuCustomScan.KERNEL);
     }
 
+    @Test
+    void theSegmentedSourcesInstantiateTheDeviceScanWithHeads() {
+        String flags = GpuCustomScan.segmentedSource(CustomScanOps.FFILL, false);
+        assertTrue(flags.contains("using Shape = primer::ScanShape<double, true>;"), flags);
+        assertTrue(flags.contains(GpuCustomScan.FLAGS_KERNEL + "(const double* in, const signed char* flags"), flags);
+        assertTrue(flags.contains("primer::FlagHeads{flags}"), flags);
+        String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
+        assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
+        assertTrue(offsets.contains("Heads{offsets, tile_first, begin}"), offsets);
+        assertTrue(offsets.contains("primer::segment_ends<int, UserOp>("), offsets);
+    }
+
+    /** nvcc compiles the segmented sources too, one operator per type; the by-offsets one holds the segment-ends kernel. */
+    @Test
+    void nvccCompilesTheSegmentedSources() throws Exception {
+        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL);
+        NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, false), GpuCustomScan.FLAGS_KERNEL);
+        NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, true), GpuCustomScan.OFFSETS_KERNEL,
+                GpuCustomScan.ENDS_KERNEL);
+    }
+
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
     @Test
     void misalignedAndInPlaceScansMatchTheCpu() {
@@ -78,6 +99,16 @@ class GpuCustomScanTest {
             expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, 0, b, 8));
             expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, a + 8, 8));
             GpuCustomScan.scan(ctx, op, true, 0, 0, 0, 0);  // nothing to do: no checks, no compile
+            expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, 0, b, 8));
+            expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b + 8, b, 8));
+            expect("n", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b, a, -1));
+            expect("segments", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b, -1, a, 8));
+            expect("offsets", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b + 4, 1, a, 8));
+            expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, -1, 4, b));
+            expect("cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, -1, b));
+            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, a + 64));  // inside the 32 longs of in
+            expect("segments", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, -1, a, 8));
+            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, 0, 1, b, 8));
         } finally {
             ctx.free(a);
             ctx.free(b);

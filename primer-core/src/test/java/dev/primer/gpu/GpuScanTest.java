@@ -328,6 +328,40 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * Offsets that decrease anywhere between the ends (a million segments, so the check runs on many
+     * blocks) are rejected before anything is written, naming the first decreasing pair.
+     */
+    @Test
+    void decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten() {
+        int segments = (1 << 20) + 1, n = 3 * segments;
+        long in = ctx.allocate(4L * n), out = ctx.allocate(4L * n), off = ctx.allocate(8L * (segments + 1));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, segments + 1);
+            ctx.memset8(in, (byte) 1, 4L * n);
+            for (int[] bad : new int[][] {{1}, {(1 << 19) + 5}, {segments - 1}, {900_000, 700_001}, {12, 14}}) {
+                for (int k = 0; k <= segments; k++) offsets.setAtIndex(ValueLayout.JAVA_LONG, k, 3L * k);
+                for (int k : bad) offsets.setAtIndex(ValueLayout.JAVA_LONG, k, 3L * (k + 1) + 1);  // > offsets[k + 1]
+                ctx.copyToDevice(off, offsets, 8L * (segments + 1));
+                ctx.memset8(out, (byte) 0x5A, 4L * n);
+                int first = java.util.Arrays.stream(bad).min().orElseThrow();
+                for (boolean inclusive : new boolean[] {true, false}) {
+                    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
+                            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, inclusive, 0, in, off, segments, out, n));
+                    assertTrue(e.getMessage().startsWith("offsets") && e.getMessage().contains("offsets[" + first + "] > offsets["
+                            + (first + 1) + "]"), e.getMessage());
+                }
+                MemorySegment host = arena.allocate(4L * n);
+                ctx.copyToHost(host, out, 4L * n);
+                for (long i = 0; i < n; i++) assertEquals(0x5A5A5A5A, host.getAtIndex(ValueLayout.JAVA_INT, i), "out[" + i + "]");
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+            ctx.free(off);
+        }
+    }
+
     // ---- argument errors ----
 
     @Test

@@ -22,8 +22,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 final class NvccCheck {
     private NvccCheck() {}
 
-    /** Compiles {@code source.apply(op)} for each op (in parallel) and checks that each cubin holds {@code entry}. */
-    static void assertCompiles(List<CustomOp> ops, Function<CustomOp, String> source, String entry) throws Exception {
+    /** Compiles {@code source.apply(op)} for each op (in parallel) and checks that each cubin holds every entry. */
+    static void assertCompiles(List<CustomOp> ops, Function<CustomOp, String> source, String... entries) throws Exception {
         Path include = Path.of("src/main/cuda");
         Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
         String nvcc = nvcc();
@@ -43,7 +43,9 @@ final class NvccCheck {
                 int rc = compiles.get(k).waitFor();
                 if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
                 byte[] cubin = Files.readAllBytes(dir.resolve(op.name() + ".cubin"));
-                assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(entry + "\0"), "the cubin of " + op + " has no " + entry);
+                for (String entry : entries) {
+                    assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(entry + "\0"), "the cubin of " + op + " has no " + entry);
+                }
             }
         } finally {
             try (var files = Files.walk(dir)) {

@@ -5,7 +5,9 @@ import dev.primer.DType;
 import dev.primer.DeviceArray;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.gpu.GpuCustomReduce;
+import dev.primer.cpu.CpuCustomSegmentedScan;
 import dev.primer.gpu.GpuCustomScan;
+import dev.primer.gpu.GpuCustomSegmentedReduce;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -18,9 +20,12 @@ import java.util.SplittableRandom;
  * User-defined operators (NVRTC) on n elements (2^28; 2^24 with --quick), to set beside the built-in
  * reduce and scan: a float sum written as a CustomOp (commutative, but it takes the order-preserving
  * reduce like every CustomOp), affine maps composed (associative, not commutative), and a forward
- * fill scan. Reduces are timed with events around the call, which waits for its result: the kernel
- * and a small readback. Each result is checked against the CPU backend's left fold (exact for the
- * exact operators; a float64 sum for the float one).
+ * fill scan; then the segmented forms: a forward fill restarting at head flags (one in about 1024
+ * elements), and affine maps composed along each row of a (n / 4096) x 4096 matrix (a segmented
+ * scan into a temporary and the row ends read off it, see GpuCustomSegmentedReduce: the bandwidth
+ * counts the n elements a reduce must read, so it shows what the temporary costs). Reduces are
+ * timed with events around the call, which waits for its result. Each result is checked against
+ * the CPU backend (exact for the exact operators; a float64 sum for the float one).
  */
 final class CustomBench {
     static final String GROUP = "custom";
@@ -32,7 +37,68 @@ final class CustomBench {
                 Guard.run(s, GROUP, "custom_reduce_fsum_f32", "float32", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_fsum_f32", CustomOps.FSUM)),
                 Guard.run(s, GROUP, "custom_reduce_affine_i64", "int64", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i64", CustomOps.AFFINE32)),
                 Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", CustomOps.FSUM)),
-                Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)));
+                Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
+                Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
+                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64")));
+    }
+
+    private static final long ROW = 4096;
+
+    /** Forward fill restarting at head flags, inclusive; every element checked against the CPU backend's scan. */
+    private static BenchRecord segmentedScan(BenchSetup s, String name) {
+        CustomOp op = CustomOps.FFILL;
+        long n = s.n(), bytes = n * 8;
+        int buffers = s.buffersFor(2 * bytes + n);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = input(arena, op, n);
+            MemorySegment flags = arena.allocate(n, 64);
+            SplittableRandom random = new SplittableRandom(5);
+            for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+            long[] in = new long[buffers], out = new long[buffers], heads = new long[buffers];
+            for (int b = 0; b < buffers; b++) {
+                DeviceArray a = closer.add(s.gpu().allocate(op.type(), n));
+                a.copyFrom(host);
+                in[b] = a.devicePointer();
+                out[b] = closer.add(s.gpu().allocate(op.type(), n)).devicePointer();
+                DeviceArray f = closer.add(s.gpu().allocate(DType.BYTE, n));
+                f.copyFrom(flags);
+                heads[b] = f.devicePointer();
+            }
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> GpuCustomScan.segmentedScanByFlags(s.ctx(), op, true,
+                    op.identityBits(), in[i % buffers], heads[i % buffers], out[i % buffers], n));
+            s.ctx().synchronize();
+            MemorySegment got = arena.allocate(bytes, 64), want = arena.allocate(bytes, 64);
+            s.ctx().copyToHost(got, out[0], bytes);
+            CpuCustomSegmentedScan.byFlags(op, true, op.identityBits(), host, flags, want, n);
+            String check = got.mismatch(want) < 0 ? "ok: every element the CPU's, exactly" : "FAILED: element "
+                    + got.mismatch(want) / 8 + " differs from the CPU's";
+            return BenchRecord.measured(GROUP, name, op.type().toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
+                    !check.startsWith("FAILED"), "inclusive, a head flag in about 1024; " + check + "; " + buffers + " buffer(s)");
+        }
+    }
+
+    /** Affine maps composed along each row; every row checked against the CPU backend. */
+    private static BenchRecord rows(BenchSetup s, String name) {
+        CustomOp op = CustomOps.AFFINE32;
+        long n = s.n(), rows = n / ROW, bytes = n * 8;
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = input(arena, op, n);
+            DeviceArray in = closer.add(s.gpu().allocate(op.type(), n));
+            in.copyFrom(host);
+            DeviceArray out = closer.add(s.gpu().allocate(op.type(), rows));
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> GpuCustomSegmentedReduce.reduceRows(s.ctx(), op,
+                    in.devicePointer(), rows, ROW, out.devicePointer()));
+            MemorySegment got = arena.allocate(rows * 8, 64), want = arena.allocate(rows * 8, 64);
+            out.copyTo(got);
+            CpuCustomReduce.reduceRows(op, host, rows, ROW, want);
+            String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
+                    + got.mismatch(want) / 8 + " differs from the CPU's";
+            return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + ROW, n, (double) bytes + rows * 8, t,
+                    !check.startsWith("FAILED"), check + "; a segmented scan into a temporary, then the row ends; one buffer"
+                            + " (the temporary alone is " + bytes / (1 << 20) + " MiB)");
+        }
     }
 
     private static BenchRecord reduce(BenchSetup s, String name, CustomOp op) {

@@ -1,5 +1,6 @@
 package dev.primer.cli.bench;
 
+import dev.primer.ByteArray;
 import dev.primer.CustomOp;
 import dev.primer.DType;
 import dev.primer.DeviceArray;
@@ -18,8 +19,9 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * Self-test of the user-defined operators (kernels compiled at run time through NVRTC): reduce and
- * inclusive and exclusive scans, against the CPU backend. The operators are exact (any association
+ * Self-test of the user-defined operators (kernels compiled at run time through NVRTC): reduce,
+ * inclusive and exclusive scans, segmented scans (by head flags and by offsets), and rows and
+ * segments reduced, against the CPU backend. The operators are exact (any association
  * gives the same bits) and two of them are not commutative, so the GPU must keep operand order.
  */
 final class CustomSelftest {
@@ -36,8 +38,84 @@ final class CustomSelftest {
                 log.check(String.format(Locale.ROOT, "custom reduce %s n=%d", op.name(), n), () -> reduce(t, op, n));
                 log.check(String.format(Locale.ROOT, "custom scan inclusive %s n=%d", op.name(), n), () -> scan(t, op, n, true));
                 log.check(String.format(Locale.ROOT, "custom scan exclusive %s n=%d", op.name(), n), () -> scan(t, op, n, false));
+                if (n > 70_000) continue;  // the segmented forms: up to 70,000 (the sanitizers run this part too)
+                for (boolean byOffsets : new boolean[] {false, true}) {
+                    String by = byOffsets ? "offsets" : "flags";
+                    log.check(String.format(Locale.ROOT, "custom segmented scan by %s inclusive %s n=%d", by, op.name(), n),
+                            () -> segmentedScan(t, op, n, byOffsets, true));
+                    log.check(String.format(Locale.ROOT, "custom segmented scan by %s exclusive %s n=%d", by, op.name(), n),
+                            () -> segmentedScan(t, op, n, byOffsets, false));
+                }
+                log.check(String.format(Locale.ROOT, "custom segments reduce %s n=%d", op.name(), n), () -> segments(t, op, n));
+            }
+            for (long[] shape : new long[][] {{1, 1}, {5, 0}, {1000, 33}, {7, 20_001}}) {
+                log.check(String.format(Locale.ROOT, "custom rows reduce %s %dx%d", op.name(), shape[0], shape[1]),
+                        () -> rows(t, op, shape[0], shape[1]));
             }
         }
+    }
+
+    /** Segmented scan by random head flags or by offsets with empty segments; exclusive from a non-identity init. */
+    private static String segmentedScan(Twins t, CustomOp op, long n, boolean byOffsets, boolean inclusive) {
+        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+            DeviceArray[] in = t.upload(closer, op.type(), values(arena, op, n, 57 + n), n);
+            DeviceArray[] out = t.allocate(closer, op.type(), n);
+            long init = bits(op.type(), values(arena, op, 1, 3 + n), 0);
+            for (int k = 0; k < 2; k++) {
+                Primer p = k == 0 ? t.gpu() : t.cpu();
+                DeviceArray x = in[k], y = out[k];
+                if (byOffsets) {
+                    LongArray offsets = closer.add(p.upload(SelftestData.offsets(n, 5 + n)));
+                    if (inclusive) p.segmentedInclusiveScan(x, offsets, y, op);
+                    else exclusive(p, x, offsets, y, op, init);
+                } else {
+                    ByteArray flags = closer.add(p.upload(headFlags(n, 13 + n)));
+                    if (inclusive) p.segmentedInclusiveScan(x, flags, y, op);
+                    else exclusive(p, x, flags, y, op, init);
+                }
+            }
+            return sameElements(op, Twins.download(out[0], arena), Twins.download(out[1], arena), n);
+        }
+    }
+
+    private static void exclusive(Primer p, DeviceArray x, DeviceArray segments, DeviceArray y, CustomOp op, long initBits) {
+        boolean floating = op.type() == DType.FLOAT || op.type() == DType.DOUBLE;
+        double init = op.type() == DType.FLOAT ? Float.intBitsToFloat((int) initBits) : Double.longBitsToDouble(initBits);
+        long integral = op.type() == DType.INT ? (int) initBits : initBits;
+        switch (segments) {
+            case LongArray offsets when floating -> p.segmentedExclusiveScan(x, offsets, y, op, init);
+            case LongArray offsets -> p.segmentedExclusiveScan(x, offsets, y, op, integral);
+            case ByteArray flags when floating -> p.segmentedExclusiveScan(x, flags, y, op, init);
+            case ByteArray flags -> p.segmentedExclusiveScan(x, flags, y, op, integral);
+            default -> throw new IllegalArgumentException(segments.toString());
+        }
+    }
+
+    private static String segments(Twins t, CustomOp op, long n) {
+        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+            DeviceArray[] in = t.upload(closer, op.type(), values(arena, op, n, 31 + n), n);
+            long[] offsets = SelftestData.offsets(n, 17 + n);
+            DeviceArray g = closer.add(t.gpu().reduceSegments(in[0], closer.add(t.gpu().upload(offsets)), op));
+            DeviceArray c = closer.add(t.cpu().reduceSegments(in[1], closer.add(t.cpu().upload(offsets)), op));
+            return sameElements(op, Twins.download(g, arena), Twins.download(c, arena), offsets.length - 1);
+        }
+    }
+
+    private static String rows(Twins t, CustomOp op, long rows, long cols) {
+        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+            DeviceArray[] in = t.upload(closer, op.type(), values(arena, op, rows * cols, 41 + rows), rows * cols);
+            DeviceArray g = closer.add(t.gpu().reduceRows(in[0], rows, cols, op));
+            DeviceArray c = closer.add(t.cpu().reduceRows(in[1], rows, cols, op));
+            return sameElements(op, Twins.download(g, arena), Twins.download(c, arena), rows);
+        }
+    }
+
+    /** Head flags: about one in 50 elements starts a segment, element 0 sometimes. */
+    private static byte[] headFlags(long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        byte[] flags = new byte[Math.toIntExact(n)];
+        for (int i = 0; i < flags.length; i++) flags[i] = (byte) (random.nextInt(50) == 0 ? 1 + random.nextInt(127) : 0);
+        return flags;
     }
 
     private static String reduce(Twins t, CustomOp op, long n) {
@@ -58,13 +136,17 @@ final class CustomSelftest {
                 t.gpu().exclusiveScan(in[0], out[0], op);
                 t.cpu().exclusiveScan(in[1], out[1], op);
             }
-            MemorySegment g = Twins.download(out[0], arena), c = Twins.download(out[1], arena);
-            for (long i = 0; i < n; i++) {
-                String problem = Compare.exact(bits(op.type(), g, i), bits(op.type(), c, i));
-                if (problem != null) return "element " + i + " of " + n + " (bits): " + problem;
-            }
-            return null;
+            return sameElements(op, Twins.download(out[0], arena), Twins.download(out[1], arena), n);
         }
+    }
+
+    /** Every element's bits (NaNs canonical) the same, or which is the first to differ. */
+    private static String sameElements(CustomOp op, MemorySegment g, MemorySegment c, long n) {
+        for (long i = 0; i < n; i++) {
+            String problem = Compare.exact(bits(op.type(), g, i), bits(op.type(), c, i));
+            if (problem != null) return "element " + i + " of " + n + " (bits): " + problem;
+        }
+        return null;
     }
 
     /** The result's bits, NaNs canonical. */
