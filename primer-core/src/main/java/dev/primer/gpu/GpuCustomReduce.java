@@ -4,6 +4,7 @@ import dev.primer.CustomOp;
 import dev.primer.DType;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
+import dev.primer.cuda.CudaModule;
 import dev.primer.cuda.Nvrtc;
 
 import java.lang.foreign.MemorySegment;
@@ -26,9 +27,10 @@ public final class GpuCustomReduce {
     private GpuCustomReduce() {}
 
     static final String KERNEL = "primer_custom_reduce";
-    private static final Map<String, CudaKernel> KERNELS = new ConcurrentHashMap<>();
+    /** Compiled modules by device and source (a source may hold several entry points). */
+    private static final Map<String, CudaModule> MODULES = new ConcurrentHashMap<>();
     /** Module keys: one per compiled source (the source's hash could collide). */
-    private static final AtomicLong MODULES = new AtomicLong();
+    private static final AtomicLong MODULE_KEYS = new AtomicLong();
 
     /** NVRTC has no __builtin_memcpy; a constant-size byte copy that the compiler turns into moves. */
     static final String RTC_PRELUDE = """
@@ -75,16 +77,16 @@ public final class GpuCustomReduce {
 
     /**
      * The kernel {@code entry} of {@code source} compiled through NVRTC against the packed headers:
-     * once per device and source (NVRTC's disk cache spares later processes the compile too: it is
-     * keyed by the headers' content, {@link CudaSources#headersHash}, not by the per-process directory
-     * they are unpacked into).
+     * once per device and source, whichever of its entries is asked for (NVRTC's disk cache spares
+     * later processes the compile too: it is keyed by the headers' content, {@link CudaSources#headersHash},
+     * not by the per-process directory they are unpacked into).
      */
     static CudaKernel compile(CudaContext ctx, String name, String source, String entry) {
-        return KERNELS.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
+        return MODULES.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
             byte[] cubin = Nvrtc.compile(name, source, Map.of(), CudaSources.includeRoot(), CudaSources.headersHash(),
                     OPTIONS, ctx.device());
-            return ctx.module("nvrtc:" + MODULES.incrementAndGet() + ":" + name, cubin).kernel(entry);
-        });
+            return ctx.module("nvrtc:" + MODULE_KEYS.incrementAndGet() + ":" + name, cubin);
+        }).kernel(entry);
     }
 
     /**

@@ -15,6 +15,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -65,6 +66,16 @@ class GpuCustomScanTest {
         NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, false), GpuCustomScan.FLAGS_KERNEL);
         NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, true), GpuCustomScan.OFFSETS_KERNEL,
                 GpuCustomScan.ENDS_KERNEL);
+    }
+
+    /** One source, two entry points: each is its own kernel, whichever is asked for first (one compile). */
+    @Test
+    void theEntriesOfOneSourceAreDistinctKernels() {
+        CudaContext ctx = gpu();
+        CustomOp op = CustomScanOps.ABS_MAX;
+        assertEquals(GpuCustomScan.ENDS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.ENDS_KERNEL).name());
+        assertEquals(GpuCustomScan.OFFSETS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.OFFSETS_KERNEL).name());
+        assertEquals(GpuCustomScan.ENDS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.ENDS_KERNEL).name());
     }
 
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
