@@ -86,7 +86,7 @@ public final class GpuScan {
 
     /**
      * Launches a plain scan kernel with the signature of {@code scan_<op>_<suffix>} (or an NVRTC
-     * instantiation of {@code scan_kernel<InT, OutT, Op>}) on checked arguments, n >= 1: the grid, the
+     * instantiation of {@code device_scan} for a user-defined operator) on checked arguments, n >= 1: the grid, the
      * status area and a fresh epoch. Shared with the user-defined operators ({@link GpuCustomScan}).
      */
     static void launchPlain(CudaContext ctx, CudaKernel kernel, DType inType, boolean inclusive, long initBits,
@@ -118,7 +118,7 @@ public final class GpuScan {
 
     /**
      * Launches a segmented-by-flags kernel with the signature of {@code segscan_flags_<op>_<suffix>}
-     * (or an NVRTC instantiation of {@code segmented_scan_flags_kernel}) after checking the
+     * (or an NVRTC instantiation of {@code device_scan} with flag heads) after checking the
      * arguments; the kernel is only asked for when there is work. Shared with {@link GpuCustomScan}.
      */
     static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
@@ -164,8 +164,8 @@ public final class GpuScan {
 
     /**
      * Checks the offsets and launches a segmented-by-offsets kernel with the signature of
-     * {@code segscan_offsets_<op>_<suffix>} (or an NVRTC instantiation of
-     * {@code segmented_scan_offsets_kernel}), after the tile starts. Shared with {@link GpuCustomScan}.
+     * {@code segscan_offsets_<op>_<suffix>} (or an NVRTC instantiation of {@code device_scan} with
+     * offset heads), after the tile starts. Shared with {@link GpuCustomScan}.
      */
     static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
                               long in, long offsets, long segments, long out, long length) {
@@ -336,5 +336,4 @@ public final class GpuScan {
             throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
         }
     }
-
 }
