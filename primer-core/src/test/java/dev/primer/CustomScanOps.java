@@ -134,6 +134,16 @@ public final class CustomScanOps {
         };
     }
 
+    /** Fails at the first byte of {@code buffer} outside [{@code from}, {@code from + bytes}) that is not {@code poison}. */
+    public static void assertGuardsUntouched(String what, MemorySegment buffer, long from, long bytes, byte poison) {
+        for (long b = 0; b < buffer.byteSize(); b++) {
+            if (b == from) b += bytes;
+            if (b < buffer.byteSize() && buffer.get(ValueLayout.JAVA_BYTE, b) != poison) {
+                throw new AssertionError(what + ": byte " + b + " outside the output was written");
+            }
+        }
+    }
+
     /** Fails at the first element where {@code got} and {@code want} differ (bits; NaNs canonical). */
     public static void assertSameElements(String what, DType type, MemorySegment want, MemorySegment got, long n) {
         for (long i = 0; i < n; i++) {

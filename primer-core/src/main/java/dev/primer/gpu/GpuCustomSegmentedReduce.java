@@ -99,6 +99,6 @@ public final class GpuCustomSegmentedReduce {
     }
 
     private static void requireApart(long a, long aBytes, long b, long bBytes, String message) {
-        if (a < b + bBytes && b < a + aBytes) throw new IllegalArgumentException(message);
+        if (GpuScan.overlaps(a, aBytes, b, bBytes)) throw new IllegalArgumentException(message);
     }
 }

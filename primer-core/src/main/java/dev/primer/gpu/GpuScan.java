@@ -320,7 +320,7 @@ public final class GpuScan {
         }
     }
 
-    private static boolean overlaps(long a, long aBytes, long b, long bBytes) {
+    static boolean overlaps(long a, long aBytes, long b, long bBytes) {
         return a < b + bBytes && b < a + aBytes;
     }
 
