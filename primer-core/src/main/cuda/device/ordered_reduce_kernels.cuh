@@ -10,13 +10,17 @@
 //   1. a block's share is cut into one contiguous run per warp. A warp takes its run in tiles of
 //      32 x VECS_PER_THREAD vectors, each lane the VECS_PER_THREAD consecutive vectors at its place
 //      (so the warp's loads still cover one contiguous 2 KB), folds them left to right, and the warp
-//      combines its lanes in lane order (warp_reduce_ordered) onto its running total;
+//      combines its lanes in lane order (warp_reduce_ordered) onto its running total
+//      (warp_fold_vectors_ordered);
 //   2. warps combine in warp order (block_reduce_ordered), blocks in block order: the last block to
 //      arrive gives each thread a contiguous run of partials, then reduces its threads in order;
 //   3. the head (elements before the first 128-byte boundary) goes in front, the tail behind.
 // The price against device_reduce is one warp reduction per 2 KB tile of each warp (5 shuffle
 // rounds per 64 bytes a lane loads) instead of one per block at the end, and a lane's loads touch
 // every line twice (64 bytes a lane, not 16), which the L1 absorbs.
+//
+// The warp and block folds of a range (warp_fold_range_ordered, block_fold_range_ordered) also serve
+// the order-preserving segmented reduce (ordered_segmented_reduce_kernels.cuh).
 //
 // Self-contained like reduce_kernels.cuh, for NVRTC (GpuCustomReduce instantiates it).
 #pragma once
@@ -42,6 +46,76 @@ __device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long lon
 }
 
 /**
+ * body[begin, end) (16-byte vectors) folded in index order, the total in lane 0 (other lanes hold
+ * partial spans). The warp takes the range in tiles of 32 x VECS vectors, each lane the VECS
+ * consecutive vectors at its place (so the warp's loads still cover one contiguous stretch), folds
+ * them left to right, and the warp combines its lanes in lane order (warp_reduce_ordered) onto its
+ * running total. Two tiles in flight: a tile's loads are issued before the previous tile is folded
+ * (loading and folding one tile at a time, warps waited on their loads 79% of the time (ncu, float
+ * sums) and streamed at 54% of the copy bandwidth). All 32 lanes call.
+ */
+template <int VECS, typename T, typename Op>
+__device__ __forceinline__ T warp_fold_vectors_ordered(const Vec16<T>* body, long long begin, long long end, Op op) {
+    using V = Vec16<T>;
+    constexpr int WARP_TILE_VECS = 32 * VECS;
+    const int lane = threadIdx.x & 31;
+    V items[VECS], next[VECS];
+    if (begin < end) load_lane_vectors<VECS>(body, begin, end, items);
+    T warp_total = Op::identity();
+    for (long long v = begin; v < end; v += WARP_TILE_VECS) {
+        const long long mine = v + (long long)lane * VECS;
+        if (v + WARP_TILE_VECS < end) load_lane_vectors<VECS>(body, v + WARP_TILE_VECS, end, next);
+        T lane_total = Op::identity();
+#pragma unroll
+        for (int u = 0; u < VECS; ++u) {
+            if (mine + u < end) {
+#pragma unroll
+                for (int k = 0; k < V::ITEMS; ++k) lane_total = op(lane_total, items[u].item[k]);
+            }
+        }
+        warp_total = op(warp_total, warp_reduce_ordered(lane_total, op));
+#pragma unroll
+        for (int u = 0; u < VECS; ++u) items[u] = next[u];
+    }
+    return warp_total;
+}
+
+/**
+ * base[0, length) folded in index order, the total in lane 0: the elements before the first 16-byte
+ * boundary, the vectors (warp_fold_vectors_ordered), the elements after the last. base: aligned to
+ * sizeof(T). All 32 lanes call.
+ */
+template <int VECS, typename T, typename Op>
+__device__ __forceinline__ T warp_fold_range_ordered(const T* base, long long length, Op op) {
+    constexpr int VEC = Vec16<T>::ITEMS;
+    const int misaligned = (int)((reinterpret_cast<unsigned long long>(base) & 15u) / sizeof(T));
+    long long head = (VEC - misaligned) & (VEC - 1);
+    if (head > length) head = length;
+    const long long vectors = (length - head) / VEC;
+    const long long tail_begin = head + vectors * VEC;
+    T total = warp_fold_elements(base, 0, head, op);
+    total = op(total, warp_fold_vectors_ordered<VECS>(reinterpret_cast<const Vec16<T>*>(base + head), 0, vectors, op));
+    return op(total, warp_fold_elements(base, tail_begin, length - tail_begin, op));
+}
+
+/**
+ * base[0, length) folded in index order by the whole block, the total in thread 0: a contiguous
+ * run per warp (warp_fold_range_ordered), the warps' totals in warp order. Every thread calls.
+ */
+template <int BLOCK_THREADS, int VECS, typename T, typename Op>
+__device__ __forceinline__ T block_fold_range_ordered(const T* base, long long length, Op op) {
+    constexpr int WARPS = BLOCK_THREADS / 32;
+    constexpr long long RUN_ALIGN = 32 * Vec16<T>::ITEMS;  // whole 512-byte lines where base is aligned
+    const int warp = threadIdx.x >> 5;
+    long long run = (length + WARPS - 1) / WARPS;
+    run = (run + RUN_ALIGN - 1) / RUN_ALIGN * RUN_ALIGN;
+    const long long run_begin = warp * run < length ? warp * run : length;
+    const long long run_end = run_begin + run < length ? run_begin + run : length;
+    const T warp_total = warp_fold_range_ordered<VECS>(base + run_begin, run_end - run_begin, op);
+    return block_reduce_ordered<BLOCK_THREADS>((threadIdx.x & 31) == 0 ? warp_total : Op::identity(), op);
+}
+
+/**
  * The whole order-preserving reduce of in[0, n) into *result. The pointer must be aligned to
  * sizeof(T) (any 16-byte misalignment is fine); blockDim.x must equal BLOCK_THREADS; every thread of
  * every block must call it. scratch: as device_reduce's (unused with one block).
@@ -53,7 +127,6 @@ __device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, 
                   "the head (< 128 bytes) fits one warp, one element per lane");
     using V = Vec16<T>;
     constexpr int WARPS = BLOCK_THREADS / 32;
-    constexpr int WARP_TILE_VECS = 32 * VECS_PER_THREAD;
     constexpr long long RUN_ALIGN = ReducePolicyConstants::SHARE_ALIGN_VECS;  // whole 512-byte lines
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
 
@@ -68,27 +141,7 @@ __device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, 
     long long run_end = run_begin + run;
     if (run_end > split.end) run_end = split.end;
 
-    // Two tiles in flight: a tile's loads are issued before the previous tile is folded. Loading and
-    // folding one tile at a time, warps waited on their loads 79% of the time (ncu, float sums) and
-    // streamed at 54% of the copy bandwidth.
-    V items[VECS_PER_THREAD], next[VECS_PER_THREAD];
-    if (run_begin < run_end) load_lane_vectors<VECS_PER_THREAD>(body, run_begin, run_end, items);
-    T warp_total = Op::identity();  // lane 0's is the warp's
-    for (long long v = run_begin; v < run_end; v += WARP_TILE_VECS) {
-        const long long mine = v + (long long)lane * VECS_PER_THREAD;
-        if (v + WARP_TILE_VECS < run_end) load_lane_vectors<VECS_PER_THREAD>(body, v + WARP_TILE_VECS, run_end, next);
-        T lane_total = Op::identity();
-#pragma unroll
-        for (int u = 0; u < VECS_PER_THREAD; ++u) {
-            if (mine + u < run_end) {
-#pragma unroll
-                for (int k = 0; k < V::ITEMS; ++k) lane_total = op(lane_total, items[u].item[k]);
-            }
-        }
-        warp_total = op(warp_total, warp_reduce_ordered(lane_total, op));
-#pragma unroll
-        for (int u = 0; u < VECS_PER_THREAD; ++u) items[u] = next[u];
-    }
+    const T warp_total = warp_fold_vectors_ordered<VECS_PER_THREAD>(body, run_begin, run_end, op);
     T total = block_reduce_ordered<BLOCK_THREADS>(lane == 0 ? warp_total : Op::identity(), op);
 
     if (gridDim.x > 1) {

@@ -21,8 +21,6 @@
 //   segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result)
 //       result[0] = offsets[0], result[1] = offsets[segments], result[2] = min(result[2], the first
 //       k with offsets[k] > offsets[k+1]); set result[2] to all ones first. Any grid of 256 threads.
-//   segscan_row_offsets(long long rows, long long cols, long long* offsets)
-//       offsets[r] = r * cols, r in [0, rows]: rows as segments. Any grid of 256 threads.
 //
 // The segmented scans take the same suffixes and operators as scan_<op>_<suffix>, i8 included.
 // init_bits: the init as raw bits of the output type (low 32 bits for 4-byte types, the low byte,
@@ -124,9 +122,4 @@ segscan_offsets_tile_starts(const long long* offsets, long long segments, long l
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result) {
     primer::check_offsets(offsets, segments, result);
-}
-
-extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
-segscan_row_offsets(long long rows, long long cols, long long* offsets) {
-    primer::row_offsets(rows, cols, offsets);
 }

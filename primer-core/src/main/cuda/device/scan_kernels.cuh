@@ -1096,25 +1096,4 @@ __device__ __forceinline__ void check_offsets(const long long* offsets, long lon
     }
 }
 
-/** offsets[r] = r * cols for r in [0, rows]: the segments of a row-major (rows x cols) matrix. Grid-stride. */
-__device__ __forceinline__ void row_offsets(long long rows, long long cols, long long* offsets) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x; r <= rows; r += stride) offsets[r] = r * cols;
-}
-
-/**
- * A segmented reduce read off a segmented scan: out[s] = the last element of segment s of the
- * inclusive scan `scanned` (element 0 of which is element offsets[0]), i.e. the segment folded in
- * index order, or Op::identity() for an empty segment. Grid-stride; offsets already checked.
- */
-template <typename T, typename Op>
-__device__ __forceinline__ void segment_ends(const T* scanned, const long long* offsets, long long segments, T* out) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long begin = offsets[0];
-    for (long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x; s < segments; s += stride) {
-        const long long first = offsets[s], end = offsets[s + 1];
-        out[s] = end > first ? scanned[end - 1 - begin] : Op::identity();
-    }
-}
-
 }  // namespace primer

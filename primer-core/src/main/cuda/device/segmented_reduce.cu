@@ -96,7 +96,8 @@ namespace seg = primer::segmented;
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_segments_combine_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \
                                                OUT* __restrict__ out, unsigned char* __restrict__ scratch) {         \
-        seg::segments_combine<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(offsets, nseg, out, scratch);       \
+        seg::segments_combine<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(seg::OffsetStarts{offsets}, nseg,   \
+                                                                                  out, scratch);                     \
     }
 
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \

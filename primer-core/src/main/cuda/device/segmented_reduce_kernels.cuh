@@ -516,99 +516,98 @@ __device__ __forceinline__ long long clamp_count(unsigned long long count, long 
     return count < (unsigned long long)capacity ? (long long)count : capacity;
 }
 
+/** Segment s starts at offsets[s] (CSR segments). */
+struct OffsetStarts {
+    const long long* offsets;
+    __device__ __forceinline__ long long operator()(long long s) const { return __ldg(offsets + s); }
+};
+
+/** Segment s starts at s * cols (the rows of a row-major matrix, as segments). */
+struct RowStarts {
+    long long cols;
+    __device__ __forceinline__ long long operator()(long long s) const { return s * cols; }
+};
+
+/** A warp's view of its 32 consecutive segments (see read_warp_segments). */
+struct WarpSegments {
+    long long flat_base, flat_end;  // starts(0), starts(nseg)
+    long long chunk_length;         // C
+    long long start, end;           // this lane's segment, clamped into [flat_base, flat_end]
+    bool valid;                     // this lane has a segment (first_segment + lane < nseg)
+};
+
 /**
- * A warp per 32 consecutive segments; see the header comment. in_length: the elements of in;
- * offsets[0] and offsets[nseg] must lie in [0, in_length], else nothing is read.
+ * Reads segment first_segment + lane's bounds for the whole warp, and checks them: when
+ * 0 <= starts(0) <= starts(nseg) <= in_length fails it raises BAD_BOUNDS and returns false (for the
+ * whole warp: nothing may be read); a decreasing pair raises DECREASING (keeping the first such s)
+ * and reads as an empty segment; every segment is clamped into [starts(0), starts(nseg)], so none
+ * reaches outside in (a no-op for valid offsets).
  */
-template <class Rc, int BLOCK>
-__device__ __forceinline__ void segments_small(const typename Rc::T* __restrict__ in,
-                                               const long long* __restrict__ offsets, long long nseg,
-                                               long long in_length, typename Rc::Out* __restrict__ out,
-                                               unsigned char* __restrict__ scratch) {
-    using T = typename Rc::T;
-    using A = typename Rc::A;
-    using Out = typename Rc::Out;
-    constexpr unsigned FULL = 0xffffffffu;
-    constexpr int SHORT_BATCH = 8;
-    typename Rc::Op op;
-    const int lane = threadIdx.x & 31;
-    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
-    if (first_segment >= nseg) return;  // the whole warp
-    const long long s = first_segment + lane;
-    const bool valid = s < nseg;
-    const long long flat_base = __ldg(offsets);
-    const long long flat_end = __ldg(offsets + nseg);
-    if (flat_base < 0 || flat_end < flat_base || flat_end > in_length) {  // the whole warp
+template <class Starts>
+__device__ __forceinline__ bool read_warp_segments(Starts starts, long long first_segment, long long nseg,
+                                                   long long in_length, unsigned char* scratch, WarpSegments& w) {
+    const long long s = first_segment + (threadIdx.x & 31);
+    w.valid = s < nseg;
+    w.flat_base = starts(0);
+    w.flat_end = starts(nseg);
+    if (w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) {
         if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
-        return;
+        return false;
     }
-    const long long chunk_length = long_chunk_length(flat_end - flat_base);
+    w.chunk_length = long_chunk_length(w.flat_end - w.flat_base);
     long long start = 0, end = 0;
-    if (valid) {
-        start = __ldg(offsets + s);
-        end = __ldg(offsets + s + 1);
-        if (end < start) {  // malformed: recorded for the host, read as an empty segment
+    if (w.valid) {
+        start = starts(s);
+        end = starts(s + 1);
+        if (end < start) {
             atomicOr(malformed_flags(scratch), Constants::DECREASING);
             mark_overflow(first_decrease(scratch), s);  // keeps the smallest s, as for the overflow flag
         }
-        // Into [flat_base, flat_end], so no segment reaches outside in (a no-op for valid offsets).
-        start = start < flat_base ? flat_base : start > flat_end ? flat_end : start;
-        end = end < start ? start : end > flat_end ? flat_end : end;
+        start = start < w.flat_base ? w.flat_base : start > w.flat_end ? w.flat_end : start;
+        end = end < start ? start : end > w.flat_end ? w.flat_end : end;
     }
-    const long long length = end - start;
-    unsigned long long* flag = overflow_flag(scratch);
+    w.start = start;
+    w.end = end;
+    return true;
+}
 
-    // Short: this lane alone, SHORT_BATCH loads in flight.
-    if (valid && length <= Constants::SHORT_SEGMENT) {
-        A acc = Rc::Op::identity();
-        const int n = (int)length;
-        for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
-            T items[SHORT_BATCH];
+/** A short segment folded by one lane, SHORT_BATCH loads in flight, in index order. */
+template <class Rc>
+__device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __restrict__ in, long long start, int n) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    constexpr int SHORT_BATCH = 8;
+    typename Rc::Op op;
+    A acc = Rc::Op::identity();
+    for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
+        T items[SHORT_BATCH];
 #pragma unroll
-            for (int k = 0; k < SHORT_BATCH; ++k) {
-                if (i0 + k < n) items[k] = in[start + i0 + k];
-            }
-#pragma unroll
-            for (int k = 0; k < SHORT_BATCH; ++k) {
-                if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
-            }
+        for (int k = 0; k < SHORT_BATCH; ++k) {
+            if (i0 + k < n) items[k] = in[start + i0 + k];
         }
-        out[s] = Finish<A, Out>::apply(acc, s, flag);
-    }
-
-    // Medium: the whole warp, two segments at a time.
-    unsigned medium = __ballot_sync(FULL, valid && length > Constants::SHORT_SEGMENT && length <= chunk_length);
-    while (medium) {
-        const int a = __ffs(medium) - 1;
-        medium &= medium - 1;
-        const int b = medium ? __ffs(medium) - 1 : a;
-        const bool two = medium != 0;
-        if (two) medium &= medium - 1;
-        const long long start_a = __shfl_sync(FULL, start, a);
-        const long long start_b = __shfl_sync(FULL, start, b);
-        const T* base[2] = {in + start_a, in + start_b};
-        const int length[2] = {(int)(__shfl_sync(FULL, end, a) - start_a),
-                               two ? (int)(__shfl_sync(FULL, end, b) - start_b) : 0};
-        const long long index_offset[2] = {0, 0};
-        A acc[2] = {Rc::Op::identity(), Rc::Op::identity()};
-        group_fold<32, Constants::MEDIUM_VECS_PER_LANE, 2, int, Rc>(base, length, index_offset, lane, acc);
-        acc[0] = warp_reduce(acc[0], op);
-        acc[1] = warp_reduce(acc[1], op);
-        if (lane == 0) {
-            out[first_segment + a] = Finish<A, Out>::apply(acc[0], first_segment + a, flag);
-            if (two) out[first_segment + b] = Finish<A, Out>::apply(acc[1], first_segment + b, flag);
+#pragma unroll
+        for (int k = 0; k < SHORT_BATCH; ++k) {
+            if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
         }
     }
+    return acc;
+}
 
-    // Long: queue one work item per chunk the segment meets.
-    unsigned long_mask = __ballot_sync(FULL, valid && length > chunk_length);
+/**
+ * Queues the long segments of the warp (lanes set in long_mask): one work item per ITEM_CHUNKS
+ * chunks a segment meets, and the segment's id for the combine. All 32 lanes call it.
+ */
+__device__ __forceinline__ void queue_long_segments(unsigned long_mask, const WarpSegments& w,
+                                                    long long first_segment, unsigned char* scratch) {
+    constexpr unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
     while (long_mask) {
         const int b = __ffs(long_mask) - 1;
         long_mask &= long_mask - 1;
-        const long long seg_start = __shfl_sync(FULL, start, b);
-        const long long seg_end = __shfl_sync(FULL, end, b);
-        const long long first_chunk = (seg_start - flat_base) / chunk_length;
-        const long long last_chunk = (seg_end - 1 - flat_base) / chunk_length;
+        const long long seg_start = __shfl_sync(FULL, w.start, b);
+        const long long seg_end = __shfl_sync(FULL, w.end, b);
+        const long long first_chunk = (seg_start - w.flat_base) / w.chunk_length;
+        const long long last_chunk = (seg_end - 1 - w.flat_base) / w.chunk_length;
         // Clamped segments always lie within the chunks, so this guard never fires; it stays so that
         // nothing can overrun scratch.
         if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) {
@@ -630,14 +629,68 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
         item_base = __shfl_sync(FULL, item_base, 0);
         for (long long t = lane; t < items; t += 32) {
             const long long chunk = first_chunk + t * Constants::ITEM_CHUNKS;
-            const long long chunk_begin = flat_base + chunk * chunk_length;
-            const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * chunk_length;
+            const long long chunk_begin = w.flat_base + chunk * w.chunk_length;
+            const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * w.chunk_length;
             if (item_base + t >= (unsigned long long)Constants::ITEM_CAPACITY) break;
             work_items(scratch)[item_base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
                                                           seg_end < item_end ? seg_end : item_end, seg_start,
-                                                          long_slot(seg_start, flat_base, chunk_length, chunk)};
+                                                          long_slot(seg_start, w.flat_base, w.chunk_length, chunk)};
         }
     }
+}
+
+/**
+ * A warp per 32 consecutive segments; see the header comment. in_length: the elements of in;
+ * offsets[0] and offsets[nseg] must lie in [0, in_length], else nothing is read.
+ */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_small(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               long long in_length, typename Rc::Out* __restrict__ out,
+                                               unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    constexpr unsigned FULL = 0xffffffffu;
+    typename Rc::Op op;
+    const int lane = threadIdx.x & 31;
+    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
+    if (first_segment >= nseg) return;  // the whole warp
+    WarpSegments w;
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
+    const long long s = first_segment + lane;
+    const long long length = w.end - w.start;
+    unsigned long long* flag = overflow_flag(scratch);
+
+    // Short: this lane alone.
+    if (w.valid && length <= Constants::SHORT_SEGMENT) out[s] = Finish<A, Out>::apply(lane_fold<Rc>(in, w.start, (int)length), s, flag);
+
+    // Medium: the whole warp, two segments at a time.
+    unsigned medium = __ballot_sync(FULL, w.valid && length > Constants::SHORT_SEGMENT && length <= w.chunk_length);
+    while (medium) {
+        const int a = __ffs(medium) - 1;
+        medium &= medium - 1;
+        const int b = medium ? __ffs(medium) - 1 : a;
+        const bool two = medium != 0;
+        if (two) medium &= medium - 1;
+        const long long start_a = __shfl_sync(FULL, w.start, a);
+        const long long start_b = __shfl_sync(FULL, w.start, b);
+        const T* base[2] = {in + start_a, in + start_b};
+        const int lengths[2] = {(int)(__shfl_sync(FULL, w.end, a) - start_a),
+                                two ? (int)(__shfl_sync(FULL, w.end, b) - start_b) : 0};
+        const long long index_offset[2] = {0, 0};
+        A acc[2] = {Rc::Op::identity(), Rc::Op::identity()};
+        group_fold<32, Constants::MEDIUM_VECS_PER_LANE, 2, int, Rc>(base, lengths, index_offset, lane, acc);
+        acc[0] = warp_reduce(acc[0], op);
+        acc[1] = warp_reduce(acc[1], op);
+        if (lane == 0) {
+            out[first_segment + a] = Finish<A, Out>::apply(acc[0], first_segment + a, flag);
+            if (two) out[first_segment + b] = Finish<A, Out>::apply(acc[1], first_segment + b, flag);
+        }
+    }
+
+    // Long: queued for segments_long.
+    queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
 }
 
 /** Persistent blocks: a block per queued work item, its partial into the item's slot. */
@@ -660,32 +713,46 @@ __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__
     }
 }
 
-/** Persistent blocks: a block per long segment folds its items' partials in order. */
-template <class Rc, int BLOCK>
-__device__ __forceinline__ void segments_combine(const long long* __restrict__ offsets, long long nseg,
-                                                 typename Rc::Out* __restrict__ out,
+/**
+ * Persistent blocks: a block per long segment folds its items' partials in order. ORDERED (for
+ * operators that need not commute): each thread folds a contiguous run of the partials and the
+ * threads combine in thread order; otherwise threads take every BLOCK-th partial, four loads in
+ * flight, and combine by butterflies. starts: OffsetStarts or RowStarts, as for the small kernel.
+ */
+template <class Rc, int BLOCK, bool ORDERED = false, class Starts = OffsetStarts>
+__device__ __forceinline__ void segments_combine(Starts starts, long long nseg, typename Rc::Out* __restrict__ out,
                                                  unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
     if (*malformed_flags(scratch) != 0) return;  // the host throws; ids or partials may be missing
     const long long longs = clamp_count(*long_count(scratch), Constants::LONG_CAPACITY);
     if (longs == 0) return;
-    const long long flat_base = offsets[0];
-    const long long chunk_length = long_chunk_length(offsets[nseg] - flat_base);
+    const long long flat_base = starts(0);
+    const long long chunk_length = long_chunk_length(starts(nseg) - flat_base);
     const long long* ids = long_segments(scratch);
     for (long long i = blockIdx.x; i < longs; i += gridDim.x) {
         const long long s = ids[i];
-        const long long seg_start = offsets[s];
-        const long long seg_end = offsets[s + 1];
+        const long long seg_start = starts(s);
+        const long long seg_end = starts(s + 1);
         const long long first_chunk = (seg_start - flat_base) / chunk_length;
         const long long items = ((seg_end - 1 - flat_base) / chunk_length - first_chunk) / Constants::ITEM_CHUNKS + 1;
+        auto partial = [&](long long k) {
+            return *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length,
+                                                        first_chunk + k * Constants::ITEM_CHUNKS));
+        };
         A acc = Rc::Op::identity();
+        A total;
+        if constexpr (ORDERED) {
+            const long long per_thread = (items + BLOCK - 1) / BLOCK;
+            const long long first = threadIdx.x * per_thread;
+            const long long last = first + per_thread < items ? first + per_thread : items;
+            for (long long k = first; k < last; ++k) acc = op(acc, partial(k));
+            total = block_reduce_ordered<BLOCK>(acc, op);
+        } else {
 #pragma unroll 4
-        for (long long k = threadIdx.x; k < items; k += BLOCK) {
-            const long long chunk = first_chunk + k * Constants::ITEM_CHUNKS;
-            acc = op(acc, *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length, chunk)));
+            for (long long k = threadIdx.x; k < items; k += BLOCK) acc = op(acc, partial(k));
+            total = block_reduce<BLOCK>(acc, op);
         }
-        const A total = block_reduce<BLOCK>(acc, op);
         if (threadIdx.x == 0) out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
     }
 }

@@ -23,6 +23,11 @@ import java.util.regex.Pattern;
  * always covering the lower indices. The order of combination is fixed for a given length, device and input alignment, so results are
  * reproducible run to run but may differ from a left-to-right fold in float rounding. The two
  * definitions must agree; Primer cannot check that for you.
+ *
+ * <p>An operator whose result does not depend on the association at all (integer arithmetic,
+ * bitwise operators, selections such as min, max or forward fill; not float sums or products) can
+ * say so with {@link #exact()}: the GPU scans may then combine partial results in whatever
+ * association is fastest, with the same bits.
  */
 public final class CustomOp {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,40}");
@@ -32,8 +37,13 @@ public final class CustomOp {
     private final String cudaExpression;
     private final long identityBits;
     private final Object javaOperator;
+    private final boolean exact;
 
     private CustomOp(String name, DType type, String cudaExpression, long identityBits, Object javaOperator) {
+        this(name, type, cudaExpression, identityBits, javaOperator, false);
+    }
+
+    private CustomOp(String name, DType type, String cudaExpression, long identityBits, Object javaOperator, boolean exact) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(cudaExpression, "cudaExpression");
         Objects.requireNonNull(javaOperator, "javaOperator");
@@ -49,6 +59,7 @@ public final class CustomOp {
         this.cudaExpression = cudaExpression;
         this.identityBits = identityBits;
         this.javaOperator = javaOperator;
+        this.exact = exact;
     }
 
     public static CustomOp ofInt(String name, String cudaExpression, int identity, IntBinaryOperator java) {
@@ -66,6 +77,23 @@ public final class CustomOp {
     public static CustomOp ofDouble(String name, String cudaExpression, double identity, DoubleBinaryOperator java) {
         return new CustomOp(name, DType.DOUBLE, cudaExpression, Double.doubleToRawLongBits(identity), java);
     }
+
+    /**
+     * This operator, declared exactly associative: {@code (a op b) op c} and {@code a op (b op c)}
+     * are the same bits for all values, so every association of a fold gives the same result.
+     * True of wrapping integer arithmetic, bitwise operators and selections (min, max, the last
+     * valid value); false of float sums and products, which round. The GPU scans then combine the
+     * tile totals they look back at as a tree instead of strictly left to right, the same bits for
+     * an exact operator; it pays where the look-back is the long pole (an H200's segmented float64
+     * forward fill of 2^28 elements: 4.09 -> 3.36 ms; the plain one did not change). Declared of an
+     * inexact one, float results may change from run to run.
+     */
+    public CustomOp exact() {
+        return exact ? this : new CustomOp(name, type, cudaExpression, identityBits, javaOperator, true);
+    }
+
+    /** Whether the operator is declared exactly associative ({@link #exact()}). */
+    public boolean isExact() { return exact; }
 
     /** {@code (a, b) -> ...} on floats, for {@link #ofFloat}. */
     @FunctionalInterface
@@ -97,5 +125,7 @@ public final class CustomOp {
         };
     }
 
-    @Override public String toString() { return "CustomOp[" + name + ": " + type + ", " + cudaExpression + "]"; }
+    @Override public String toString() {
+        return "CustomOp[" + name + ": " + type + ", " + cudaExpression + (exact ? ", exact" : "") + "]";
+    }
 }

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** User-defined operators: the CUDA expression (NVRTC) and the Java lambda give the same answers. */
 class CustomOpTest {
@@ -92,6 +95,20 @@ class CustomOpTest {
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("bad name", "a+b", 0, Integer::sum));
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("inject", "a; } evil() {", 0, Integer::sum));
         assertThrows(NullPointerException.class, () -> CustomOp.ofInt("x", null, 0, Integer::sum));
+    }
+
+    @Test
+    void exactIsADeclarationOnACopy() {
+        CustomOp plain = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN, (a, b) -> Double.isNaN(b) ? a : b);
+        CustomOp exact = plain.exact();
+        assertFalse(plain.isExact());
+        assertTrue(exact.isExact());
+        assertSame(exact, exact.exact());
+        assertEquals(plain.name(), exact.name());
+        assertEquals(plain.cudaExpression(), exact.cudaExpression());
+        assertEquals(plain.identityBits(), exact.identityBits());
+        assertSame(plain.javaOperator(), exact.javaOperator());
+        assertTrue(exact.toString().endsWith(", exact]"), exact.toString());
     }
 
     @Test

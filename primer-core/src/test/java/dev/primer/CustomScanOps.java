@@ -42,9 +42,12 @@ public final class CustomScanOps {
     public static final CustomOp FFILL = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN,
             (a, b) -> Double.isNaN(b) ? a : b);
 
-    /** max(|a|, |b|): exact, so any association gives the same bits. */
+    /** The forward fill declared {@link CustomOp#exact()} (a selection is): the GPU scans' tree look-back. */
+    public static final CustomOp FFILL_EXACT = FFILL.exact();
+
+    /** max(|a|, |b|): exact, so any association gives the same bits, and declared so. */
     public static final CustomOp ABS_MAX = CustomOp.ofFloat("absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,
-            (a, b) -> Math.max(Math.abs(a), Math.abs(b)));
+            (a, b) -> Math.max(Math.abs(a), Math.abs(b))).exact();
 
     /** a + b on doubles; exact on the integer-valued inputs {@link #input} gives it. */
     public static final CustomOp DOUBLE_SUM = CustomOp.ofDouble("dsum", "a + b", 0.0, Double::sum);
@@ -52,8 +55,11 @@ public final class CustomScanOps {
     /** a + b on floats, on random inputs: rounds, so backends agree only within a bound. */
     public static final CustomOp FLOAT_SUM = CustomOp.ofFloat("fsum", "a + b", 0f, Float::sum);
 
-    /** The operators whose scans are exact (the same bits in any association). */
-    public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, ABS_MAX, DOUBLE_SUM);
+    /**
+     * The operators whose scans are exact (the same bits in any association); ABS_MAX and
+     * FFILL_EXACT also declared so.
+     */
+    public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, FFILL_EXACT, ABS_MAX, DOUBLE_SUM);
 
     /** n random elements suited to {@code op}. */
     public static MemorySegment input(Arena arena, CustomOp op, long n, long seed) {

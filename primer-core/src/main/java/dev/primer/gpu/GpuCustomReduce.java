@@ -42,22 +42,29 @@ public final class GpuCustomReduce {
             #define __builtin_memcpy(d, s, n) primer_rtc_memcpy((d), (s), (n))
             """;
 
+    /** The operator as the functor the templates take: {@code UserOp}, with its identity. */
+    static String userOp(CustomOp op) {
+        return """
+                struct UserOp {
+                    static __device__ __forceinline__ %1$s identity() { return %2$s; }
+                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
+                };
+                """.formatted(cudaType(op.type()), op.identityLiteral(), op.cudaExpression());
+    }
+
     /** The CUDA source of the kernel for {@code op}. */
     static String source(CustomOp op) {
         String t = cudaType(op.type());
         return RTC_PRELUDE + """
                 #include "device/ordered_reduce_kernels.cuh"
-                struct UserOp {
-                    static __device__ __forceinline__ %1$s identity() { return %2$s; }
-                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
-                };
+                """ + userOp(op) + """
                 extern "C" __global__ void __launch_bounds__(primer::ReducePolicyConstants::BLOCK_THREADS)
-                %4$s(const %1$s* __restrict__ in, long long n, %1$s* __restrict__ result, unsigned char* __restrict__ scratch) {
+                %2$s(const %1$s* __restrict__ in, long long n, %1$s* __restrict__ result, unsigned char* __restrict__ scratch) {
                     primer::device_reduce_ordered<primer::ReducePolicyConstants::BLOCK_THREADS,
                                                   primer::ReducePolicyConstants::VECS_PER_THREAD, %1$s>(
                         in, n, result, scratch, UserOp());
                 }
-                """.formatted(t, op.identityLiteral(), op.cudaExpression(), KERNEL);
+                """.formatted(t, KERNEL);
     }
 
     /** The C++ type of a custom operator's values. */

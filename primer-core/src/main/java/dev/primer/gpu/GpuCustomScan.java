@@ -17,7 +17,9 @@ import java.util.Objects;
  * {@code segscan_flags_*} and {@code segscan_offsets_*} ({@link GpuScan#launchFlags},
  * {@link GpuScan#launchOffsets}), one source (and compile) for each. The operator need not be commutative: the scan keeps operand order
  * everywhere. Its look-back folds the tile aggregates left to right (the ordered look-back), so
- * float results are the same bits on every run. The compiled module is cached on disk by NVRTC's
+ * float results are the same bits on every run; an operator declared {@link CustomOp#exact()} has
+ * each window of aggregates combined as a tree instead (still in operand order), which any
+ * association leaves the same bits for. The compiled module is cached on disk by NVRTC's
  * cache (keyed by the source, the packed headers' content, the architecture and the NVRTC version;
  * see {@link GpuCustomReduce#compile}) and in memory here, so only the first call per operator on a
  * machine pays the compile (about a second).
@@ -28,8 +30,6 @@ public final class GpuCustomScan {
     static final String KERNEL = "primer_custom_scan";
     static final String FLAGS_KERNEL = "primer_custom_segscan_flags";
     static final String OFFSETS_KERNEL = "primer_custom_segscan_offsets";
-    /** In the by-offsets source too: each segment's last scanned element (GpuCustomSegmentedReduce). */
-    static final String ENDS_KERNEL = "primer_custom_segment_ends";
     /** Blocks per SM the register budget must allow: 64 registers a thread (256-thread blocks). */
     static final int MIN_BLOCKS = 4;
 
@@ -48,8 +48,8 @@ public final class GpuCustomScan {
     }
 
     /**
-     * The CUDA source of the segmented scan kernel for {@code op}, by head flags or by offsets (with
-     * the segment-ends kernel beside it), with the signatures of the prebuilt
+     * The CUDA source of the segmented scan kernel for {@code op}, by head flags or by offsets, with
+     * the signatures of the prebuilt
      * {@code segscan_flags_*} / {@code segscan_offsets_*} kernels.
      */
     static String segmentedSource(CustomOp op, boolean byOffsets) {
@@ -60,17 +60,13 @@ public final class GpuCustomScan {
                 """.formatted(t, MIN_BLOCKS);
         String entry = byOffsets ? """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
-                %1$s(const %3$s* in, const long long* offsets, const long long* tile_first, %3$s* out, long long n,
+                %1$s(const %2$s* in, const long long* offsets, const long long* tile_first, %2$s* out, long long n,
                      long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
                     using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;
-                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %3$s, %3$s, UserOp>(
+                    primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %2$s, %2$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch, Heads{offsets, tile_first, begin});
                 }
-                extern "C" __global__ void __launch_bounds__(%4$d)
-                %2$s(const %3$s* scanned, const long long* offsets, long long segments, %3$s* out) {
-                    primer::segment_ends<%3$s, UserOp>(scanned, offsets, segments, out);
-                }
-                """.formatted(OFFSETS_KERNEL, ENDS_KERNEL, t, ScanPolicy.SEGMENT_STARTS_BLOCK) : """
+                """.formatted(OFFSETS_KERNEL, t) : """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const signed char* flags, %2$s* out, long long n, long long tiles, long long init_bits,
                      int inclusive, unsigned char* scratch, unsigned epoch) {
@@ -81,16 +77,21 @@ public final class GpuCustomScan {
         return header(op) + shape + entry;
     }
 
-    /** The prelude, the scan header and the operator as a functor. */
+    /**
+     * The prelude, the scan header and the operator as a functor; for an {@link CustomOp#exact()}
+     * operator, leave to combine each look-back window as a tree (TreeLookback) rather than as a
+     * serial left fold, which only an inexact operator needs for bitwise reproducible results.
+     */
     private static String header(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/scan_kernels.cuh"
-                struct UserOp {
-                    static __device__ __forceinline__ %1$s identity() { return %2$s; }
-                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
-                };
-                """.formatted(GpuCustomReduce.cudaType(op.type()), op.identityLiteral(), op.cudaExpression());
+                """ + GpuCustomReduce.userOp(op) + (op.isExact() ? EXACT_LOOKBACK : "");
     }
+
+    /** The specialisation an exact operator's scans get. */
+    static final String EXACT_LOOKBACK = """
+            namespace primer { template <> struct TreeLookback<UserOp> { static constexpr bool value = true; }; }
+            """;
 
     /** The segmented kernel {@code entry} for {@code op}, compiled once (NVRTC) with its source. */
     static CudaKernel segmentedKernel(CudaContext ctx, CustomOp op, boolean byOffsets, String entry) {

@@ -4,29 +4,98 @@ import dev.primer.CustomOp;
 import dev.primer.DType;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
+import dev.primer.cuda.Nvrtc;
 
 import java.util.Objects;
 
 /**
- * Batched and segmented reduce with a user-defined operator, read off a segmented scan: the
- * inclusive segmented scan by offsets ({@link GpuCustomScan}: operand order kept, fixed
- * association) into a temporary array, then {@code out[s]} = the last scanned element of segment
- * s, or the identity for an empty one. Rows are the segments {@code [r * cols, (r + 1) * cols)}.
+ * Batched and segmented reduce with a user-defined operator: the order-preserving kernels of
+ * {@code device/ordered_segmented_reduce_kernels.cuh} instantiated for the operator through NVRTC
+ * (one source, seven entry points, compiled once and cached as {@link GpuCustomReduce#compile} says).
+ * Each row or segment is folded in index order with an association fixed by the shape, the offsets
+ * and the input address, so the operator need be associative only, and float results are the same
+ * bits every run. An empty row or segment gives the identity.
  *
- * <p>Why not the built-in segmented reduce's kernels ({@link GpuSegmentedReduce})? They fold
- * elements a lane apart and combine lanes by butterflies, which needs a commutative operator; the
- * scan keeps order at every level and balances any mix of segment lengths by construction. The
- * price is traffic: the input is read once and the temporary written once (about twice what a
- * reduce must move), and the temporary takes {@code 4 or 8 x (offsets[segments] - offsets[0])}
- * bytes of device memory for the call. Synchronous: the temporary is freed before returning.
+ * <p>The frame is the built-in segmented reduce's ({@link GpuSegmentedReduce}): the same scratch,
+ * layout and launch sequence (a warp per 32 segments; long ones queued for persistent blocks; a
+ * combine), the same offsets checks (bad offsets throw {@link IllegalArgumentException} naming
+ * {@code offsets}, after the kernels have read nothing outside the buffers; {@code out} then holds
+ * unspecified values) and one synchronize per segmented call. Rows, of one length, mostly take one
+ * kernel ({@link #reduceRows} says which); only a few very long rows go through the long-segment
+ * queue. Row calls do not wait.
  */
 public final class GpuCustomSegmentedReduce {
     private GpuCustomSegmentedReduce() {}
 
+    static final String SEGMENTS_SMALL = "primer_custom_segments_small";
+    static final String SEGMENTS_LONG = "primer_custom_segments_long";
+    static final String SEGMENTS_COMBINE = "primer_custom_segments_combine";
+    static final String ROWS_SMALL = "primer_custom_rows_small";
+    static final String ROWS_COMBINE = "primer_custom_rows_combine";
+    static final String ROWS_WARP = "primer_custom_rows_warp";
+    static final String ROWS_BLOCK = "primer_custom_rows_block";
+    /**
+     * Blocks per SM the register budget must allow: at most 80 registers a thread. (nvcc, 2026-11-21:
+     * the test operators need 72-91 registers in the warp and block folds given 128, none spills at
+     * 80, and 64 spills for the 8-byte ones.)
+     */
+    static final int MIN_BLOCKS = 3;
+
+    /** The CUDA source of the seven entry points for {@code op}. */
+    static String source(CustomOp op) {
+        return GpuCustomReduce.RTC_PRELUDE + """
+                #include "device/ordered_segmented_reduce_kernels.cuh"
+                """ + GpuCustomReduce.userOp(op) + """
+                namespace seg = primer::segmented;
+                using T = %1$s;
+                constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
+                #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(BLOCK, %8$d)
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %2$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg, long long in_length,
+                     T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::ordered_segments_small<T, UserOp, BLOCK>(in, seg::OffsetStarts{offsets}, nseg, in_length, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %3$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
+                    seg::ordered_segments_small<T, UserOp, BLOCK>(in, seg::RowStarts{cols}, rows, rows * cols, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %4$s(const T* __restrict__ in, unsigned char* __restrict__ scratch) {
+                    seg::ordered_segments_long<T, UserOp, BLOCK>(in, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %5$s(const long long* __restrict__ offsets, long long nseg, T* __restrict__ out,
+                     unsigned char* __restrict__ scratch) {
+                    seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>(seg::OffsetStarts{offsets}, nseg, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %6$s(long long rows, long long cols, T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>(seg::RowStarts{cols}, rows, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %7$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out) {
+                    seg::ordered_rows_warp<T, UserOp, BLOCK>(in, rows, cols, out);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %9$s(const T* __restrict__ in, long long cols, T* __restrict__ out) {
+                    seg::ordered_rows_block<T, UserOp, BLOCK>(in, cols, out);
+                }
+                """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
+                SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK);
+    }
+
+    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other six. */
+    static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
+        if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
+        return GpuCustomReduce.compile(ctx, "custom_segreduce_" + op.name(), source(op), entry);
+    }
+
     /**
      * {@code out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1]} (the identity when empty), s in
-     * [0, segments); offsets checked as for {@link GpuScan#segmentedScanByOffsets}; {@code inLength}:
-     * the elements of {@code in}; out holds {@code segments} elements of op.type().
+     * [0, segments); {@code inLength}: the elements of {@code in}; offsets as for
+     * {@link GpuSegmentedReduce#reduceSegments} (checked; one synchronize); out holds {@code segments}
+     * elements of op.type() and must not overlap in or the offsets.
      */
     public static void reduceSegments(CudaContext ctx, CustomOp op, long in, long offsets, long segments, long out,
                                       long inLength) {
@@ -35,17 +104,45 @@ public final class GpuCustomSegmentedReduce {
         DType type = op.type();
         GpuCustomReduce.cudaType(type);  // rejects int8
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
+        if (inLength < 0) throw new IllegalArgumentException("inLength must be >= 0: " + inLength);
+        if (segments > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
+            throw new IllegalArgumentException("segments: too many (" + segments + ")");
+        }
+        if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
+        GpuScan.requireAligned(offsets, DType.LONG, "offsets");
         if (segments == 0) return;
         GpuScan.requireAligned(out, type, "out");
-        long[] range = GpuScan.checkedOffsetRange(ctx, offsets, segments, inLength);
-        long size = type.byteSize(), begin = range[0], n = range[1] - begin;
-        if (n > 0) GpuScan.requireAligned(in, type, "in");  // empty values (a null pointer) with empty segments are fine
-        requireApart(in + begin * size, n * size, out, segments * size, "out: overlaps in");
+        if (in != 0) GpuScan.requireAligned(in, type, "in");  // null values are fine when every segment is empty
+        long size = type.byteSize();
+        requireApart(in, inLength * size, out, segments * size, "out: overlaps in");
         requireApart(offsets, 8 * (segments + 1), out, segments * size, "offsets: overlaps out");
-        reduce(ctx, op, in + begin * size, offsets, segments, begin, n, out);
+        CudaKernel small = kernel(ctx, op, SEGMENTS_SMALL);
+        CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
+        CudaKernel combine = kernel(ctx, op, SEGMENTS_COMBINE);
+        long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
+        long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
+            small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength, out,
+                    scratch);
+            longPart.launch(longGrid, block, 0, in, scratch);
+            combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
+        }, offsets, segments, inLength, false);
     }
 
-    /** {@code out[r] = in[r * cols] op ... op in[r * cols + cols - 1]} (the identity when cols = 0), r in [0, rows). */
+    /**
+     * {@code out[r] = in[r * cols] op ... op in[r * cols + cols - 1]} (the identity when cols = 0), r in
+     * [0, rows); out holds {@code rows} elements of op.type() and must not overlap in. Issued on the
+     * context's stream; does not wait. The kernel, as the built-in rows policy
+     * ({@link SegmentedReducePolicy#rows}) would choose it for long rows:
+     * <ul>
+     *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (the small kernel);</li>
+     *   <li>a warp per row up to C ({@link SegmentedReducePolicy#longChunkLength}) columns, or up to
+     *       {@link SegmentedReducePolicy#WARP_MAX_COLS} while there are enough rows to fill the GPU with warps;</li>
+     *   <li>a block per row while there are enough rows to fill it with blocks (one launch of {@code rows} blocks);</li>
+     *   <li>otherwise (few, very long rows) every row queued as long segments are, the pieces combined in order.</li>
+     * </ul>
+     */
     public static void reduceRows(CudaContext ctx, CustomOp op, long in, long rows, long cols, long out) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
@@ -54,48 +151,46 @@ public final class GpuCustomSegmentedReduce {
         if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
         if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
         if (rows == 0) return;
+        if (rows > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
+            throw new IllegalArgumentException("rows: too many (" + rows + ")");
+        }
         GpuScan.requireAligned(out, type, "out");
-        long n = Math.multiplyExact(rows, cols);
+        long n;
+        try {
+            n = Math.multiplyExact(rows, cols);
+            Math.multiplyExact(n, (long) type.byteSize());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("rows * cols overflows a long: " + rows + " * " + cols);
+        }
         if (n > 0) GpuScan.requireAligned(in, type, "in");
         requireApart(in, n * type.byteSize(), out, rows * type.byteSize(), "out: overlaps in");
-        long offsets = ctx.allocate(8 * Math.addExact(rows, 1));
-        try {
-            GpuScan.rowOffsets(ctx, rows, cols, offsets);
-            reduce(ctx, op, in, offsets, rows, 0, n, out);
-        } finally {
-            try {
-                ctx.synchronize();  // nothing may still read the offsets (reduce waits too, unless it failed early)
-            } finally {
-                ctx.free(offsets);
-            }
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        long sms = ctx.device().multiprocessorCount();
+        boolean shortRows = cols <= SegmentedReducePolicy.SHORT_SEGMENT;
+        if (!shortRows && (cols <= SegmentedReducePolicy.longChunkLength(n) || cols <= SegmentedReducePolicy.WARP_MAX_COLS
+                && rows >= SegmentedReducePolicy.WARP_MIN_ROWS_PER_SM * sms)) {
+            long grid = Math.min(SegmentedReducePolicy.MAX_GRID, SegmentedReducePolicy.ceilDiv(rows,
+                    SegmentedReducePolicy.WARPS_PER_BLOCK));
+            kernel(ctx, op, ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
+            return;
         }
-    }
-
-    /**
-     * The scan of the n elements at {@code inBase} (element {@code begin} of the input) into a
-     * temporary, then the segment ends into out; waits for both (and so for all earlier work).
-     */
-    private static void reduce(CudaContext ctx, CustomOp op, long inBase, long offsets, long segments, long begin, long n,
-                               long out) {
-        DType type = op.type();
-        CudaKernel ends = GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.ENDS_KERNEL);
-        long scanned = n > 0 ? ctx.allocate(n * type.byteSize()) : 0;
-        try {
-            if (n > 0) {
-                CudaKernel scan = GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.OFFSETS_KERNEL);
-                GpuScan.launchOffsetsChecked(ctx, scan, type, true, op.identityBits(), inBase, offsets, segments, begin,
-                        scanned, n);
-            }
-            long grid = Math.min((segments + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
-                    32L * ctx.device().multiprocessorCount());
-            ends.launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, scanned, offsets, segments, out);
-        } finally {
-            try {
-                ctx.synchronize();
-            } finally {
-                ctx.free(scanned);
-            }
+        if (!shortRows && rows >= SegmentedReducePolicy.TARGET_BLOCKS_PER_SM * sms && rows <= SegmentedReducePolicy.MAX_GRID) {
+            kernel(ctx, op, ROWS_BLOCK).launch(rows, block, 0, in, cols, out);
+            return;
         }
+        // Short rows (a lane each, no queue) or few long ones (every row queued): the segments' sequence.
+        CudaKernel small = kernel(ctx, op, ROWS_SMALL);
+        CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
+        CudaKernel combine = kernel(ctx, op, ROWS_COMBINE);
+        long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
+        long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
+        GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
+            small.launch(SegmentedReducePolicy.segmentsSmallGrid(rows), block, 0, in, rows, cols, out, scratch);
+            if (!shortRows) {
+                longPart.launch(longGrid, block, 0, in, scratch);
+                combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
+            }
+        }, 0, rows, n, false);
     }
 
     private static void requireApart(long a, long aBytes, long b, long bBytes, String message) {

@@ -190,7 +190,7 @@ public final class GpuScan {
      * the n = offsets[segments] - begin elements at {@code inBase} (element offsets[0] = begin of
      * the input) into {@code outBase}. n >= 1, pointers aligned, disjoint or equal.
      */
-    static void launchOffsetsChecked(CudaContext ctx, CudaKernel kernel, DType type, boolean inclusive, long initBits,
+    private static void launchOffsetsChecked(CudaContext ctx, CudaKernel kernel, DType type, boolean inclusive, long initBits,
                                      long inBase, long offsets, long segments, long begin, long outBase, long n) {
         requireTileCount(n, inBase, type, true);
         long tiles = ScanPolicy.tiles(n, inBase, type, true);
@@ -208,20 +208,13 @@ public final class GpuScan {
         }
     }
 
-    /** offsets[r] = r * cols for r in [0, rows] at {@code offsets} (rows + 1 int64 values): rows as segments. */
-    static void rowOffsets(CudaContext ctx, long rows, long cols, long offsets) {
-        long grid = Math.min((rows + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
-                32L * ctx.device().multiprocessorCount());
-        ctx.module(MODULE).kernel("segscan_row_offsets").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, rows, cols, offsets);
-    }
-
     /**
      * {@code {offsets[0], offsets[segments]}} after checking all {@code segments + 1} offsets on the
      * device (one small kernel and one readback: one synchronize): IllegalArgumentException naming
      * {@code offsets} when offsets[0] is negative, an offset is smaller than the one before it, or
      * the last is beyond {@code length}. segments >= 1.
      */
-    static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
+    private static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
         if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
         if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");

@@ -10,6 +10,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 
 /**
  * Batched reduce (one result per row of a row-major matrix) and segmented reduce (one result per
@@ -157,17 +158,30 @@ public final class GpuSegmentedReduce {
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
         CudaKernel combine = kernel(ctx, "segments_combine", op, type);
         long longGrid = persistentGrid(ctx, longPart), combineGrid = persistentGrid(ctx, combine);
-        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
-            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+        withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
                     out, scratch);
             longPart.launch(longGrid, block, 0, in, scratch);
             combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
-            // The work-item and long-segment counters go back to zero for the next call.
+        }, offsets, segments, inLength, checkOverflow);
+    }
+
+    /**
+     * Issues {@code launches} (given the scratch pointer) on the segmented path's scratch, under its
+     * lock, then puts the work-item and long-segment counters back to zero for the next call. With
+     * {@code offsets} (not 0), the one synchronize of a segmented call follows: the offsets check
+     * (and, with {@code checkOverflow}, int64 SUM's overflow flag) come back in one small readback of
+     * the header, cleared before anything throws. Row segments (offsets 0) cannot be malformed: no
+     * readback, nothing waits. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce})
+     * share the layout, the scratch and this sequence.
+     */
+    static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
+                                    boolean checkOverflow) {
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+            launches.accept(scratch);
             ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
-            // The one synchronize of a segmented call: the offsets check (and int64 SUM's overflow
-            // flag) come back in one small readback of the header, cleared before anything throws.
-            checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
+            if (offsets != 0) checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
         }
     }
 
@@ -214,7 +228,7 @@ public final class GpuSegmentedReduce {
     }
 
     /** As many blocks as fit on the device at once: the persistent kernels loop over their work. */
-    private static long persistentGrid(CudaContext ctx, CudaKernel kernel) {
+    static long persistentGrid(CudaContext ctx, CudaKernel kernel) {
         int perSm = BLOCKS_PER_SM.computeIfAbsent(kernel,
                 k -> Math.max(1, k.maxActiveBlocksPerSm(SegmentedReducePolicy.BLOCK_THREADS, 0)));
         return (long) perSm * ctx.device().multiprocessorCount();

@@ -54,6 +54,11 @@ public final class SegmentedReducePolicy {
     static final int TARGET_BLOCKS_PER_SM = 4;
     /** A chunk is at least two block-wide batches of loads. */
     static final long MIN_CHUNK_VECTORS = 2L * CHUNK_BLOCK_THREADS * CHUNK_VECS_PER_THREAD;
+    /** Segments this short are folded by one lane. */
+    static final long SHORT_SEGMENT = 32;
+    /** C, the chunk length of the long-segment queue, is at least this and a multiple of CHUNK_ALIGN. */
+    static final long LONG_CHUNK_MIN = 2048;
+    static final long CHUNK_ALIGN = 64;
     /** Grid-stride kernels never need more blocks than this. */
     static final long MAX_GRID = Integer.MAX_VALUE;
 
@@ -121,6 +126,15 @@ public final class SegmentedReducePolicy {
     /** Scratch bytes of the segmented path: header, partial slots, work items, long-segment ids. */
     static long segmentsScratchBytes() {
         return HEADER_BYTES + 2 * MAX_CHUNKS * SLOT_BYTES + 2 * MAX_CHUNKS * WORK_ITEM_BYTES + MAX_CHUNKS * 8;
+    }
+
+    /**
+     * C for {@code total} elements in all (as the kernels' long_chunk_length): segments longer than
+     * this are queued as work items for whole blocks.
+     */
+    static long longChunkLength(long total) {
+        long c = Math.max(LONG_CHUNK_MIN, ceilDiv(Math.max(0, total), MAX_CHUNKS));
+        return ceilDiv(c, CHUNK_ALIGN) * CHUNK_ALIGN;
     }
 
     /** Blocks of segments_small: a warp per 32 segments. */

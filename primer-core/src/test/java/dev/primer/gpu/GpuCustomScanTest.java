@@ -28,7 +28,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class GpuCustomScanTest {
     private static final long GUARD = 8;
     private static final CustomOp[] OPS = {CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX,
-            CustomScanOps.FFILL, CustomScanOps.DOUBLE_SUM};
+            CustomScanOps.FFILL, CustomScanOps.FFILL_EXACT, CustomScanOps.DOUBLE_SUM};
 
     @Test
     void theSourceInstantiatesTheDeviceScan() {
@@ -56,26 +56,24 @@ class GpuCustomScanTest {
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
         assertTrue(offsets.contains("Heads{offsets, tile_first, begin}"), offsets);
-        assertTrue(offsets.contains("primer::segment_ends<int, UserOp>("), offsets);
     }
 
-    /** nvcc compiles the segmented sources too, one operator per type; the by-offsets one holds the segment-ends kernel. */
+    /** An exact() operator's scans combine look-back windows as a tree; the others fold them in order. */
+    @Test
+    void onlyExactOperatorsTakeTheTreeLookback() {
+        assertTrue(GpuCustomScan.source(CustomScanOps.FFILL_EXACT).contains(GpuCustomScan.EXACT_LOOKBACK));
+        assertTrue(GpuCustomScan.segmentedSource(CustomScanOps.FFILL_EXACT, true).contains(GpuCustomScan.EXACT_LOOKBACK));
+        assertTrue(!GpuCustomScan.source(CustomScanOps.FFILL).contains("TreeLookback"));
+        assertTrue(!GpuCustomScan.segmentedSource(CustomScanOps.AFFINE32, false).contains("TreeLookback"));
+    }
+
+    /** nvcc compiles the segmented sources too, one operator per type. */
     @Test
     void nvccCompilesTheSegmentedSources() throws Exception {
-        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL);
+        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL,
+                CustomScanOps.FFILL_EXACT);
         NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, false), GpuCustomScan.FLAGS_KERNEL);
-        NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, true), GpuCustomScan.OFFSETS_KERNEL,
-                GpuCustomScan.ENDS_KERNEL);
-    }
-
-    /** One source, two entry points: each is its own kernel, whichever is asked for first (one compile). */
-    @Test
-    void theEntriesOfOneSourceAreDistinctKernels() {
-        CudaContext ctx = gpu();
-        CustomOp op = CustomScanOps.ABS_MAX;
-        assertEquals(GpuCustomScan.ENDS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.ENDS_KERNEL).name());
-        assertEquals(GpuCustomScan.OFFSETS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.OFFSETS_KERNEL).name());
-        assertEquals(GpuCustomScan.ENDS_KERNEL, GpuCustomScan.segmentedKernel(ctx, op, true, GpuCustomScan.ENDS_KERNEL).name());
+        NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, true), GpuCustomScan.OFFSETS_KERNEL);
     }
 
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
@@ -115,11 +113,6 @@ class GpuCustomScanTest {
             expect("n", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b, a, -1));
             expect("segments", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b, -1, a, 8));
             expect("offsets", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b + 4, 1, a, 8));
-            expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, -1, 4, b));
-            expect("cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, -1, b));
-            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, a + 64));  // inside the 32 longs of in
-            expect("segments", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, -1, a, 8));
-            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, 0, 1, b, 8));
         } finally {
             ctx.free(a);
             ctx.free(b);

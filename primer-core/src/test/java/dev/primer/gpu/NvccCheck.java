@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * nvcc compiles the NVRTC sources generated for user-defined operators as NVRTC will (same text,
  * same include root; ops.cuh takes its non-NVRTC branch for the fixed-width names), so CI, which
- * has nvcc but no NVRTC, still compiles them; skipped without the source tree or nvcc.
+ * has nvcc but no NVRTC, still compiles them; a register spill fails the compile, as it does for the
+ * prebuilt kernels. Skipped without the source tree or nvcc.
  */
 final class NvccCheck {
     private NvccCheck() {}
@@ -31,18 +32,21 @@ final class NvccCheck {
         Path dir = Files.createTempDirectory("primer-nvrtc-source");
         try {
             List<Process> compiles = new ArrayList<>();
-            for (CustomOp op : ops) {
-                Path cu = dir.resolve(op.name() + ".cu");
-                Files.writeString(cu, source.apply(op), StandardCharsets.UTF_8);
+            for (int k = 0; k < ops.size(); k++) {
+                String file = k + "_" + ops.get(k).name();  // names may repeat (an operator and its exact() twin)
+                Path cu = dir.resolve(file + ".cu");
+                Files.writeString(cu, source.apply(ops.get(k)), StandardCharsets.UTF_8);
                 compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
-                        "-Werror", "all-warnings", "-o", dir.resolve(op.name() + ".cubin").toString(), cu.toString())
-                        .redirectErrorStream(true).redirectOutput(dir.resolve(op.name() + ".log").toFile()).start());
+                        "-Werror", "all-warnings", "-Xptxas", "-warn-spills,-warn-lmem-usage",
+                        "-o", dir.resolve(file + ".cubin").toString(), cu.toString())
+                        .redirectErrorStream(true).redirectOutput(dir.resolve(file + ".log").toFile()).start());
             }
             for (int k = 0; k < ops.size(); k++) {
                 CustomOp op = ops.get(k);
+                String file = k + "_" + op.name();
                 int rc = compiles.get(k).waitFor();
-                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(op.name() + ".log")));
-                byte[] cubin = Files.readAllBytes(dir.resolve(op.name() + ".cubin"));
+                if (rc != 0) fail("nvcc failed on " + op + " (" + rc + "):\n" + Files.readString(dir.resolve(file + ".log")));
+                byte[] cubin = Files.readAllBytes(dir.resolve(file + ".cubin"));
                 for (String entry : entries) {
                     assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(entry + "\0"), "the cubin of " + op + " has no " + entry);
                 }

@@ -3,6 +3,7 @@ package dev.primer.cli.bench;
 import dev.primer.CustomOp;
 import dev.primer.DType;
 import dev.primer.DeviceArray;
+import dev.primer.LongArray;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.gpu.GpuCustomReduce;
 import dev.primer.cpu.CpuCustomSegmentedScan;
@@ -21,11 +22,11 @@ import java.util.SplittableRandom;
  * reduce and scan: a float sum written as a CustomOp (commutative, but it takes the order-preserving
  * reduce like every CustomOp), affine maps composed (associative, not commutative), and a forward
  * fill scan; then the segmented forms: a forward fill restarting at head flags (one in about 1024
- * elements), and affine maps composed along each row of a (n / 4096) x 4096 matrix (a segmented
- * scan into a temporary and the row ends read off it, see GpuCustomSegmentedReduce: the bandwidth
- * counts the n elements a reduce must read, so it shows what the temporary costs). Reduces are
- * timed with events around the call, which waits for its result. Each result is checked against
- * the CPU backend (exact for the exact operators; a float64 sum for the float one).
+ * elements), affine maps composed along each row of a (n / 4096) x 4096 matrix, and over segments
+ * of power-law lengths (the offsets of the built-in segments benchmark, SegmentOffsets). Reduces
+ * are timed with events around the call, which waits for its result (the segmented one for its
+ * offsets check; rows do not wait). Each result is checked against the CPU backend (exact for the
+ * exact operators; a float64 sum for the float one).
  */
 final class CustomBench {
     static final String GROUP = "custom";
@@ -39,7 +40,9 @@ final class CustomBench {
                 Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", CustomOps.FSUM)),
                 Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
                 Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
-                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64")));
+                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64")),
+                Guard.run(s, GROUP, "custom_segments_affine_i64_powerlaw", "int64", "powerlaw",
+                        () -> segments(s, "custom_segments_affine_i64_powerlaw")));
     }
 
     private static final long ROW = 4096;
@@ -96,8 +99,40 @@ final class CustomBench {
             String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
                     + got.mismatch(want) / 8 + " differs from the CPU's";
             return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + ROW, n, (double) bytes + rows * 8, t,
-                    !check.startsWith("FAILED"), check + "; a segmented scan into a temporary, then the row ends; one buffer"
-                            + " (the temporary alone is " + bytes / (1 << 20) + " MiB)");
+                    !check.startsWith("FAILED"), check + "; a warp per row, folded in order; one buffer");
+        }
+    }
+
+    /** Affine maps composed over each segment of power-law lengths; every segment checked against the CPU backend. */
+    private static BenchRecord segments(BenchSetup s, String name) throws java.io.IOException {
+        CustomOp op = CustomOps.AFFINE32;
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            SegmentOffsets seg = s.segmentsFile() != null
+                    ? SegmentOffsets.load(s.segmentsFile(), arena)
+                    : SegmentOffsets.generate(s.segmentValues(), arena);
+            long n = seg.values(), count = seg.segments(), bytes = n * 8;
+            MemorySegment host = input(arena, op, n);
+            int buffers = s.buffersFor(bytes);
+            LongArray offsets = closer.add(s.gpu().allocateLongs(count + 1));
+            offsets.copyFrom(seg.offsets());
+            long[] in = new long[buffers];
+            for (int b = 0; b < buffers; b++) {
+                DeviceArray a = closer.add(s.gpu().allocate(op.type(), n));
+                a.copyFrom(host);
+                in[b] = a.devicePointer();
+            }
+            DeviceArray out = closer.add(s.gpu().allocate(op.type(), count));
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> GpuCustomSegmentedReduce.reduceSegments(s.ctx(), op,
+                    in[i % buffers], offsets.devicePointer(), count, out.devicePointer(), n));
+            MemorySegment got = arena.allocate(Math.max(8, count * 8), 64), want = arena.allocate(Math.max(8, count * 8), 64);
+            out.copyTo(got.asSlice(0, count * 8));
+            CpuCustomReduce.reduceSegments(op, host, seg.offsets(), count, want);
+            String check = got.mismatch(want) < 0 ? "ok: every segment the CPU's, exactly" : "FAILED: segment "
+                    + got.mismatch(want) / 8 + " differs from the CPU's";
+            return BenchRecord.measured(GROUP, name, op.type().toString(), n + " values, " + count + " segments", n,
+                    bytes + 8.0 * (count + 1) + 8.0 * count, t, !check.startsWith("FAILED"),
+                    check + "; " + seg.origin() + "; " + buffers + " buffer(s)");
         }
     }
 

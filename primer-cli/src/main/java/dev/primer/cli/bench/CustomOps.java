@@ -27,9 +27,12 @@ final class CustomOps {
                 return ((long) (bm * am) << 32) | ((bm * ac + bc) & 0xFFFF_FFFFL);
             });
 
-    /** Forward fill: the last value that is not NaN; associative, not commutative. */
+    /**
+     * Forward fill: the last value that is not NaN; associative, not commutative; a selection, so
+     * declared exact (the scans' look-back may combine as a tree; AFFINE16 keeps the ordered one).
+     */
     static final CustomOp FFILL = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN,
-            (a, b) -> Double.isNaN(b) ? a : b);
+            (a, b) -> Double.isNaN(b) ? a : b).exact();
 
     /** max(|a|, |b|): commutative, exact. */
     static final CustomOp ABS_MAX = CustomOp.ofFloat("absmax", "fmaxf(fabsf(a), fabsf(b))", 0f,

@@ -1,0 +1,109 @@
+// Batched and segmented reduce that keeps operand order, for operators that are associative but
+// need not be commutative (user-defined ones, GpuCustomSegmentedReduce):
+//     out[s] = in[start_s] op in[start_s + 1] op ... op in[end_s - 1]   (the identity when empty)
+// with an association fixed by the shape, the offsets and the input address alone, so float
+// results are the same bits every run.
+//
+// The frame is segmented_reduce_kernels.cuh's: a warp per 32 consecutive segments, long segments
+// queued as work items for persistent blocks, a combine per long segment; the same scratch layout,
+// offsets checks and clamping, so malformed offsets never make a kernel touch memory outside its
+// buffers. Rows are the segments starting at s * cols (RowStarts). What changes is that every fold
+// keeps index order (the built-in kernels fold elements a lane apart and combine by butterflies):
+//   short  (<= SHORT_SEGMENT)  its own lane, left to right (lane_fold, shared);
+//   medium (<= C)              the whole warp, one segment at a time: lanes take consecutive
+//                              vectors, the warp combines its lanes in lane order per tile
+//                              (warp_fold_range_ordered);
+//   long   (> C)               a block per work item, a contiguous run per warp, warps in order
+//                              (block_fold_range_ordered); the combine gives each thread a
+//                              contiguous run of the item partials, then threads in order.
+// Rows, being of one length, have two kernels besides that need no queue: rows_warp, a warp per row
+// (the small kernel would give a warp 32 medium rows in turn), and rows_block, a block per row (long
+// rows, enough of them to fill the GPU); GpuCustomSegmentedReduce picks one per call.
+//
+// Self-contained (headers only), for NVRTC: GpuCustomSegmentedReduce instantiates the entry points.
+#pragma once
+#include "ordered_reduce_kernels.cuh"
+#include "segmented_reduce_kernels.cuh"
+
+namespace primer {
+namespace segmented {
+
+/** 16-byte vectors per lane per tile (two tiles in flight). */
+struct OrderedConstants {
+    static constexpr int MEDIUM_VECS_PER_LANE = 2;  // medium segments: many are a tile or two long
+    static constexpr int ROW_VECS_PER_LANE = 4;     // rows_warp
+    static constexpr int LONG_VECS_PER_LANE = 4;    // work items of long segments, rows_block
+};
+
+/**
+ * A warp per 32 consecutive segments, starts(s) the first element of segment s (OffsetStarts or
+ * RowStarts); checks and clamps as segments_small. in_length: the elements of in.
+ */
+template <typename T, typename Op, int BLOCK, class Starts>
+__device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in, Starts starts, long long nseg,
+                                                       long long in_length, T* __restrict__ out,
+                                                       unsigned char* __restrict__ scratch) {
+    constexpr unsigned FULL = 0xffffffffu;
+    Op op;
+    const int lane = threadIdx.x & 31;
+    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
+    if (first_segment >= nseg) return;  // the whole warp
+    WarpSegments w;
+    if (!read_warp_segments(starts, first_segment, nseg, in_length, scratch, w)) return;
+    const long long length = w.end - w.start;
+
+    if (w.valid && length <= Constants::SHORT_SEGMENT) {
+        out[first_segment + lane] = lane_fold<Recipe<T, T, T, Op>>(in, w.start, (int)length);
+    }
+    unsigned medium = __ballot_sync(FULL, w.valid && length > Constants::SHORT_SEGMENT && length <= w.chunk_length);
+    while (medium) {
+        const int a = __ffs(medium) - 1;
+        medium &= medium - 1;
+        const long long start = __shfl_sync(FULL, w.start, a);
+        const long long end = __shfl_sync(FULL, w.end, a);
+        const T total = warp_fold_range_ordered<OrderedConstants::MEDIUM_VECS_PER_LANE>(in + start, end - start, op);
+        if (lane == 0) out[first_segment + a] = total;
+    }
+    queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
+}
+
+/** Persistent blocks: a block per queued work item folds it in order, its partial into the item's slot. */
+template <typename T, typename Op, int BLOCK>
+__device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, unsigned char* __restrict__ scratch) {
+    Op op;
+    if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
+    const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
+    const LongWork* work = work_items(scratch);
+    for (long long i = blockIdx.x; i < items; i += gridDim.x) {
+        const LongWork item = work[i];
+        const long long length = item.end > item.begin ? item.end - item.begin : 0;
+        const T total = block_fold_range_ordered<BLOCK, OrderedConstants::LONG_VECS_PER_LANE>(in + item.begin, length, op);
+        if (threadIdx.x == 0) *partial_slot<T>(scratch, item.slot) = total;
+    }
+}
+
+/** A warp per row, grid-striding: rows of a medium length (more than SHORT_SEGMENT, at most C). */
+template <typename T, typename Op, int BLOCK>
+__device__ __forceinline__ void ordered_rows_warp(const T* __restrict__ in, long long rows, long long cols,
+                                                  T* __restrict__ out) {
+    Op op;
+    const long long warps = (long long)gridDim.x * (BLOCK / 32);
+    for (long long row = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5); row < rows; row += warps) {
+        const T total = warp_fold_range_ordered<OrderedConstants::ROW_VECS_PER_LANE>(in + row * cols, cols, op);
+        if ((threadIdx.x & 31) == 0) out[row] = total;
+    }
+}
+
+/**
+ * A block per row (grid = rows): long rows, enough of them to fill the GPU without splitting one.
+ * Not grid-striding: the loop cost the float64 forward fill 16 bytes of spills at 80 registers.
+ */
+template <typename T, typename Op, int BLOCK>
+__device__ __forceinline__ void ordered_rows_block(const T* __restrict__ in, long long cols, T* __restrict__ out) {
+    const long long row = blockIdx.x;
+    const T total = block_fold_range_ordered<BLOCK, OrderedConstants::LONG_VECS_PER_LANE>(in + row * cols, cols, Op());
+    if (threadIdx.x == 0) out[row] = total;
+}
+
+}  // namespace segmented
+}  // namespace primer

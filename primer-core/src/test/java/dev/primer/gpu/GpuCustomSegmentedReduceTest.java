@@ -1,0 +1,197 @@
+package dev.primer.gpu;
+
+import dev.primer.Backends;
+import dev.primer.CustomOp;
+import dev.primer.CustomScanOps;
+import dev.primer.cpu.CpuCustomReduce;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.Nvrtc;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.stream.LongStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The order-preserving batched and segmented reduce for user-defined operators at the raw-pointer
+ * level: the generated source (compiled here by nvcc when it is on the PATH, since NVRTC may not
+ * be), and on a GPU the paths the facade tests reach only at small sizes: a segment long enough that
+ * the combine gives each thread several item partials, long rows among misaligned ones, outputs
+ * poisoned with guards on both sides, every element against the CPU; and the argument checks.
+ * (CustomSegmentedReduceTest covers the facade: every path at 0-3 elements of misalignment.)
+ */
+class GpuCustomSegmentedReduceTest {
+    private static final long GUARD = 8;
+    private static final byte POISON = (byte) 0xA5;
+    private static final String[] ENTRIES = {GpuCustomSegmentedReduce.SEGMENTS_SMALL, GpuCustomSegmentedReduce.SEGMENTS_LONG,
+            GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
+            GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK};
+
+    @Test
+    void theSourceInstantiatesTheOrderedKernels() {
+        String src = GpuCustomSegmentedReduce.source(CustomScanOps.AFFINE32);
+        assertTrue(src.startsWith(GpuCustomReduce.RTC_PRELUDE), "NVRTC needs the prelude");
+        assertTrue(src.contains("#include \"device/ordered_segmented_reduce_kernels.cuh\""), src);
+        assertTrue(src.contains("using T = long long;"), src);
+        for (String entry : ENTRIES) assertTrue(src.contains(entry + "("), entry + " in\n" + src);
+        assertTrue(src.contains("seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>"), "the ordered combine");
+    }
+
+    /** nvcc compiles the source for one operator of each type, and every entry is in the cubin. */
+    @Test
+    void nvccCompilesTheSource() throws Exception {
+        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL);
+        NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
+    }
+
+    /** One source, seven entry points: each is its own kernel, in any order of asking (one compile). */
+    @Test
+    void theEntriesOfOneSourceAreDistinctKernels() {
+        CudaContext ctx = gpu();
+        for (String entry : ENTRIES) {
+            assertEquals(entry, GpuCustomSegmentedReduce.kernel(ctx, CustomScanOps.ABS_MAX, entry).name());
+        }
+        assertEquals(ENTRIES[0], GpuCustomSegmentedReduce.kernel(ctx, CustomScanOps.ABS_MAX, ENTRIES[0]).name());
+    }
+
+    /**
+     * A segment of 2^24 + 5 elements (513 work items: the combine gives each thread up to three
+     * partials) between short, medium and empty ones, and the values 1..3 elements past a 16-byte
+     * boundary; non-commutative operators of both sizes.
+     */
+    @Test
+    void aVeryLongSegmentAmongShortOnesFoldsInOrder() {
+        CudaContext ctx = gpu();
+        SplittableRandom random = new SplittableRandom(11);
+        long[] offsets = LongStream.concat(LongStream.of(2, 2, 9, 9, 40, 3000),
+                LongStream.of(3000 + (1 << 24) + 5, 3000 + (1 << 24) + 38, 3000 + (1 << 24) + 38 + random.nextInt(5000))).toArray();
+        int shift = 1;
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL}) {
+            long n = offsets[offsets.length - 1] + 3;
+            checkSegments(ctx, op, offsets, n, shift++);
+        }
+    }
+
+    /**
+     * Every rows kernel (on an H200's 132 SMs): few long rows (queued), a block per row, a warp per
+     * row, a lane per row, an empty-column matrix; at 0-3 elements past a 16-byte boundary.
+     */
+    @Test
+    void rowsOfEveryKindMatchTheCpu() {
+        CudaContext ctx = gpu();
+        long[][] shapes = {{3, (1 << 23) + 3}, {2, 2049}, {1, 5000}, {1000, 3001}, {600, 40_001}, {70_001, 33},
+                {5000, 32}, {7, 1}, {9, 0}};
+        int config = 0;
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16}) {
+            for (long[] shape : shapes) checkRows(ctx, op, shape[0], shape[1], ++config % 4);
+        }
+    }
+
+    @Test
+    void argumentErrorsNameTheArgument() {
+        Backends.assumeGpu();
+        CudaContext ctx = Cuda.context();
+        CustomOp op = CustomScanOps.AFFINE32;
+        long a = ctx.allocate(1024), b = ctx.allocate(1024);
+        try {
+            expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, -1, 4, b));
+            expect("cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, -1, b));
+            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, a + 64));  // inside the 32 longs of in
+            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, b + 4));
+            expect("in", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a + 4, 4, 8, b));
+            expect("rows * cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 1L << 36, 1L << 30, b));
+            expect("segments", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, -1, a, 8));
+            expect("inLength", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a, -1));
+            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, 0, 1, b, 8));
+            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b + 4, 1, a, 8));
+            expect("out", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a + 8, 8));  // inside in
+            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 4, b + 16, 8));  // out over offsets
+        } catch (IllegalStateException noNvrtc) {
+            Assumptions.abort("no NVRTC: " + noNvrtc.getMessage());
+        } finally {
+            ctx.free(a);
+            ctx.free(b);
+        }
+    }
+
+    // ---- the machinery ----
+
+    private static void checkSegments(CudaContext ctx, CustomOp op, long[] offsets, long n, int shift) {
+        long size = op.type().byteSize(), segments = offsets.length - 1;
+        String what = op.name() + ": " + segments + " segments of " + n + " elements, shift " + shift;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment x = CustomScanOps.input(arena, op, n, shift);
+            MemorySegment o = arena.allocate(8L * offsets.length, 8);
+            MemorySegment.copy(offsets, 0, o, ValueLayout.JAVA_LONG, 0, offsets.length);
+            MemorySegment want = arena.allocate(segments * size, 8);
+            CpuCustomReduce.reduceSegments(op, x, o, segments, want);
+            long inBuf = ctx.allocate(size * (n + 4)), offsetsBuf = ctx.allocate(8L * offsets.length);
+            long outBytes = size * (segments + 2 * GUARD), outBuf = ctx.allocate(outBytes);
+            try {
+                long in = inBuf + size * shift;
+                ctx.copyToDevice(in, x, size * n);
+                ctx.copyToDevice(offsetsBuf, o, 8L * offsets.length);
+                ctx.memset8(outBuf, POISON, outBytes);
+                GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n);
+                assertOutput(ctx, arena, what, op, want, segments, outBuf, outBytes);
+            } finally {
+                ctx.free(inBuf);
+                ctx.free(offsetsBuf);
+                ctx.free(outBuf);
+            }
+        }
+    }
+
+    private static void checkRows(CudaContext ctx, CustomOp op, long rows, long cols, int shift) {
+        long size = op.type().byteSize(), n = rows * cols;
+        String what = op.name() + ": " + rows + " x " + cols + ", shift " + shift;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment x = CustomScanOps.input(arena, op, n, rows ^ cols);
+            MemorySegment want = arena.allocate(rows * size, 8);
+            CpuCustomReduce.reduceRows(op, x, rows, cols, want);
+            long inBuf = ctx.allocate(size * (n + 4));
+            long outBytes = size * (rows + 2 * GUARD), outBuf = ctx.allocate(outBytes);
+            try {
+                long in = inBuf + size * shift;
+                ctx.copyToDevice(in, x, size * n);
+                ctx.memset8(outBuf, POISON, outBytes);
+                GpuCustomSegmentedReduce.reduceRows(ctx, op, in, rows, cols, outBuf + size * GUARD);
+                assertOutput(ctx, arena, what, op, want, rows, outBuf, outBytes);
+            } finally {
+                ctx.free(inBuf);
+                ctx.free(outBuf);
+            }
+        }
+    }
+
+    /** Every result the CPU's, bit for bit, and the guards on both sides untouched. */
+    private static void assertOutput(CudaContext ctx, Arena arena, String what, CustomOp op, MemorySegment want, long count,
+                                     long outBuf, long outBytes) {
+        long size = op.type().byteSize();
+        MemorySegment got = arena.allocate(outBytes, 8);
+        ctx.synchronize();
+        ctx.copyToHost(got, outBuf, outBytes);
+        CustomScanOps.assertGuardsUntouched(what, got, size * GUARD, size * count, POISON);
+        CustomScanOps.assertSameElements(what, op.type(), want, got.asSlice(size * GUARD), count);
+    }
+
+    private static CudaContext gpu() {
+        Backends.assumeGpu();
+        Assumptions.assumeTrue(Nvrtc.isAvailable(), () -> "no NVRTC: " + Nvrtc.unavailableReason());
+        return Cuda.context();
+    }
+
+    private static void expect(String start, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
+    }
+}
