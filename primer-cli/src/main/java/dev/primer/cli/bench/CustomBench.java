@@ -99,7 +99,8 @@ final class CustomBench {
             String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
                     + got.mismatch(want) / 8 + " differs from the CPU's";
             return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + ROW, n, (double) bytes + rows * 8, t,
-                    !check.startsWith("FAILED"), check + "; a warp per row, folded in order; one buffer");
+                    !check.startsWith("FAILED"), check + "; each row folded in order (a warp per row at full size on an H200, a block per row"
+                            + " at --quick: GpuCustomSegmentedReduce.reduceRows); one buffer");
         }
     }
 
