@@ -166,14 +166,14 @@ class CustomScanTest {
             MemorySegment staged = arena.allocate(inBase.byteSize(), 8);
             MemorySegment.copy(x, 0, staged, shift * size, n * size);
             inBase.copyFrom(staged);
-            DeviceArray in = slice(inBase, shift, shift + n);
+            DeviceArray in = CustomSegments.slice(inBase, shift, shift + n);
             long outOffset = inPlace ? shift : GUARD + outShift;
             DeviceArray outArray = inPlace ? inBase : outBase;
             if (!inPlace) {
                 MemorySegment poison = arena.allocate(outBase.byteSize(), 8).fill(POISON);
                 outBase.copyFrom(poison);
             }
-            DeviceArray out = inPlace ? in : slice(outBase, outOffset, outOffset + n);
+            DeviceArray out = inPlace ? in : CustomSegments.slice(outBase, outOffset, outOffset + n);
             switch (mode) {
                 case INCLUSIVE -> primer.inclusiveScan(in, out, op);
                 case EXCLUSIVE -> primer.exclusiveScan(in, out, op);
@@ -230,16 +230,6 @@ class CustomScanTest {
             }
             if (!inclusive) abs += Math.abs(x.getAtIndex(ValueLayout.JAVA_FLOAT, i));
         }
-    }
-
-    private static DeviceArray slice(DeviceArray a, long from, long to) {
-        return switch (a) {
-            case IntArray t -> t.slice(from, to);
-            case LongArray t -> t.slice(from, to);
-            case FloatArray t -> t.slice(from, to);
-            case DoubleArray t -> t.slice(from, to);
-            case ByteArray t -> t.slice(from, to);
-        };
     }
 
     private static void expect(String start, Runnable call) {

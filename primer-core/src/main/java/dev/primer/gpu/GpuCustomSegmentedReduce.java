@@ -99,20 +99,11 @@ public final class GpuCustomSegmentedReduce {
      */
     public static void reduceSegments(CudaContext ctx, CustomOp op, long in, long offsets, long segments, long out,
                                       long inLength) {
-        Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
         DType type = op.type();
         GpuCustomReduce.cudaType(type);  // rejects int8
-        if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
-        if (inLength < 0) throw new IllegalArgumentException("inLength must be >= 0: " + inLength);
-        if (segments > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
-            throw new IllegalArgumentException("segments: too many (" + segments + ")");
-        }
-        if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
-        GpuScan.requireAligned(offsets, DType.LONG, "offsets");
+        GpuSegmentedReduce.checkSegments(ctx, type, in, offsets, segments, out, type, inLength);
         if (segments == 0) return;
-        GpuScan.requireAligned(out, type, "out");
-        if (in != 0) GpuScan.requireAligned(in, type, "in");  // null values are fine when every segment is empty
         long size = type.byteSize();
         requireApart(in, inLength * size, out, segments * size, "out: overlaps in");
         requireApart(offsets, 8 * (segments + 1), out, segments * size, "offsets: overlaps out");
@@ -144,25 +135,15 @@ public final class GpuCustomSegmentedReduce {
      * </ul>
      */
     public static void reduceRows(CudaContext ctx, CustomOp op, long in, long rows, long cols, long out) {
-        Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
         DType type = op.type();
-        GpuCustomReduce.cudaType(type);
-        if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
-        if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
+        GpuCustomReduce.cudaType(type);  // rejects int8
+        GpuSegmentedReduce.checkRows(ctx, type, in, rows, cols, out, type);
         if (rows == 0) return;
         if (rows > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {
             throw new IllegalArgumentException("rows: too many (" + rows + ")");
         }
-        GpuScan.requireAligned(out, type, "out");
-        long n;
-        try {
-            n = Math.multiplyExact(rows, cols);
-            Math.multiplyExact(n, (long) type.byteSize());
-        } catch (ArithmeticException e) {
-            throw new IllegalArgumentException("rows * cols overflows a long: " + rows + " * " + cols);
-        }
-        if (n > 0) GpuScan.requireAligned(in, type, "in");
+        long n = rows * cols;  // checkRows: fits a long, in bytes too
         requireApart(in, n * type.byteSize(), out, rows * type.byteSize(), "out: overlaps in");
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         long sms = ctx.device().multiprocessorCount();

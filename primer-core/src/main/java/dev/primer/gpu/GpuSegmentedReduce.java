@@ -282,7 +282,8 @@ public final class GpuSegmentedReduce {
         }
     }
 
-    private static void checkRows(CudaContext ctx, DType type, long in, long rows, long cols, long out, DType outType) {
+    /** The argument checks of a rows call (shared with {@link GpuCustomSegmentedReduce}): each names its argument. */
+    static void checkRows(CudaContext ctx, DType type, long in, long rows, long cols, long out, DType outType) {
         Objects.requireNonNull(ctx, "ctx");
         if (rows < 0) throw new IllegalArgumentException("rows must be >= 0: " + rows);
         if (cols < 0) throw new IllegalArgumentException("cols must be >= 0: " + cols);
@@ -297,8 +298,9 @@ public final class GpuSegmentedReduce {
         if (rows > 0) requirePointer(out, "out", outType.byteSize());
     }
 
-    private static void checkSegments(CudaContext ctx, DType type, long in, long offsets, long segments, long out,
-                                      DType outType, long inLength) {
+    /** The argument checks of a segments call (shared with {@link GpuCustomSegmentedReduce}); the offsets' values are the kernels' to check. */
+    static void checkSegments(CudaContext ctx, DType type, long in, long offsets, long segments, long out,
+                              DType outType, long inLength) {
         Objects.requireNonNull(ctx, "ctx");
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
         if (inLength < 0) throw new IllegalArgumentException("inLength must be >= 0: " + inLength);

@@ -7,7 +7,6 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -48,7 +47,7 @@ class GpuCustomReduceTest {
 
     @Test
     void nonCommutativeOperatorsGiveTheLeftFoldAtEveryMisalignment() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         int config = 0;
         for (CustomOp op : EXACT) {
             int line = 128 / op.type().byteSize();  // elements per 128-byte line: the head is 0 .. line - 1 of them
@@ -64,7 +63,7 @@ class GpuCustomReduceTest {
     /** A rounding operator: the same bits on every run, and within the summation bound of the exact sum. */
     @Test
     void floatSumsAreReproducibleAndWithinTheBound() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         CustomOp op = CustomScanOps.FLOAT_SUM;
         for (long n : new long[] {1000, 1_000_003, (1L << 24) + 5}) {
             try (Arena arena = Arena.ofShared()) {
@@ -109,12 +108,6 @@ class GpuCustomReduceTest {
         } finally {
             ctx.free(a);
         }
-    }
-
-    private static CudaContext gpu() {
-        Backends.assumeGpu();
-        Assumptions.assumeTrue(dev.primer.cuda.Nvrtc.isAvailable(), () -> "no NVRTC: " + dev.primer.cuda.Nvrtc.unavailableReason());
-        return Cuda.context();
     }
 
     private static void check(CudaContext ctx, CustomOp op, long n, int shift, long seed) {

@@ -7,7 +7,6 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomScan;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -16,7 +15,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -79,7 +77,7 @@ class GpuCustomScanTest {
     /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
     @Test
     void misalignedAndInPlaceScansMatchTheCpu() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         int config = 0;
         for (CustomOp op : OPS) {
             int maxShift = 16 / op.type().byteSize() - 1;
@@ -102,17 +100,17 @@ class GpuCustomScanTest {
         CustomOp op = CustomScanOps.AFFINE32;
         long a = ctx.allocate(1024), b = ctx.allocate(1024);
         try {
-            expect("n", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b, -1));
-            expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, a + 4, b, 8));
-            expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b + 4, 8));
-            expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, 0, b, 8));
-            expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, a + 8, 8));
+            CustomGpu.expect("n", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b, -1));
+            CustomGpu.expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, a + 4, b, 8));
+            CustomGpu.expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, b + 4, 8));
+            CustomGpu.expect("in", () -> GpuCustomScan.scan(ctx, op, true, 0, 0, b, 8));
+            CustomGpu.expect("out", () -> GpuCustomScan.scan(ctx, op, true, 0, a, a + 8, 8));
             GpuCustomScan.scan(ctx, op, true, 0, 0, 0, 0);  // nothing to do: no checks, no compile
-            expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, 0, b, 8));
-            expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b + 8, b, 8));
-            expect("n", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b, a, -1));
-            expect("segments", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b, -1, a, 8));
-            expect("offsets", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b + 4, 1, a, 8));
+            CustomGpu.expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, 0, b, 8));
+            CustomGpu.expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b + 8, b, 8));
+            CustomGpu.expect("n", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b, a, -1));
+            CustomGpu.expect("segments", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b, -1, a, 8));
+            CustomGpu.expect("offsets", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b + 4, 1, a, 8));
         } finally {
             ctx.free(a);
             ctx.free(b);
@@ -120,12 +118,6 @@ class GpuCustomScanTest {
     }
 
     // ---- the machinery ----
-
-    private static CudaContext gpu() {
-        Backends.assumeGpu();
-        Assumptions.assumeTrue(dev.primer.cuda.Nvrtc.isAvailable(), () -> "no NVRTC: " + dev.primer.cuda.Nvrtc.unavailableReason());
-        return Cuda.context();
-    }
 
     private static void check(CudaContext ctx, CustomOp op, boolean inclusive, long init, long n, int inShift, int outShift,
                               boolean inPlace, long seed) {
@@ -161,10 +153,5 @@ class GpuCustomScanTest {
                 if (!inPlace) ctx.free(outBuf);
             }
         }
-    }
-
-    private static void expect(String start, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
     }
 }

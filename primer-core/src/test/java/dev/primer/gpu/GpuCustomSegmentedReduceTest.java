@@ -6,7 +6,6 @@ import dev.primer.CustomScanOps;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
-import dev.primer.cuda.Nvrtc;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -18,7 +17,6 @@ import java.util.SplittableRandom;
 import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -56,7 +54,7 @@ class GpuCustomSegmentedReduceTest {
     /** One source, seven entry points: each is its own kernel, in any order of asking (one compile). */
     @Test
     void theEntriesOfOneSourceAreDistinctKernels() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         for (String entry : ENTRIES) {
             assertEquals(entry, GpuCustomSegmentedReduce.kernel(ctx, CustomScanOps.ABS_MAX, entry).name());
         }
@@ -70,7 +68,7 @@ class GpuCustomSegmentedReduceTest {
      */
     @Test
     void aVeryLongSegmentAmongShortOnesFoldsInOrder() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         SplittableRandom random = new SplittableRandom(11);
         long[] offsets = LongStream.concat(LongStream.of(2, 2, 9, 9, 40, 3000),
                 LongStream.of(3000 + (1 << 24) + 5, 3000 + (1 << 24) + 38, 3000 + (1 << 24) + 38 + random.nextInt(5000))).toArray();
@@ -87,7 +85,7 @@ class GpuCustomSegmentedReduceTest {
      */
     @Test
     void rowsOfEveryKindMatchTheCpu() {
-        CudaContext ctx = gpu();
+        CudaContext ctx = CustomGpu.context();
         long[][] shapes = {{3, (1 << 23) + 3}, {2, 2049}, {1, 5000}, {1000, 3001}, {600, 40_001}, {70_001, 33},
                 {5000, 32}, {7, 1}, {9, 0}};
         int config = 0;
@@ -103,18 +101,18 @@ class GpuCustomSegmentedReduceTest {
         CustomOp op = CustomScanOps.AFFINE32;
         long a = ctx.allocate(1024), b = ctx.allocate(1024);
         try {
-            expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, -1, 4, b));
-            expect("cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, -1, b));
-            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, a + 64));  // inside the 32 longs of in
-            expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, b + 4));
-            expect("in", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a + 4, 4, 8, b));
-            expect("rows * cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 1L << 36, 1L << 30, b));
-            expect("segments", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, -1, a, 8));
-            expect("inLength", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a, -1));
-            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, 0, 1, b, 8));
-            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b + 4, 1, a, 8));
-            expect("out", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a + 8, 8));  // inside in
-            expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 4, b + 16, 8));  // out over offsets
+            CustomGpu.expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, -1, 4, b));
+            CustomGpu.expect("cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, -1, b));
+            CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, a + 64));  // inside the 32 longs of in
+            CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 4, 8, b + 4));
+            CustomGpu.expect("in", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a + 4, 4, 8, b));
+            CustomGpu.expect("rows * cols", () -> GpuCustomSegmentedReduce.reduceRows(ctx, op, a, 1L << 36, 1L << 30, b));
+            CustomGpu.expect("segments", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, -1, a, 8));
+            CustomGpu.expect("inLength", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a, -1));
+            CustomGpu.expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, 0, 1, b, 8));
+            CustomGpu.expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b + 4, 1, a, 8));
+            CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a + 8, 8));  // inside in
+            CustomGpu.expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 4, b + 16, 8));  // out over offsets
         } catch (IllegalStateException noNvrtc) {
             Assumptions.abort("no NVRTC: " + noNvrtc.getMessage());
         } finally {
@@ -182,16 +180,5 @@ class GpuCustomSegmentedReduceTest {
         ctx.copyToHost(got, outBuf, outBytes);
         CustomScanOps.assertGuardsUntouched(what, got, size * GUARD, size * count, POISON);
         CustomScanOps.assertSameElements(what, op.type(), want, got.asSlice(size * GUARD), count);
-    }
-
-    private static CudaContext gpu() {
-        Backends.assumeGpu();
-        Assumptions.assumeTrue(Nvrtc.isAvailable(), () -> "no NVRTC: " + Nvrtc.unavailableReason());
-        return Cuda.context();
-    }
-
-    private static void expect(String start, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
     }
 }

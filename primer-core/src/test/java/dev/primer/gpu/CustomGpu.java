@@ -1,0 +1,28 @@
+package dev.primer.gpu;
+
+import dev.primer.Backends;
+import dev.primer.cuda.Cuda;
+import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.Nvrtc;
+import org.junit.jupiter.api.Assumptions;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What the GPU tests of user-defined operators share: a context with NVRTC, and the argument-error check. */
+final class CustomGpu {
+    private CustomGpu() {}
+
+    /** The GPU's context; the test is skipped (with the reason) without a GPU or without NVRTC. */
+    static CudaContext context() {
+        Backends.assumeGpu();
+        Assumptions.assumeTrue(Nvrtc.isAvailable(), () -> "no NVRTC: " + Nvrtc.unavailableReason());
+        return Cuda.context();
+    }
+
+    /** {@code call} throws IllegalArgumentException with a message starting with {@code start} (the argument's name). */
+    static void expect(String start, Runnable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
+    }
+}
