@@ -28,20 +28,22 @@
 // pass the operator's identity for a plain scan.
 // Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
 // ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
-// checked. Plain scans: 256 threads and 32768-element tiles for int8 input, 8192 for 4-byte, 4096
-// for 8-byte; segmented: 256 threads, 16384-element tiles (int8), 4096 (4-byte) or 2048 (8-byte)
-// (ScanPolicy.java).
+// checked. 256 threads and 32768-element tiles for int8 input, 8192 for 4-byte, 4096 for 8-byte;
+// segmented int8: 16384 (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
 // per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
-// they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans keep (value,
-// head) pairs through a block scan: 3 or 4. int8 (16 items a chunk, folded rather than scanned in
+// they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
+// REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
+// max and float64 min and max (at 5 they spill 16-36 bytes); 6 spills nearly all of them (the
+// float32 min and max by flags alone would fit: 1.499 ms against 1.582 at 5 for 2^28, lab,
+// bench/lab/scan_ordered_lab.cu). int8 (16 items a chunk, folded rather than scanned in
 // registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
-// (47-48; min and max by offsets would take 6), int8 -> int64 sums 5 (44; 6 spills on sm_80 and
-// sm_89, not on sm_90).
+// (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64
+// sums 5 (44; 6 spills on sm_80 and sm_89, not on sm_90).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -79,26 +81,26 @@
     PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
     PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
 
-PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 3)
-PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 3)
-PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 6, 4)
-PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 6, 4)
-PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 4)
-PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 4)
-PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 3)
-PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 4)
-PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 4)
-PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
-PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
-PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 4)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 5)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 5)
+PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 6, 5)
+PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 6, 5)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 5)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5)
+PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5)
+PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
+PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 5)
+PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 5)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
 PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
 PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)
 PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 6, 4)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
 PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 4)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 5)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5)
 PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
 PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
 

@@ -27,27 +27,38 @@
 // look-back the same block work runs at 95% of the copy, so the look-back is the whole gap: a tile
 // waits until every predecessor back to a P has published its A, i.e. for the slowest recent load
 // plus that tile's data-to-A time, and while it waits it holds its block slot.
-//   BLOCK_SCAN (segmented and user-defined operators, whose operand order must be kept): every
-//     thread scans its chunks, the block scans the chunk totals (block_scan.cuh) and warp 0 looks
-//     back inside it, once A is known; then every chunk is scanned again from shared memory and
-//     stored with its prefix.
+//   BLOCK_SCAN (segmented int8 scans only, see TileScanFor): every thread scans its chunks, the
+//     block scans the chunk totals (block_scan.cuh) and warp 0 looks back inside it, once A is
+//     known; then every chunk is scanned again from shared memory and stored with its prefix.
 //   EARLY_AGGREGATE (4-byte values, one-instruction commutative operators): before the block scan
 //     the tile reduces its data (each thread folds its chunks, a butterfly, one barrier) and
 //     publishes A, so the tiles waiting for it see A sooner; P is prefix op that same A. Data to A
 //     fell to ~2 us and the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab).
-//   REDUCE_FIRST (every other commutative operator: 8-byte values, int32 -> int64 sums, min and
-//     max; and every plain int8 scan, see INT8): the same reduction, A, the look-back, and only then
-//     the scan, each warp taking its rows in order and carrying the running value from row to row
-//     (one warp scan per row). No chunk totals or prefixes wait in registers across the look-back,
-//     so int32 -> int64 sums need 36 registers instead of 61 and 6 blocks fit an SM instead of 4
-//     (32-34 since the stores went through RowStore, unmeasured). 2^28 elements, ms against
-//     EARLY_AGGREGATE or BLOCK_SCAN (bench/lab/scan_reduce_first_lab.cu): int32 -> int64 sum 0.907
-//     -> 0.809 (84% -> 94.6% of the copy), int64 sum (2^27) 0.659 -> 0.588, float64 sum 0.643 ->
-//     0.586, int64 product 0.742 -> 0.617, int64 and 0.611 -> 0.585, int64 max 0.637 -> 0.597,
-//     float64 max 1.239 -> 0.984, float32 min and max 1.017 -> 0.978, int32 max 0.563 -> 0.557.
+//   REDUCE_FIRST (everything else: 8-byte values, int32 -> int64 sums, min and max, plain int8
+//     scans (see INT8), user-defined operators and segmented scans): the same reduction, A, the
+//     look-back, and only then the scan, each warp taking its rows in order and carrying the
+//     running value from row to row (one warp scan per row). No chunk totals or prefixes wait in
+//     registers across the look-back, so int32 -> int64 sums need 36 registers instead of 61 and 6
+//     blocks fit an SM instead of 4 (32-34 since the stores went through RowStore, unmeasured).
+//     2^28 elements, ms against EARLY_AGGREGATE or BLOCK_SCAN (bench/lab/scan_reduce_first_lab.cu):
+//     int32 -> int64 sum 0.907 -> 0.809 (84% -> 94.6% of the copy), int64 sum (2^27) 0.659 ->
+//     0.588, float64 sum 0.643 -> 0.586, int64 product 0.742 -> 0.617, int64 and 0.611 -> 0.585,
+//     int64 max 0.637 -> 0.597, float64 max 1.239 -> 0.984, float32 min and max 1.017 -> 0.978,
+//     int32 max 0.563 -> 0.557.
 //     Not for 4-byte sums: at the same 6 blocks per SM, float32 and int32 sums, products and xor
 //     took 0.557-0.559 ms against 0.536-0.538 with EARLY_AGGREGATE (the scan after the wait
 //     lengthens the tail of every tile, and there is no occupancy to win).
+//     Operators that are not commutative (user-defined ones; the (value, head) pairs of every
+//     segmented scan) reduce in index order: a warp's chunks, row after row, are its items in
+//     order, and warp_reduce_rows_ordered combines them so (ROWS + 4 shuffles a warp). Against the
+//     block scan they took before (bench/lab/scan_ordered_lab.cu; 2^27 8-byte or 2^28 4-byte
+//     elements, ms, at the blocks per SM of the code before (4; segmented 3-4) and now (scan.cu,
+//     GpuCustomScan)): a float64 forward fill 0.676 -> 0.568 (76% -> 90% of the copy), int64 affine
+//     maps 0.671 -> 0.589, int32 affine maps 0.626 -> 0.598, float32 sums written as a user
+//     operator 0.581 -> 0.564; segmented by flags, where the tile could also grow from 256 x 4 to
+//     256 x 8 (ScanShape): float32 sums 1.150 -> 0.742, int32 1.010 -> 0.757, float64 1.785 ->
+//     0.998, int64 1.288 -> 0.988, float32 max 1.700 -> 1.499, float64 forward fill 1.167 ->
+//     0.694. Segmented int8 sums went the other way (0.452 -> 0.535): see TileScanFor.
 // Every way combines in a fixed association (the reduction's for A, the scan's for the outputs),
 // so results are the same bits on every run.
 // Measured dead ends: a tree look-back is no faster than the ordered one; polling two windows per
@@ -81,8 +92,9 @@
 // Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
 // a chunk's total is one left fold, its outputs are folded on from its prefix and stored as they
 // come (a 32-byte sector at a time for int64 outputs), rows are taken one at a time after the
-// look-back, and the scan is REDUCE_FIRST whatever the operator. 40 registers and 6 blocks per SM
-// for int8 -> int8 (44 and 5 for int8 -> int64, 47-48 and 5 segmented); not measured on a GPU yet.
+// look-back, and plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see
+// TileScanFor). 40 registers and 6 blocks per SM for int8 -> int8 (44 and 5 for int8 -> int64,
+// 47-48 and 5 segmented).
 //
 // Tiles are laid on 16-byte boundaries of the input ("shift" = how many elements the input pointer
 // is past a boundary): tile 0 starts up to VEC-1 elements before in[0], so every full chunk is one
@@ -186,16 +198,18 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * 0.63 against 0.74; float64 sum and product 0.65 against 0.67, min and max 1.24 against 1.47-1.49.
  * REDUCE_FIRST took them to 5-6 blocks per SM and 0.58-0.62 ms (0.98 for float64 min and max).
  * (Float max is ~8% slower at 256 x 8 than at 512 x 4; one shape keeps the policy simple.)
- * Segmented scans carry (value, head) pairs, twice the registers per chunk total and prefix:
- * 256 x 4 vectors keeps them unspilled. int8 input keeps the same shape (the same 32 KB of input,
- * 32768 items; segmented 16384): the bytes per tile are what the measurements above chose, and
+ * Segmented scans take the same 256 x 8 since REDUCE_FIRST holds no chunk totals across the
+ * look-back; with the block scan they needed 256 x 4 to fit their (value, head) pairs, and half
+ * the tile ran 1.3-1.8x slower (bench/lab/scan_ordered_lab.cu). Segmented int8 scans keep 256 x 4
+ * (16384 items): they still take the block scan (TileScanFor). Plain int8 input keeps 256 x 8 (the
+ * same 32 KB of input, 32768 items): the bytes per tile are what the measurements above chose, and
  * the int8 kernels fit their registers by folding (INT8 above), not by a smaller tile; the int8
  * shape itself has not been measured. ScanPolicy.java mirrors these numbers.
  */
 template <typename InT, bool SEGMENTED = false>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
-    static constexpr int ROWS = SEGMENTED ? 4 : 8;  // 16-byte vectors per thread per tile
+    static constexpr int ROWS = SEGMENTED && sizeof(InT) == 1 ? 4 : 8;  // 16-byte vectors per thread per tile
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 
@@ -249,20 +263,21 @@ template <typename T> struct OneInstruction<BitOr<T>> { static constexpr bool va
 template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool value = true; };
 
 /**
- * How a tile is scanned (THREE WAYS above). REDUCE_FIRST for commutative operators, except 4-byte
- * values of 4-byte input under one-instruction operators, which take EARLY_AGGREGATE; BLOCK_SCAN
- * for the rest (segmented and user-defined operators: operand order must be kept). int8 data (VEC =
- * 16 items a chunk, values in int) takes REDUCE_FIRST whatever the operator: EARLY_AGGREGATE holds
- * the chunk totals and prefixes through the block scan, and with 16-item chunks that spilled at 6
- * blocks per SM (20-44 bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
+ * How a tile is scanned (THREE WAYS above): EARLY_AGGREGATE for 4-byte values of 4-byte input under
+ * one-instruction operators; BLOCK_SCAN for int8 data (VEC = 16 items a chunk, values in int) under
+ * operators that are not commutative (the segmented ones): REDUCE_FIRST would fold each 16-item
+ * chunk three times, and those folds are what a segmented int8 scan's time goes to; REDUCE_FIRST
+ * for everything else, other int8 scans included: EARLY_AGGREGATE holds the chunk totals and
+ * prefixes through the block scan, and with 16-item chunks that spilled at 6 blocks per SM (20-44
+ * bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
  */
 enum class TileScan { BLOCK_SCAN, EARLY_AGGREGATE, REDUCE_FIRST };
 template <typename ScanOp, typename Value, int VEC>
 struct TileScanFor {
     static constexpr TileScan value =
-        !Commutative<ScanOp>::value                                          ? TileScan::BLOCK_SCAN
-        : sizeof(Value) == 4 && VEC <= 4 && OneInstruction<ScanOp>::value ? TileScan::EARLY_AGGREGATE
-                                                                             : TileScan::REDUCE_FIRST;
+        sizeof(Value) == 4 && VEC <= 4 && OneInstruction<ScanOp>::value ? TileScan::EARLY_AGGREGATE
+        : VEC > 4 && !Commutative<ScanOp>::value                        ? TileScan::BLOCK_SCAN
+                                                                         : TileScan::REDUCE_FIRST;
 };
 
 namespace scan_detail {
@@ -483,10 +498,14 @@ __device__ __forceinline__ V lookback_ordered(const TileStatus<V>& status, long 
 //   prepare(tile, tile_start, storage): every thread, once per tile before it is scanned (may
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
-//     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item).
+//     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item);
+//   BITS_IN_SHARED: bits() reads shared memory alone, and is called where the bits are used instead
+//     of once per chunk up front (held in registers through the tile, the offsets scans' bits took
+//     them from 64 registers to 105 at 256 x 8 tiles, sm_90).
 
 struct NoHeads {
     static constexpr bool SEGMENTED = false;
+    static constexpr bool BITS_IN_SHARED = false;
     struct Storage {};
     template <int VEC>
     __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
@@ -509,6 +528,7 @@ __device__ __forceinline__ unsigned nonzero_bytes(unsigned word) {
 
 struct FlagHeads {
     static constexpr bool SEGMENTED = true;
+    static constexpr bool BITS_IN_SHARED = false;
     const signed char* flags;  // nonzero: a segment starts here
     struct Storage {};
     /**
@@ -561,6 +581,7 @@ struct FlagHeads {
 template <int TILE_ITEMS, int BLOCK_THREADS>
 struct OffsetHeads {
     static constexpr bool SEGMENTED = true;
+    static constexpr bool BITS_IN_SHARED = true;
     const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array
     const long long* tile_first;  // per tile (and one more): the first k >= 1 with offsets[k] >= tile start
     long long begin;              // offsets[0]: element 0 of this scan
@@ -827,8 +848,23 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     heads.prepare(tile, tile_start, s.heads);
     unsigned head_bits[ROWS];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+    for (int r = 0; r < ROWS; ++r) {
+        if constexpr (!Heads::BITS_IN_SHARED) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+    }
     scan_detail::wait_staged();
+    // Row r's head bits: from registers, by selects over constant indexes (FOLD's row loop is not
+    // unrolled, and an array read at a variable index would put head_bits in local memory); or
+    // read from shared memory where they are used (BITS_IN_SHARED).
+    auto row_heads = [&](int r) -> unsigned {
+        if constexpr (Heads::BITS_IN_SHARED) {
+            return heads.template bits<VEC>(0u, thread_offset + r * ROW_ITEMS, s.heads);
+        } else {
+            unsigned bits = head_bits[0];
+#pragma unroll
+            for (int j = 1; j < ROWS; ++j) bits = r == j ? head_bits[j] : bits;
+            return bits;
+        }
+    };
 
     // A chunk's inclusive scan, in registers. Elements past the end are the identity (they only
     // feed outputs that are not stored, and the last tile's status, which nobody reads). Elements
@@ -843,7 +879,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             const bool is_valid = (valid >> k) & 1u;
             const V v = is_valid ? (V)x[k] : Op::identity();
             if constexpr (SEGMENTED) {
-                const bool head = is_valid && ((head_bits[r] >> k) & 1u);
+                const bool head = is_valid && ((row_heads(r) >> k) & 1u);
                 a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
@@ -861,7 +897,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (inclusive) result = scan_op(chunk_prefix, a[k]);
             else result = k <= skip ? chunk_prefix : scan_op(chunk_prefix, a[k - 1]);
             if constexpr (SEGMENTED) {
-                const bool head = ((head_bits[r] >> k) & 1u) && k >= skip;  // a segment starts here
+                const bool head = ((row_heads(r) >> k) & 1u) && k >= skip;  // a segment starts here
                 o[k] = (OutT)(!inclusive && head ? init : result.value);
             } else {
                 o[k] = (OutT)result;  // narrowing wraps mod 2^bits: Java's byte arithmetic for sums and products
@@ -887,7 +923,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const bool is_valid = !check || ((valid >> k) & 1u);
         const V v = is_valid ? (V)x[k] : Op::identity();
         if constexpr (SEGMENTED) {
-            const bool head = is_valid && ((head_bits[r] >> k) & 1u);
+            const bool head = is_valid && ((row_heads(r) >> k) & 1u);
             return Acc{head ? op(init, v) : v, head ? 1 : 0};
         } else {
             return v;
@@ -938,23 +974,33 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    // Commutative operators: each thread folds its chunks (rows in any order), each warp reduces
-    // its lanes' totals, and the warp totals wait in shared memory.
+    // Each warp's total, left in shared memory. Commutative operators: each thread folds its chunks
+    // (rows in any order) and the warp reduces its lanes' totals by a butterfly. The others keep
+    // index order: a warp's chunks in row-major order are its items in order, which is the order
+    // warp_reduce_rows_ordered combines them in (ROWS + 4 shuffles instead of 5 a row).
     auto reduce_warps = [&]() {
-        Acc thread_total;
+        Acc warp_total;
+        if constexpr (Commutative<ScanOp>::value) {
+            Acc thread_total;
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            if constexpr (FOLD) {
-                const Acc total = chunk_total(r);
-                thread_total = r == 0 ? total : scan_op(thread_total, total);
-            } else {
-                Acc a[VEC];
-                int skip;
-                scan_chunk(r, a, skip);
-                thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+            for (int r = 0; r < ROWS; ++r) {
+                if constexpr (FOLD) {
+                    const Acc total = chunk_total(r);
+                    thread_total = r == 0 ? total : scan_op(thread_total, total);
+                } else {
+                    Acc a[VEC];
+                    int skip;
+                    scan_chunk(r, a, skip);
+                    thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+                }
             }
+            warp_total = warp_reduce(thread_total, scan_op);
+        } else {
+            Acc chunk_totals[ROWS];
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) chunk_totals[r] = chunk_total(r);
+            warp_total = warp_reduce_rows_ordered(chunk_totals, scan_op);
         }
-        const Acc warp_total = warp_reduce(thread_total, scan_op);
         if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
     };

@@ -6,7 +6,8 @@
 //
 // Every lane computes op(own, partner) with the operands in the opposite order to its partner, so
 // the lanes agree bitwise only for commutative operators; every operator in ops.cuh is one.
-// warp_reduce_ordered (below) keeps lane order instead, for user-defined operators.
+// warp_reduce_ordered and warp_reduce_rows_ordered (below) keep lane order instead, for
+// operators that are not commutative.
 #pragma once
 #include "../ops.cuh"
 
@@ -98,6 +99,54 @@ __device__ __forceinline__ T warp_reduce_ordered(T value, Op op) {
         if (lane + delta < 32) value = op(value, right);  // lanes at the top have nothing to their right
     }
     return value;
+}
+
+/**
+ * The ordered total of ROWS values per lane, where value[r] in lane l is item r * 32 + l: a warp's
+ * rows of chunks in a scan tile, reduced in index order. Every lane gets the total, the same bits
+ * in every lane. ROWS: a power of two, 1..32. All 32 lanes must call it.
+ *
+ * A transposing butterfly. Reducing each row by itself would take 5 shuffles a row; instead, at
+ * lane bit 1, 2, .. ROWS/2 partner lanes split their rows in halves, each keeps one half, receives
+ * the partner's copy of it, and combines the two: ROWS - 1 shuffles in all leave each lane with one
+ * row over its aligned group of ROWS lanes (row bitreverse(lane mod ROWS)). A butterfly over the
+ * remaining lane bits completes the rows, and one over the first log2(ROWS) bits again combines
+ * the rows: ROWS + 4 shuffles, ROWS + 4 operations. At every step the operand from the lower lane
+ * (or row) is on the left, so the operator need not be commutative, and the association is fixed.
+ */
+template <int ROWS, typename T, typename Op>
+__device__ __forceinline__ T warp_reduce_rows_ordered(const T (&value)[ROWS], Op op) {
+    static_assert(ROWS >= 1 && ROWS <= 32 && (ROWS & (ROWS - 1)) == 0, "ROWS: a power of two <= 32");
+    const unsigned lane = threadIdx.x & 31;
+    auto combine = [&](T own, T other, bool own_is_right) {  // operands selected first: one op evaluated
+        const T left = own_is_right ? other : own;
+        const T right = own_is_right ? own : other;
+        return op(left, right);
+    };
+    T v[ROWS];
+#pragma unroll
+    for (int r = 0; r < ROWS; ++r) v[r] = value[r];
+    // Halve the rows: at lane bit `bit`, the upper lane keeps the upper half, the lower lane the lower.
+#pragma unroll
+    for (int bit = 1; bit < ROWS; bit *= 2) {
+        const int half = ROWS / (2 * bit);  // rows each lane holds after this step
+        const bool upper = lane & bit;
+#pragma unroll
+        for (int i = 0; i < half; ++i) {
+            // Copies first: a select between v[i] and v[i + half] themselves would select an address
+            // in v and put the array in local memory.
+            const T low = v[i], high = v[i + half];
+            const T other = detail::shfl_xor(upper ? low : high, bit);
+            v[i] = combine(upper ? high : low, other, upper);
+        }
+    }
+    // Each lane's row across the whole warp: groups of ROWS lanes in lane order.
+#pragma unroll
+    for (int bit = ROWS; bit < 32; bit *= 2) v[0] = combine(v[0], detail::shfl_xor(v[0], bit), lane & bit);
+    // The rows in row order: rows r and r ^ 1 sit at lane bit ROWS/2, rows r and r ^ 2 at ROWS/4, ...
+#pragma unroll
+    for (int bit = ROWS / 2; bit >= 1; bit /= 2) v[0] = combine(v[0], detail::shfl_xor(v[0], bit), lane & bit);
+    return v[0];
 }
 
 }  // namespace primer

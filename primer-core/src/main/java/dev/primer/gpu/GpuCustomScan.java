@@ -30,8 +30,18 @@ public final class GpuCustomScan {
     static final String KERNEL = "primer_custom_scan";
     static final String FLAGS_KERNEL = "primer_custom_segscan_flags";
     static final String OFFSETS_KERNEL = "primer_custom_segscan_offsets";
-    /** Blocks per SM the register budget must allow: 64 registers a thread (256-thread blocks). */
-    static final int MIN_BLOCKS = 4;
+    /**
+     * Blocks per SM the register budget must allow (256-thread blocks: 6 leave 40 registers a thread,
+     * 5 leave 48, 4 leave 64), as {@code device/scan.cu} chooses for the built-in operators: plain
+     * scans 6 for 4-byte values and 5 for 8-byte ones (an int64 affine map spilled at 6), segmented
+     * scans one fewer (a float64 forward fill by offsets spilled at 5). Measured with the bench's
+     * operators (bench/lab/scan_ordered_lab.cu): float64 forward fill 0.568 ms at 5 (2^27), float32
+     * sum 0.564 at 6 against 0.580 at 5 (2^28), segmented forward fill 0.695 at 4, 0.694 at 5. A
+     * heavier operator may spill a little: still correct, somewhat slower.
+     */
+    static int minBlocks(DType type, boolean segmented) {
+        return (type.byteSize() == 8 ? 5 : 6) - (segmented ? 1 : 0);
+    }
 
     /** The CUDA source of the plain scan kernel for {@code op}: the prelude, the header, the functor, the entry point. */
     static String source(CustomOp op) {
@@ -44,7 +54,7 @@ public final class GpuCustomScan {
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
                 }
-                """.formatted(t, KERNEL, MIN_BLOCKS);
+                """.formatted(t, KERNEL, minBlocks(op.type(), false));
     }
 
     /**
@@ -57,7 +67,7 @@ public final class GpuCustomScan {
         String shape = """
                 using Shape = primer::ScanShape<%1$s, true>;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%2$d, Shape::BLOCK_THREADS))
-                """.formatted(t, MIN_BLOCKS);
+                """.formatted(t, minBlocks(op.type(), true));
         String entry = byOffsets ? """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const long long* offsets, const long long* tile_first, %2$s* out, long long n,

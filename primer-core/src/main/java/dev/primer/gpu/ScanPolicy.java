@@ -8,8 +8,8 @@ import dev.primer.DType;
  * traps at once, so a mismatch cannot go unnoticed.
  *
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
- * input each: plain scans 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8),
- * segmented scans 16384 int8, 4096 of 4 bytes or 2048 of 8 bytes (256 x 4); the input type sets
+ * input each: 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8), except segmented
+ * int8 scans, 16384 (256 x 4: they keep the block scan, see {@code TileScanFor}); the input type sets
  * the tile, whatever the output (int8 -> int64 tiles are int8 tiles). The tiles are laid on 16-byte
  * boundaries of the input, so tile 0 may start up to 15 int8 elements (3 of 4 bytes, 1 of 8) before
  * {@code in[0]} ({@link #shift}).
@@ -33,13 +33,13 @@ public final class ScanPolicy {
     public static final int BLOCK_THREADS = 256;
 
     /** 16-byte vectors per thread per tile. */
-    public static int rows(boolean segmented) {
-        return segmented ? 4 : 8;
+    public static int rows(DType inType, boolean segmented) {
+        return segmented && inType.byteSize() == 1 ? 4 : 8;
     }
 
     /** Elements per tile for this input type. */
     public static int tileItems(DType inType, boolean segmented) {
-        return BLOCK_THREADS * rows(segmented) * (VECTOR_BYTES / inType.byteSize());
+        return BLOCK_THREADS * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */

@@ -19,7 +19,10 @@ import java.util.Locale;
  * {@code dtype=int32}. cumsum_i64 and cumsum_f64 keep their type. cumsum_i8 writes int64 (as the
  * libraries do for int8) and cumsum_i8_to_i8 keeps int8 (wrapping like Java byte arithmetic).
  * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
- * float64 for float32 and float64).
+ * float64 for float32 and float64). segscan_* are inclusive SUM scans segmented by head flags (about
+ * one head in 1024 elements; bytes = input + flags + output), every element checked: integers
+ * exactly, floats within the bound of any association, (k - 1) u sum|x| over the k elements of the
+ * segment so far. No library times a segmented scan, so they stand alone.
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -38,7 +41,81 @@ final class ScanBench {
                 scan(s, "cumsum_i64", DType.LONG, DType.LONG),
                 scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
-                scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE));
+                scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
+                segmented(s, "segscan_f32", DType.FLOAT),
+                segmented(s, "segscan_i32", DType.INT),
+                segmented(s, "segscan_f64", DType.DOUBLE),
+                segmented(s, "segscan_i64", DType.LONG));
+    }
+
+    private static BenchRecord segmented(BenchSetup s, String name, DType type) {
+        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, type));
+    }
+
+    private static BenchRecord measureSegmented(BenchSetup s, String name, DType type) {
+        long n = s.n(), bytes = n * type.byteSize();
+        int buffers = s.buffersFor(2 * bytes + n);
+        Backend backend = s.gpu().backend();
+        long identity = Reductions.identityBits(type, Op.SUM);
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), type, n, 67);
+            MemorySegment flags = arena.allocate(n, 64);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(71);
+            for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+            DeviceArray[] in = new DeviceArray[buffers], out = new DeviceArray[buffers];
+            dev.primer.ByteArray[] heads = new dev.primer.ByteArray[buffers];
+            for (int b = 0; b < buffers; b++) {
+                in[b] = closer.add(s.gpu().allocate(type, n));
+                in[b].copyFrom(host);
+                heads[b] = closer.add(s.gpu().allocateBytes(n));
+                heads[b].copyFrom(flags);
+                out[b] = closer.add(s.gpu().allocate(type, n));
+            }
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
+                    i -> backend.segmentedScanByFlags(in[i % buffers], heads[i % buffers], out[i % buffers], Op.SUM, true, identity));
+            s.ctx().synchronize();
+            MemorySegment result = arena.allocate(bytes, 64);
+            out[0].copyTo(result);
+            String check = checkSegmented(host, flags, result, type, n);
+            return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
+                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about 1024; " + check + "; "
+                            + buffers + " buffer(s)");
+        }
+    }
+
+    /** Every element against the host's walk of each segment. */
+    private static String checkSegmented(MemorySegment in, MemorySegment flags, MemorySegment out, DType type, long n) {
+        long wrong = 0, firstWrong = -1, k = 0, exact = 0;
+        double prefix = 0, abs = 0, worst = 0;
+        double u = type == DType.FLOAT ? 0x1p-24 : 0x1p-53;
+        for (long i = 0; i < n; i++) {
+            if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                k = 0;
+                exact = 0;
+                prefix = 0;
+                abs = 0;
+            }
+            k++;
+            boolean good;
+            switch (type) {
+                case INT -> good = out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) (exact += in.getAtIndex(ValueLayout.JAVA_INT, i));
+                case LONG -> good = out.getAtIndex(ValueLayout.JAVA_LONG, i) == (exact += in.getAtIndex(ValueLayout.JAVA_LONG, i));
+                default -> {
+                    double x = type == DType.FLOAT ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                    double got = type == DType.FLOAT ? out.getAtIndex(ValueLayout.JAVA_FLOAT, i) : out.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                    prefix += x;
+                    abs += Math.abs(x);
+                    double err = Math.abs(got - prefix), bound = (k - 1) * u * abs + 2 * u * Math.abs(prefix);
+                    worst = Math.max(worst, abs == 0 ? 0 : err / abs);
+                    good = err <= bound;
+                }
+            }
+            if (!good && wrong++ == 0) firstWrong = i;
+        }
+        String what = n + " elements" + (type.isFloatingPoint()
+                ? String.format(Locale.ROOT, " within (k - 1) u sum|x| (worst error %.2e of sum|x|)", worst) : " exact");
+        return wrong == 0 ? "ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
 
     private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
