@@ -54,9 +54,7 @@ final class CustomBench {
         int buffers = s.buffersFor(2 * bytes + n);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = input(arena, op, n);
-            MemorySegment flags = arena.allocate(n, 64);
-            SplittableRandom random = new SplittableRandom(5);
-            for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+            MemorySegment flags = RandomHost.headFlags(arena.allocate(n, 64), n, 5);
             long[] in = new long[buffers], out = new long[buffers], heads = new long[buffers];
             for (int b = 0; b < buffers; b++) {
                 DeviceArray a = closer.add(s.gpu().allocate(op.type(), n));

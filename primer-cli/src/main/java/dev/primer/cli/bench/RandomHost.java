@@ -35,6 +35,16 @@ final class RandomHost {
         return segment;
     }
 
+    /**
+     * The segmented benchmarks' head flags: byte i is 1 with probability 1/1024, else 0. Sequential
+     * from one seed (the same flags as before it was shared).
+     */
+    static MemorySegment headFlags(MemorySegment segment, long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        for (long i = 0; i < n; i++) segment.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+        return segment;
+    }
+
     /** Fills every byte (transfer tests: contents do not matter, but they are never all zeros). */
     static MemorySegment fillBytes(MemorySegment segment, long seed) {
         long words = segment.byteSize() / 8;

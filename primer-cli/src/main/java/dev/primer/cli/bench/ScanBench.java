@@ -59,9 +59,7 @@ final class ScanBench {
         long identity = Reductions.identityBits(type, Op.SUM);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), type, n, 67);
-            MemorySegment flags = arena.allocate(n, 64);
-            java.util.SplittableRandom random = new java.util.SplittableRandom(71);
-            for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+            MemorySegment flags = RandomHost.headFlags(arena.allocate(n, 64), n, 71);
             DeviceArray[] in = new DeviceArray[buffers], out = new DeviceArray[buffers];
             dev.primer.ByteArray[] heads = new dev.primer.ByteArray[buffers];
             for (int b = 0; b < buffers; b++) {
