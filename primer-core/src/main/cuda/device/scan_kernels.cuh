@@ -80,7 +80,7 @@
 // copy), int64 0.683 -> 0.664, float64 0.655 -> 0.647, int32 -> int64 0.938 -> 0.932; 32, 128
 // and 256 tiles ahead within 0.5% of each other, 512 and more 10-35% slower (prefetched lines are
 // evicted by the stream before use and read twice). One line per thread instead of one bulk
-// request: no better. Segmented scans were not measured and do not prefetch.
+// request: no better. Segmented scans do not prefetch: no gain (bench/lab/scan_heads_lab.cu).
 //
 // INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
 // a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
@@ -147,6 +147,16 @@
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
 // The init is folded into each head element (init op x) and the first tile's prefix is (init, 0),
 // so every segment, including one that starts before the first head, begins with the init.
+// A tile whose aggregate holds a head needs nothing before it for its inclusive prefix: (p, h) op
+// (a, 1) = (a, 1) whatever p is, the same bits P = prefix op A would have. Such a tile publishes
+// its A as its P at once, before its own look-back, so a successor's look-back ends there instead
+// of waiting for the chain of P's to reach it (with heads in most tiles, as soon as the tile just
+// before has reduced). By flags, heads one in 5 / 1024 / 65536, 2^27 8-byte or 2^28 4-byte
+// elements, ms before -> after (bench/lab/scan_heads_lab.cu): float64 sums 0.998 -> 0.669 / 0.683
+// / 0.698, int64 0.988 -> 0.725 / 0.721 / 0.729, float32 0.739 -> 0.681 / 0.684 / 0.686, int32
+// 0.761 -> 0.688 / 0.690 / 0.696 (the ordered look-back had been their gap: a float64 forward
+// fill, whose windows combine as a tree, already took 0.69); float32 max (its operator's work)
+// unchanged.
 //
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -1005,18 +1015,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         __syncthreads();
     };
     // The tile's exclusive prefix, in every lane of warp 0: the init for tile 0, else the look-back
-    // (after publishing A). Then P = prefix op A, with the A published.
+    // (after publishing A). Then P = prefix op A, with the A published. A segmented tile whose A
+    // holds a head publishes it as its P at once (SEGMENTED SCANS above).
     auto look_back = [&](Acc aggregate, bool publish_aggregate) -> Acc {
+        bool prefix_known = false;  // the same in every lane: the aggregate is
+        if constexpr (SEGMENTED) prefix_known = tile != 0 && publish_aggregate && aggregate.head;
         Acc prefix;
         if (tile == 0) {
             if constexpr (SEGMENTED) prefix = Acc{init, 0};
             else prefix = init;
         } else {
-            if (publish_aggregate && lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+            if (publish_aggregate && lane == 0) status.publish(tile, prefix_known ? TILE_PREFIX : TILE_AGGREGATE, aggregate);
             if constexpr (ORDERED) prefix = lookback_ordered<WINDOWS>(status, tile, scan_op, s.lookback);
             else prefix = lookback_tree(status, tile, scan_op);
         }
-        if (lane == 0) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
+        if (lane == 0 && !prefix_known) status.publish(tile, TILE_PREFIX, scan_op(prefix, aggregate));
         return prefix;
     };
 

@@ -32,14 +32,13 @@ public final class GpuCustomReduce {
     /** Module keys: one per compiled source (the source's hash could collide). */
     private static final AtomicLong MODULE_KEYS = new AtomicLong();
 
-    /** NVRTC has no __builtin_memcpy; a constant-size byte copy that the compiler turns into moves. */
+    /**
+     * NVRTC has no __builtin_memcpy but declares ::memcpy, which it lowers to register moves for
+     * constant sizes. (A byte loop did not: the PTX reassembled every double from eight bytes, and
+     * the user-defined float64 scan ran at half the speed of the same kernel built by nvcc.)
+     */
     static final String RTC_PRELUDE = """
-            __device__ __forceinline__ void primer_rtc_memcpy(void* dst, const void* src, unsigned long long n) {
-                char* d = (char*)dst;
-                const char* s = (const char*)src;
-                for (unsigned long long i = 0; i < n; ++i) d[i] = s[i];
-            }
-            #define __builtin_memcpy(d, s, n) primer_rtc_memcpy((d), (s), (n))
+            #define __builtin_memcpy(d, s, n) memcpy((d), (s), (n))
             """;
 
     /** The operator as the functor the templates take: {@code UserOp}, with its identity. */

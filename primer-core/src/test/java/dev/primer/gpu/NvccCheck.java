@@ -58,6 +58,29 @@ final class NvccCheck {
         }
     }
 
+    /** The PTX nvcc makes of {@code source} (sm_90), as NVRTC would compile it. Skipped as above. */
+    static String ptx(String source) throws Exception {
+        Path include = Path.of("src/main/cuda");
+        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
+        String nvcc = nvcc();
+        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
+        Path dir = Files.createTempDirectory("primer-nvrtc-ptx");
+        try {
+            Path cu = dir.resolve("source.cu");
+            Files.writeString(cu, source, StandardCharsets.UTF_8);
+            Path log = dir.resolve("nvcc.log");
+            int rc = new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-ptx", "-I", include.toString(),
+                    "-o", dir.resolve("source.ptx").toString(), cu.toString())
+                    .redirectErrorStream(true).redirectOutput(log.toFile()).start().waitFor();
+            if (rc != 0) fail("nvcc -ptx failed (" + rc + "):\n" + Files.readString(log));
+            return Files.readString(dir.resolve("source.ptx"));
+        } finally {
+            try (var files = Files.walk(dir)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
     private static String nvcc() {
         List<String> candidates = new ArrayList<>();
         String home = System.getenv("CUDA_HOME");

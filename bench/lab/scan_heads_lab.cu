@@ -1,0 +1,189 @@
+// Scan lab: segmented scans whose tiles hold heads. A tile whose aggregate holds a head needs
+// nothing before it for its inclusive prefix, so it can publish that aggregate as its P at once
+// (scan_kernels.cuh, SEGMENTED SCANS), and the look-back of the tiles after it ends there. Build it
+// against the headers before the change and after, and after with the L2 prefetch that plain scans
+// do (PREFETCH AHEAD) turned on for segmented ones too:
+//   mkdir -p .lab/hdr_old && git archive f7924dc primer-core/src/main/cuda | tar -x -C .lab/hdr_old
+//   mkdir -p .lab/hdr_pf && cp -r primer-core .lab/hdr_pf/ && sed -i 's/if constexpr (!SEGMENTED) {/if constexpr (true) {/' \
+//       .lab/hdr_pf/primer-core/src/main/cuda/device/scan_kernels.cuh
+//   for v in old pf; do nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_$v/primer-core/src/main/cuda -o .lab/heads_$v bench/lab/scan_heads_lab.cu; done
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/heads_new bench/lab/scan_heads_lab.cu
+// Segmented sums (float32, int32, float64, int64), a float32 max and a float64 forward fill (a
+// user-defined operator declared exact) by head flags at three densities: about one head in 5, in
+// 1024 (the bench's) and in 65536 (most tiles without a head), at the blocks per SM production
+// uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
+// or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
+// float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
+// init. Design measurements; a standalone harness, not built by Maven.
+#include "device/scan_kernels.cuh"
+#include "lab_common.cuh"
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+using namespace primer;
+
+struct FFill {  // as GpuCustomReduce.userOp writes it, declared exact (TreeLookback)
+    static __device__ __host__ double identity() { return (double)NAN; }
+    __device__ __host__ double operator()(double a, double b) const { return (double)(b == b ? b : a); }
+};
+namespace primer { template <> struct TreeLookback<FFill> { static constexpr bool value = true; }; }
+
+template <typename Op, typename V> struct Host {
+    static V identity() { return Op::identity(); }
+    static V apply(V a, V b) { return Op{}(a, b); }
+};
+template <typename V> struct Host<Sum<V>, V> {
+    static V identity() { return V(0); }
+    static V apply(V a, V b) {
+        if constexpr (std::is_integral<V>::value) return (V)((unsigned long long)a + (unsigned long long)b);
+        else return a + b;
+    }
+};
+template <typename V> struct Host<Max<V>, V> {
+    static V identity() { return -INFINITY; }
+    static V apply(V a, V b) { return a > b ? a : b; }  // no NaN in the inputs
+};
+
+template <int MINB, typename T, typename Op>
+__global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed char* flags, T* out, long long n, long long tiles,
+                                                        long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
+    device_scan<256, 8, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch, epoch, FlagHeads{flags});
+}
+
+static unsigned char* scratch;
+static unsigned epoch_counter = 0;
+static const int DENSITIES[] = {5, 1024, 65536};
+static signed char* flags_dev[3];
+static std::vector<signed char> flags_host[3];
+static bool check_outputs = true;
+
+template <typename T> static long long bits_of(T v) {
+    long long b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+
+/** One scan of n elements from in + offset, heads of density d; every output compared; returns the wrong count. */
+template <int MINB, typename T, typename Op>
+static long long run(const T* in, const std::vector<T>& hin, long long offset, long long n, T init, int inclusive, int d,
+                     void* out_raw, double* ms) {
+    T* out = (T*)out_raw;
+    const signed char* flags = flags_dev[d] + offset;
+    const std::vector<signed char>& hflags = flags_host[d];
+    const long long shift = (long long)((reinterpret_cast<unsigned long long>(in + offset) % 16) / sizeof(T));
+    const long long tile = 256 * 8 * (16 / (long long)sizeof(T)), tiles = (n + shift + tile - 1) / tile;
+    CK(cudaMemset(out, 0xa5, n * sizeof(T)));  // poison
+    auto launch = [&]() {
+        k_segscan<MINB, T, Op><<<tiles, 256>>>(in + offset, flags, out, n, tiles, bits_of(init), inclusive, scratch, ++epoch_counter);
+    };
+    if (ms) *ms = time_ms(launch, 5, 20);
+    else launch();
+    CK(cudaDeviceSynchronize());
+    if (!check_outputs) return 0;
+    std::vector<T> h(n);
+    CK(cudaMemcpy(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+    long long bad = 0;
+    T acc = init;
+    double exact = (double)init, magnitude = std::fabs((double)init);
+    for (long long i = 0; i < n; ++i) {
+        if (i > 0 && hflags[offset + i]) {
+            acc = init;
+            exact = (double)init;
+            magnitude = std::fabs((double)init);
+        }
+        const T x = hin[offset + i];
+        const T before = acc;
+        acc = Host<Op, T>::apply(acc, x);
+        const T want = inclusive ? acc : before;
+        if constexpr (std::is_same<Op, Sum<float>>::value || std::is_same<Op, Sum<double>>::value) {
+            const double want_exact = inclusive ? exact + (double)x : exact;
+            bad += !(std::fabs((double)h[i] - want_exact) <= 1e-5 * std::max(1.0, magnitude + std::fabs((double)x)));
+            exact += (double)x;
+            magnitude += std::fabs((double)x);
+        } else {
+            bad += bits_of(h[i]) != bits_of(want);
+        }
+    }
+    return bad;
+}
+
+template <int MINB, typename T, typename Op>
+static long long small_sizes(const char* name, const T* in, const std::vector<T>& hin, T init, void* out) {
+    long long wrong = 0;
+    for (int d = 0; d < 3; ++d)
+        for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
+            for (long long offset : {0LL, 1LL, 3LL})
+                for (int inclusive = 0; inclusive < 2; ++inclusive) {
+                    const long long bad = run<MINB, T, Op>(in, hin, offset, n, init, inclusive, d, out, nullptr);
+                    if (bad) printf("  %s heads 1/%d n %lld offset %lld inclusive %d: %lld WRONG\n", name, DENSITIES[d], n, offset,
+                                    inclusive, bad);
+                    wrong += bad;
+                }
+    return wrong;
+}
+
+template <int MINB, typename T, typename Op>
+static long long timed(const char* name, const T* in, const std::vector<T>& hin, long long n, void* out, double copy_gbs) {
+    auto k = k_segscan<MINB, T, Op>;
+    cudaFuncAttributes fa;
+    CK(cudaFuncGetAttributes(&fa, k));
+    long long wrong = 0;
+    for (int d = 0; d < 3; ++d) {
+        double ms;
+        const long long bad = run<MINB, T, Op>(in, hin, 0, n, Host<Op, T>::identity(), 1, d, out, &ms);
+        wrong += bad;
+        const double bytes = (2.0 * sizeof(T) + 1) * n;  // values in and out, one flag byte in
+        printf("%-14s heads 1/%-5d minB %d regs %3d local %3d  %.4f ms %7.1f GB/s %5.1f%% of memcpy  %s\n", name, DENSITIES[d], MINB,
+               fa.numRegs, (int)fa.localSizeBytes, ms, bytes / ms / 1e6, 100.0 * bytes / ms / 1e6 / copy_gbs, bad ? "WRONG" : "ok");
+        fflush(stdout);
+    }
+    return wrong;
+}
+
+int main() {
+    const long long n = (1LL << 28) - 3;
+    CK(cudaMalloc(&scratch, 16 + 128 * (n / 2048 + 16)));
+    CK(cudaMemset(scratch, 0, 16 + 128 * (n / 2048 + 16)));
+    const LabInputs in(n);
+    const long long n8 = in.n8 - 1;
+    void* out;
+    CK(cudaMalloc(&out, n * 8));
+    std::mt19937_64 rng(17);
+    for (int d = 0; d < 3; ++d) {
+        flags_host[d].resize(n + 8);
+        for (auto& f : flags_host[d]) f = rng() % DENSITIES[d] == 0 ? (signed char)(1 + rng() % 100) : 0;
+        CK(cudaMalloc(&flags_dev[d], n + 8));
+        CK(cudaMemcpy(flags_dev[d], flags_host[d].data(), n + 8, cudaMemcpyHostToDevice));
+    }
+    std::vector<double> hfill(n8);  // forward-fill input: NaN about one in three
+    for (long long i = 0; i < n8; ++i) hfill[i] = rng() % 3 == 0 ? NAN : in.hd[i];
+    double* fill;
+    CK(cudaMalloc(&fill, n8 * 8));
+    CK(cudaMemcpy(fill, hfill.data(), n8 * 8, cudaMemcpyHostToDevice));
+
+    long long wrong = 0;
+    wrong += small_sizes<5, float, Sum<float>>("f32 sum", in.fin, in.hf, 0.25f, out);
+    wrong += small_sizes<5, int, Sum<int>>("i32 sum", in.iin, in.hi, -7, out);
+    wrong += small_sizes<5, double, Sum<double>>("f64 sum", in.din, in.hd, 0.5, out);
+    wrong += small_sizes<5, long long, Sum<long long>>("i64 sum", in.lin, in.hl, 99LL, out);
+    wrong += small_sizes<5, float, Max<float>>("f32 max", in.fin, in.hf, -0.5f, out);
+    wrong += small_sizes<4, double, FFill>("f64 ffill", fill, hfill, 2.0, out);
+    printf("small sizes: %s\n", wrong ? "WRONG" : "all ok");
+    fflush(stdout);
+
+    for (int pass = 0; pass < 2; ++pass) {
+        const double copy_ms = time_ms([&]() { CK(cudaMemcpyAsync(out, in.fin, n * 4, cudaMemcpyDeviceToDevice)); }, 5, 20);
+        const double copy_gbs = 8.0 * n / copy_ms / 1e6;
+        check_outputs = pass == 0;
+        printf("pass %d  memcpy d2d 2^28 x 4 B: %.4f ms %.1f GB/s (read+write)\n", pass, copy_ms, copy_gbs);
+        wrong += timed<5, float, Sum<float>>("seg f32 sum", in.fin, in.hf, n, out, copy_gbs);
+        wrong += timed<5, int, Sum<int>>("seg i32 sum", in.iin, in.hi, n, out, copy_gbs);
+        wrong += timed<5, double, Sum<double>>("seg f64 sum", in.din, in.hd, n8, out, copy_gbs);
+        wrong += timed<5, long long, Sum<long long>>("seg i64 sum", in.lin, in.hl, n8, out, copy_gbs);
+        wrong += timed<5, float, Max<float>>("seg f32 max", in.fin, in.hf, n, out, copy_gbs);
+        wrong += timed<4, double, FFill>("seg f64 ffill", fill, hfill, n8, out, copy_gbs);
+    }
+    printf("%s\n", wrong ? "WRONG" : "done");
+    return wrong ? 1 : 0;
+}
