@@ -17,33 +17,9 @@
 // init. Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
-#include <cmath>
-#include <cstring>
-#include <type_traits>
+#include "lab_host_ops.cuh"
 
 using namespace primer;
-
-struct FFill {  // as GpuCustomReduce.userOp writes it, declared exact (TreeLookback)
-    static __device__ __host__ double identity() { return (double)NAN; }
-    __device__ __host__ double operator()(double a, double b) const { return (double)(b == b ? b : a); }
-};
-namespace primer { template <> struct TreeLookback<FFill> { static constexpr bool value = true; }; }
-
-template <typename Op, typename V> struct Host {
-    static V identity() { return Op::identity(); }
-    static V apply(V a, V b) { return Op{}(a, b); }
-};
-template <typename V> struct Host<Sum<V>, V> {
-    static V identity() { return V(0); }
-    static V apply(V a, V b) {
-        if constexpr (std::is_integral<V>::value) return (V)((unsigned long long)a + (unsigned long long)b);
-        else return a + b;
-    }
-};
-template <typename V> struct Host<Max<V>, V> {
-    static V identity() { return -INFINITY; }
-    static V apply(V a, V b) { return a > b ? a : b; }  // no NaN in the inputs
-};
 
 template <int MINB, typename T, typename Op>
 __global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed char* flags, T* out, long long n, long long tiles,
@@ -57,12 +33,6 @@ static const int DENSITIES[] = {5, 1024, 65536};
 static signed char* flags_dev[3];
 static std::vector<signed char> flags_host[3];
 static bool check_outputs = true;
-
-template <typename T> static long long bits_of(T v) {
-    long long b = 0;
-    std::memcpy(&b, &v, sizeof(T));
-    return b;
-}
 
 /** One scan of n elements from in + offset, heads of density d; every output compared; returns the wrong count. */
 template <int MINB, typename T, typename Op>

@@ -16,22 +16,16 @@
 // inputs with 0-100% NaN. Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
-#include <cmath>
-#include <cstring>
-#include <type_traits>
+#include "lab_host_ops.cuh"
 
 using namespace primer;
 
-// The user-defined operators, as GpuCustomReduce.userOp spells them (none is Commutative).
+// The user-defined operators, as GpuCustomReduce.userOp spells them (none is Commutative; FFill, the
+// float64 forward fill, is in lab_host_ops.cuh).
 struct FSum {
     static __device__ __host__ float identity() { return 0.0f; }
     __device__ __host__ float operator()(float a, float b) const { return (float)(a + b); }
 };
-struct FFill {
-    static __device__ __host__ double identity() { return (double)NAN; }
-    __device__ __host__ double operator()(double a, double b) const { return (double)(b == b ? b : a); }
-};
-namespace primer { template <> struct TreeLookback<FFill> { static constexpr bool value = true; }; }  // exact()
 struct Affine16 {
     static __device__ __host__ int identity() { return 0x10000; }
     __device__ __host__ int operator()(int a, int b) const {
@@ -47,23 +41,6 @@ struct Affine32 {
     }
 };
 
-/** The host's fold of a built-in operator (wrapping integers), or the functor itself. */
-template <typename Op, typename V> struct Host {
-    static V identity() { return Op::identity(); }
-    static V apply(V a, V b) { return Op{}(a, b); }
-};
-template <typename V> struct Host<Sum<V>, V> {
-    static V identity() { return V(0); }
-    static V apply(V a, V b) {
-        if constexpr (std::is_integral<V>::value) return (V)((unsigned long long)a + (unsigned long long)b);
-        else return a + b;
-    }
-};
-template <typename V> struct Host<Max<V>, V> {
-    static V identity() { return -INFINITY; }
-    static V apply(V a, V b) { return a > b ? a : b; }  // no NaN in the inputs
-};
-
 template <int MINB, typename InT, typename OutT, typename Op, bool SEG, int ROWS>
 __global__ void __launch_bounds__(256, MINB) k_scan(const InT* in, const signed char* flags, OutT* out, long long n, long long tiles,
                                                      long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
@@ -76,12 +53,6 @@ static unsigned epoch_counter = 0;
 static signed char *sparse_flags, *dense_flags;  // device; heads about 1 in 1024 and 1 in 5
 static std::vector<signed char> h_sparse, h_dense;
 static bool check_outputs = true;  // the second timed pass only times
-
-template <typename T> static long long bits_of(T v) {
-    long long b = 0;
-    std::memcpy(&b, &v, sizeof(T));
-    return b;
-}
 
 /** One scan of n elements from in + offset; every output compared; returns the wrong count. */
 template <int MINB, typename InT, typename OutT, typename Op, bool SEG, int ROWS>

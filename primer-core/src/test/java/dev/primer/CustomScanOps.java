@@ -6,8 +6,10 @@ import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.DoubleBinaryOperator;
+import java.util.function.DoubleConsumer;
 import java.util.function.IntBinaryOperator;
 import java.util.function.LongBinaryOperator;
+import java.util.function.LongConsumer;
 
 /**
  * User-defined operators for the scan tests, each truly associative, with random inputs that suit
@@ -86,6 +88,21 @@ public final class CustomScanOps {
         Arena arena = Arena.ofAuto();
         MemorySegment one = input(arena, op, 1, seed);
         return op.type().byteSize() == 4 ? one.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : one.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /**
+     * Calls {@code asDouble} (float and double operators) or {@code asLong} (int and long) with the
+     * init whose raw bits are {@code initBits}: the facade's exclusive scans take the init as one or
+     * the other.
+     */
+    public static void withInit(DType type, long initBits, DoubleConsumer asDouble, LongConsumer asLong) {
+        switch (type) {
+            case FLOAT -> asDouble.accept(Float.intBitsToFloat((int) initBits));
+            case DOUBLE -> asDouble.accept(Double.longBitsToDouble(initBits));
+            case INT -> asLong.accept((int) initBits);
+            case LONG -> asLong.accept(initBits);
+            default -> throw new IllegalArgumentException("no custom operators on " + type);
+        }
     }
 
     /** The sequential left fold: out[i] = init op x_0 op ... op x_i (inclusive), or up to x_(i-1). */

@@ -30,8 +30,6 @@ class CustomScanTest {
     static Iterable<BackendKind> backends() { return Backends.all().toList(); }
 
     private static final long[] SIZES = {0, 1, 31, 33, 1000, (1 << 16) + 1, 3 * (1 << 16) + 5};
-    private static final long GUARD = 4;     // elements of poison on each side of an output
-    private static final byte POISON = (byte) 0xA5;
 
     @ParameterizedTest
     @MethodSource("backends")
@@ -154,39 +152,17 @@ class CustomScanTest {
      */
     private static void check(Primer primer, Arena arena, CustomOp op, MemorySegment x, long n, Mode mode, long init,
                               int shift, int outShift) {
-        DType type = op.type();
-        long size = type.byteSize();
-        boolean inPlace = outShift < 0;
-        String what = op.name() + " " + mode + " n=" + n + " shift=" + shift + "/" + (inPlace ? "in place" : outShift)
+        String what = op.name() + " " + mode + " n=" + n + " shift=" + shift + "/" + (outShift < 0 ? "in place" : outShift)
                 + " init=0x" + Long.toHexString(init) + " on " + primer.kind();
-        boolean inclusive = mode == Mode.INCLUSIVE;
-        MemorySegment want = CustomScanOps.reference(arena, op, x, n, inclusive, init);
-        try (DeviceArray inBase = primer.allocate(type, n + shift + GUARD);
-             DeviceArray outBase = inPlace ? null : primer.allocate(type, n + outShift + 2 * GUARD)) {
-            MemorySegment staged = arena.allocate(inBase.byteSize(), 8);
-            MemorySegment.copy(x, 0, staged, shift * size, n * size);
-            inBase.copyFrom(staged);
-            DeviceArray in = CustomSegments.slice(inBase, shift, shift + n);
-            long outOffset = inPlace ? shift : GUARD + outShift;
-            DeviceArray outArray = inPlace ? inBase : outBase;
-            if (!inPlace) {
-                MemorySegment poison = arena.allocate(outBase.byteSize(), 8).fill(POISON);
-                outBase.copyFrom(poison);
-            }
-            DeviceArray out = inPlace ? in : CustomSegments.slice(outBase, outOffset, outOffset + n);
+        MemorySegment want = CustomScanOps.reference(arena, op, x, n, mode == Mode.INCLUSIVE, init);
+        try (StagedScan scan = new StagedScan(primer, arena, op.type(), x, n, shift, outShift)) {
             switch (mode) {
-                case INCLUSIVE -> primer.inclusiveScan(in, out, op);
-                case EXCLUSIVE -> primer.exclusiveScan(in, out, op);
-                case EXCLUSIVE_INIT -> {
-                    if (type == DType.FLOAT) primer.exclusiveScan(in, out, op, (double) Float.intBitsToFloat((int) init));
-                    else if (type == DType.DOUBLE) primer.exclusiveScan(in, out, op, Double.longBitsToDouble(init));
-                    else primer.exclusiveScan(in, out, op, type == DType.INT ? (long) (int) init : init);
-                }
+                case INCLUSIVE -> primer.inclusiveScan(scan.in, scan.out, op);
+                case EXCLUSIVE -> primer.exclusiveScan(scan.in, scan.out, op);
+                case EXCLUSIVE_INIT -> CustomScanOps.withInit(op.type(), init,
+                        v -> primer.exclusiveScan(scan.in, scan.out, op, v), v -> primer.exclusiveScan(scan.in, scan.out, op, v));
             }
-            MemorySegment got = arena.allocate(outArray.byteSize(), 8);
-            outArray.copyTo(got);
-            if (!inPlace) CustomScanOps.assertGuardsUntouched(what, got, outOffset * size, n * size, POISON);
-            assertSameElements(what, type, want, got.asSlice(outOffset * size), n);
+            scan.assertOutput(what, arena, want);
         }
     }
 
@@ -194,16 +170,9 @@ class CustomScanTest {
                                      long init) {
         DType type = op.type();
         try (DeviceArray in = primer.upload(type, x, n); DeviceArray out = primer.allocate(type, n)) {
-            out.copyFrom(arena.allocate(out.byteSize(), 8).fill(POISON));
-            if (inclusive) {
-                primer.inclusiveScan(in, out, op);
-            } else if (type == DType.FLOAT) {
-                primer.exclusiveScan(in, out, op, (double) Float.intBitsToFloat((int) init));
-            } else if (type == DType.DOUBLE) {
-                primer.exclusiveScan(in, out, op, Double.longBitsToDouble(init));
-            } else {
-                primer.exclusiveScan(in, out, op, type == DType.INT ? (long) (int) init : init);
-            }
+            out.copyFrom(arena.allocate(out.byteSize(), 8).fill(StagedScan.POISON));
+            if (inclusive) primer.inclusiveScan(in, out, op);
+            else CustomScanOps.withInit(type, init, v -> primer.exclusiveScan(in, out, op, v), v -> primer.exclusiveScan(in, out, op, v));
             MemorySegment got = arena.allocate(out.byteSize(), 8);
             out.copyTo(got);
             return got;

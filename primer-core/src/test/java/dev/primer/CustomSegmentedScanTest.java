@@ -6,7 +6,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.util.SplittableRandom;
 import java.util.concurrent.ForkJoinPool;
 import java.util.function.Supplier;
@@ -29,8 +28,6 @@ class CustomSegmentedScanTest {
     private static final long[] SIZES = {0, 1, 31, 33, 4097, 300_007};
     /** Heads per element: only element 0; segments across CPU chunks and GPU tiles; a few per tile; dense; every element. */
     private static final double[] DENSITIES = {0, 1e-5, 1.0 / 3000, 0.3, 1};
-    private static final long GUARD = 4;
-    private static final byte POISON = (byte) 0xA5;
 
     @ParameterizedTest
     @MethodSource("backends")
@@ -174,57 +171,43 @@ class CustomSegmentedScanTest {
      */
     private static void check(Primer primer, CustomOp op, Segments s, Mode mode, long init, int shift, int outShift, long seed) {
         DType type = op.type();
-        long size = type.byteSize(), n = s.n();
+        long n = s.n();
         boolean inPlace = outShift < 0;
         String what = op.name() + " " + mode + " " + s + " shift=" + shift + "/" + (inPlace ? "in place" : outShift)
                 + " init=0x" + Long.toHexString(init) + " on " + primer.kind();
-        try (Arena arena = Arena.ofConfined();
-             DeviceArray inBase = primer.allocate(type, n + shift + GUARD);
-             DeviceArray outBase = inPlace ? null : primer.allocate(type, n + outShift + 2 * GUARD)) {
+        try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = CustomScanOps.input(arena, op, n, seed * 1_000_003 + mode.ordinal());
-            MemorySegment staged = arena.allocate(inBase.byteSize(), 8);
-            MemorySegment.copy(x, 0, staged, shift * size, n * size);
-            inBase.copyFrom(staged);
-            DeviceArray in = CustomSegments.slice(inBase, shift, shift + n);
-            long outOffset = inPlace ? shift : GUARD + outShift;
-            DeviceArray outArray = inPlace ? inBase : outBase;
-            if (!inPlace) outBase.copyFrom(arena.allocate(outBase.byteSize(), 8).fill(POISON));
-            DeviceArray out = inPlace ? in : CustomSegments.slice(outBase, outOffset, outOffset + n);
             MemorySegment want = reference(arena, op, x, s, mode == Mode.INCLUSIVE, init, inPlace);
-
-            int extra = (shift + 1) % 4;
-            if (s.flags() != null) {
-                try (ByteArray flagsBase = primer.allocateBytes(n + extra)) {
-                    ByteArray flags = flagsBase.slice(extra, extra + n);
-                    flags.copyFrom(s.flags());
-                    switch (mode) {
-                        case INCLUSIVE -> primer.segmentedInclusiveScan(in, flags, out, op);
-                        case EXCLUSIVE -> primer.segmentedExclusiveScan(in, flags, out, op);
-                        case EXCLUSIVE_INIT -> {
-                            if (type.isFloatingPoint()) primer.segmentedExclusiveScan(in, flags, out, op, asDouble(type, init));
-                            else primer.segmentedExclusiveScan(in, flags, out, op, asLong(type, init));
+            try (StagedScan scan = new StagedScan(primer, arena, type, x, n, shift, outShift)) {
+                DeviceArray in = scan.in, out = scan.out;
+                int extra = (shift + 1) % 4;
+                if (s.flags() != null) {
+                    try (ByteArray flagsBase = primer.allocateBytes(n + extra)) {
+                        ByteArray flags = flagsBase.slice(extra, extra + n);
+                        flags.copyFrom(s.flags());
+                        switch (mode) {
+                            case INCLUSIVE -> primer.segmentedInclusiveScan(in, flags, out, op);
+                            case EXCLUSIVE -> primer.segmentedExclusiveScan(in, flags, out, op);
+                            case EXCLUSIVE_INIT -> CustomScanOps.withInit(type, init,
+                                    v -> primer.segmentedExclusiveScan(in, flags, out, op, v),
+                                    v -> primer.segmentedExclusiveScan(in, flags, out, op, v));
+                        }
+                    }
+                } else {
+                    try (LongArray offsetsBase = primer.allocateLongs(s.offsets().length + extra)) {
+                        LongArray offsets = offsetsBase.slice(extra, extra + s.offsets().length);
+                        offsets.copyFrom(s.offsets());
+                        switch (mode) {
+                            case INCLUSIVE -> primer.segmentedInclusiveScan(in, offsets, out, op);
+                            case EXCLUSIVE -> primer.segmentedExclusiveScan(in, offsets, out, op);
+                            case EXCLUSIVE_INIT -> CustomScanOps.withInit(type, init,
+                                    v -> primer.segmentedExclusiveScan(in, offsets, out, op, v),
+                                    v -> primer.segmentedExclusiveScan(in, offsets, out, op, v));
                         }
                     }
                 }
-            } else {
-                try (LongArray offsetsBase = primer.allocateLongs(s.offsets().length + extra)) {
-                    LongArray offsets = offsetsBase.slice(extra, extra + s.offsets().length);
-                    offsets.copyFrom(s.offsets());
-                    switch (mode) {
-                        case INCLUSIVE -> primer.segmentedInclusiveScan(in, offsets, out, op);
-                        case EXCLUSIVE -> primer.segmentedExclusiveScan(in, offsets, out, op);
-                        case EXCLUSIVE_INIT -> {
-                            if (type.isFloatingPoint()) primer.segmentedExclusiveScan(in, offsets, out, op, asDouble(type, init));
-                            else primer.segmentedExclusiveScan(in, offsets, out, op, asLong(type, init));
-                        }
-                    }
-                }
+                scan.assertOutput(what, arena, want);
             }
-
-            MemorySegment got = arena.allocate(outArray.byteSize(), 8);
-            outArray.copyTo(got);
-            if (!inPlace) CustomScanOps.assertGuardsUntouched(what, got, outOffset * size, n * size, POISON);
-            CustomScanOps.assertSameElements(what, type, want, got.asSlice(outOffset * size), n);
         }
     }
 
@@ -236,7 +219,7 @@ class CustomSegmentedScanTest {
                                            boolean inPlace) {
         DType type = op.type();
         MemorySegment out = arena.allocate(Math.max(1, x.byteSize()), 8);
-        if (inPlace) out.copyFrom(x); else out.fill(POISON);
+        if (inPlace) out.copyFrom(x); else out.fill(StagedScan.POISON);
         long acc = 0;
         for (long i = s.begin(); i < s.end(); i++) {
             if (i == s.begin() || s.head()[(int) i]) acc = init;
@@ -245,13 +228,5 @@ class CustomSegmentedScanTest {
             acc = next;
         }
         return out;
-    }
-
-    private static double asDouble(DType type, long bits) {
-        return type == DType.FLOAT ? Float.intBitsToFloat((int) bits) : Double.longBitsToDouble(bits);
-    }
-
-    private static long asLong(DType type, long bits) {
-        return type == DType.INT ? (int) bits : bits;
     }
 }

@@ -21,22 +21,20 @@ import static org.junit.jupiter.api.Assertions.fail;
  * prebuilt kernels. Skipped without the source tree or nvcc.
  */
 final class NvccCheck {
+    private static final Path INCLUDE = Path.of("src/main/cuda");
+
     private NvccCheck() {}
 
     /** Compiles {@code source.apply(op)} for each op (in parallel) and checks that each cubin holds every entry. */
     static void assertCompiles(List<CustomOp> ops, Function<CustomOp, String> source, String... entries) throws Exception {
-        Path include = Path.of("src/main/cuda");
-        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
-        String nvcc = nvcc();
-        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
-        Path dir = Files.createTempDirectory("primer-nvrtc-source");
-        try {
+        String nvcc = requireNvcc();
+        inTempDirectory(dir -> {
             List<Process> compiles = new ArrayList<>();
             for (int k = 0; k < ops.size(); k++) {
                 String file = k + "_" + ops.get(k).name();  // names may repeat (an operator and its exact() twin)
                 Path cu = dir.resolve(file + ".cu");
                 Files.writeString(cu, source.apply(ops.get(k)), StandardCharsets.UTF_8);
-                compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", include.toString(),
+                compiles.add(new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-cubin", "-I", INCLUDE.toString(),
                         "-Werror", "all-warnings", "-Xptxas", "-warn-spills,-warn-lmem-usage",
                         "-o", dir.resolve(file + ".cubin").toString(), cu.toString())
                         .redirectErrorStream(true).redirectOutput(dir.resolve(file + ".log").toFile()).start());
@@ -51,29 +49,42 @@ final class NvccCheck {
                     assertTrue(new String(cubin, StandardCharsets.ISO_8859_1).contains(entry + "\0"), "the cubin of " + op + " has no " + entry);
                 }
             }
-        } finally {
-            try (var files = Files.walk(dir)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-            }
-        }
+            return null;
+        });
     }
 
     /** The PTX nvcc makes of {@code source} (sm_90), as NVRTC would compile it. Skipped as above. */
     static String ptx(String source) throws Exception {
-        Path include = Path.of("src/main/cuda");
-        Assumptions.assumeTrue(Files.isDirectory(include), "the kernel source tree is not here (a bundled test run)");
-        String nvcc = nvcc();
-        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
-        Path dir = Files.createTempDirectory("primer-nvrtc-ptx");
-        try {
+        String nvcc = requireNvcc();
+        return inTempDirectory(dir -> {
             Path cu = dir.resolve("source.cu");
             Files.writeString(cu, source, StandardCharsets.UTF_8);
             Path log = dir.resolve("nvcc.log");
-            int rc = new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-ptx", "-I", include.toString(),
+            int rc = new ProcessBuilder(nvcc, "-std=c++17", "-arch=sm_90", "-ptx", "-I", INCLUDE.toString(),
                     "-o", dir.resolve("source.ptx").toString(), cu.toString())
                     .redirectErrorStream(true).redirectOutput(log.toFile()).start().waitFor();
             if (rc != 0) fail("nvcc -ptx failed (" + rc + "):\n" + Files.readString(log));
             return Files.readString(dir.resolve("source.ptx"));
+        });
+    }
+
+    /** nvcc's path; the test is skipped (not failed) without the source tree or nvcc. */
+    private static String requireNvcc() {
+        Assumptions.assumeTrue(Files.isDirectory(INCLUDE), "the kernel source tree is not here (a bundled test run)");
+        String nvcc = nvcc();
+        Assumptions.assumeTrue(nvcc != null, "nvcc is not on the PATH (nor in CUDA_HOME)");
+        return nvcc;
+    }
+
+    private interface InDirectory<T> {
+        T run(Path dir) throws Exception;
+    }
+
+    /** Runs {@code work} in a new temporary directory, deleted afterwards. */
+    private static <T> T inTempDirectory(InDirectory<T> work) throws Exception {
+        Path dir = Files.createTempDirectory("primer-nvcc-check");
+        try {
+            return work.run(dir);
         } finally {
             try (var files = Files.walk(dir)) {
                 files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
