@@ -4,7 +4,7 @@
 // against the headers before the change and after, and after with the L2 prefetch that plain scans
 // do (PREFETCH AHEAD) turned on for segmented ones too:
 //   mkdir -p .lab/hdr_old && git archive f7924dc primer-core/src/main/cuda | tar -x -C .lab/hdr_old
-//   mkdir -p .lab/hdr_pf && cp -r primer-core .lab/hdr_pf/ && sed -i 's/if constexpr (!SEGMENTED) {/if constexpr (true) {/' \
+//   mkdir -p .lab/hdr_pf/primer-core/src/main && cp -r primer-core/src/main/cuda .lab/hdr_pf/primer-core/src/main/ && sed -i 's/if constexpr (!SEGMENTED) {/if constexpr (true) {/' \
 //       .lab/hdr_pf/primer-core/src/main/cuda/device/scan_kernels.cuh
 //   for v in old pf; do nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_$v/primer-core/src/main/cuda -o .lab/heads_$v bench/lab/scan_heads_lab.cu; done
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/heads_new bench/lab/scan_heads_lab.cu
