@@ -9,8 +9,8 @@
 //   for v in old pf; do nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_$v/primer-core/src/main/cuda -o .lab/heads_$v bench/lab/scan_heads_lab.cu; done
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/heads_new bench/lab/scan_heads_lab.cu
 // Segmented sums (float32, int32, float64, int64), a float32 max and a float64 forward fill (a
-// user-defined operator declared exact) by head flags at three densities: about one head in 5, in
-// 1024 (the bench's) and in 65536 (most tiles without a head), at the blocks per SM production
+// user-defined operator declared exact) by head flags at four densities: about one head in 5, in
+// 1024 (the bench's), in 65536 (most tiles without a head) and none (one segment: "1/0"), at the blocks per SM production
 // uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
 // or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
 // float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
@@ -29,9 +29,10 @@ __global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed
 
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
-static const int DENSITIES[] = {5, 1024, 65536};
-static signed char* flags_dev[3];
-static std::vector<signed char> flags_host[3];
+static const int DENSITIES[] = {5, 1024, 65536, 0};  // one head in d elements; 0: none (one segment)
+static constexpr int KINDS = 4;
+static signed char* flags_dev[KINDS];
+static std::vector<signed char> flags_host[KINDS];
 static bool check_outputs = true;
 
 /** One scan of n elements from in + offset, heads of density d; every output compared; returns the wrong count. */
@@ -81,7 +82,7 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
 template <int MINB, typename T, typename Op>
 static long long small_sizes(const char* name, const T* in, const std::vector<T>& hin, T init, void* out) {
     long long wrong = 0;
-    for (int d = 0; d < 3; ++d)
+    for (int d = 0; d < KINDS; ++d)
         for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
             for (long long offset : {0LL, 1LL, 3LL})
                 for (int inclusive = 0; inclusive < 2; ++inclusive) {
@@ -99,7 +100,7 @@ static long long timed(const char* name, const T* in, const std::vector<T>& hin,
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, k));
     long long wrong = 0;
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < KINDS; ++d) {
         double ms;
         const long long bad = run<MINB, T, Op>(in, hin, 0, n, Host<Op, T>::identity(), 1, d, out, &ms);
         wrong += bad;
@@ -120,9 +121,9 @@ int main() {
     void* out;
     CK(cudaMalloc(&out, n * 8));
     std::mt19937_64 rng(17);
-    for (int d = 0; d < 3; ++d) {
+    for (int d = 0; d < KINDS; ++d) {
         flags_host[d].resize(n + 8);
-        for (auto& f : flags_host[d]) f = rng() % DENSITIES[d] == 0 ? (signed char)(1 + rng() % 100) : 0;
+        for (auto& f : flags_host[d]) f = DENSITIES[d] && rng() % DENSITIES[d] == 0 ? (signed char)(1 + rng() % 100) : 0;
         CK(cudaMalloc(&flags_dev[d], n + 8));
         CK(cudaMemcpy(flags_dev[d], flags_host[d].data(), n + 8, cudaMemcpyHostToDevice));
     }
