@@ -14,12 +14,20 @@
 // uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
 // or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
 // float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
-// init. Design measurements; a standalone harness, not built by Maven.
+// init. -DTREE_INT_SUMS builds integer sums with the tree look-back (a question for later, not what
+// production does). Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
 #include "lab_host_ops.cuh"
 
 using namespace primer;
+
+#ifdef TREE_INT_SUMS  // -DTREE_INT_SUMS: integer sums (exact under any association) combine look-back windows as a tree
+namespace primer {
+template <> struct TreeLookback<Sum<int>> { static constexpr bool value = true; };
+template <> struct TreeLookback<Sum<long long>> { static constexpr bool value = true; };
+}
+#endif
 
 template <int MINB, typename T, typename Op>
 __global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed char* flags, T* out, long long n, long long tiles,
