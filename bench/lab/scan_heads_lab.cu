@@ -62,29 +62,7 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
     if (!check_outputs) return 0;
     std::vector<T> h(n);
     CK(cudaMemcpy(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
-    long long bad = 0;
-    T acc = init;
-    double exact = (double)init, magnitude = std::fabs((double)init);
-    for (long long i = 0; i < n; ++i) {
-        if (i > 0 && hflags[offset + i]) {
-            acc = init;
-            exact = (double)init;
-            magnitude = std::fabs((double)init);
-        }
-        const T x = hin[offset + i];
-        const T before = acc;
-        acc = Host<Op, T>::apply(acc, x);
-        const T want = inclusive ? acc : before;
-        if constexpr (std::is_same<Op, Sum<float>>::value || std::is_same<Op, Sum<double>>::value) {
-            const double want_exact = inclusive ? exact + (double)x : exact;
-            bad += !(std::fabs((double)h[i] - want_exact) <= 1e-5 * std::max(1.0, magnitude + std::fabs((double)x)));
-            exact += (double)x;
-            magnitude += std::fabs((double)x);
-        } else {
-            bad += bits_of(h[i]) != bits_of(want);
-        }
-    }
-    return bad;
+    return wrong_outputs<Op, T>(h, hin, &hflags, offset, n, init, inclusive);
 }
 
 template <int MINB, typename T, typename Op>

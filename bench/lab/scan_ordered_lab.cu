@@ -26,6 +26,7 @@ struct FSum {
     static __device__ __host__ float identity() { return 0.0f; }
     __device__ __host__ float operator()(float a, float b) const { return (float)(a + b); }
 };
+template <> struct IsFloatSum<FSum> { static constexpr bool value = true; };
 struct Affine16 {
     static __device__ __host__ int identity() { return 0x10000; }
     __device__ __host__ int operator()(int a, int b) const {
@@ -73,29 +74,7 @@ static long long run(const InT* in, const std::vector<InT>& hin, long long offse
     if (!check_outputs) return 0;
     std::vector<OutT> h(n);
     CK(cudaMemcpy(h.data(), out, n * sizeof(OutT), cudaMemcpyDeviceToHost));
-    long long bad = 0;
-    V acc = (V)init;
-    double exact = (double)init, magnitude = std::fabs((double)init);
-    for (long long i = 0; i < n; ++i) {
-        if (SEG && i > 0 && hflags[offset + i]) {
-            acc = (V)init;
-            exact = (double)init;
-            magnitude = std::fabs((double)init);
-        }
-        const V x = (V)hin[offset + i];
-        const V before = acc;
-        acc = Host<Op, V>::apply(acc, x);
-        const OutT want = (OutT)(inclusive ? acc : before);
-        if constexpr (std::is_same<Op, FSum>::value || std::is_same<Op, Sum<float>>::value || std::is_same<Op, Sum<double>>::value) {
-            const double want_exact = inclusive ? exact + (double)x : exact;
-            bad += !(std::fabs((double)h[i] - want_exact) <= 1e-5 * std::max(1.0, magnitude + std::fabs((double)x)));
-            exact += (double)x;
-            magnitude += std::fabs((double)x);
-        } else {
-            bad += bits_of(h[i]) != bits_of(want);
-        }
-    }
-    return bad;
+    return wrong_outputs<Op, V>(h, hin, SEG ? &hflags : nullptr, offset, n, init, inclusive);
 }
 
 template <int MINB, typename InT, typename OutT, typename Op, bool SEG, int ROWS>
