@@ -14,8 +14,14 @@
 // uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
 // or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
 // float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
-// init. -DTREE_INT_SUMS builds integer sums with the tree look-back (a question for later, not what
-// production does). Design measurements; a standalone harness, not built by Maven.
+// init. -DTREE_INT_SUMS builds integer sums with the tree look-back (production does so for
+// segmented integer sums and products since the run below; the flag is kept to rebuild that run).
+// Tiles without heads (one segment, "1/0"): the look-back's fold of pairs against a fold of bare
+// values, and against a tree for integer sums, built as
+//   mkdir -p .lab/hdr_d7d && git archive d7d034d primer-core/src/main/cuda | tar -x -C .lab/hdr_d7d
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_d7d/primer-core/src/main/cuda -o .lab/heads_before bench/lab/scan_heads_lab.cu
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda [-DTREE_INT_SUMS] -o .lab/heads_final bench/lab/scan_heads_lab.cu
+// Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
 #include "lab_host_ops.cuh"

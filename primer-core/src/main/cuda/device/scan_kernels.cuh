@@ -61,7 +61,7 @@
 //     0.694. Segmented int8 sums went the other way (0.452 -> 0.535): see TileScanFor.
 // Every way combines in a fixed association (the reduction's for A, the scan's for the outputs),
 // so results are the same bits on every run.
-// Measured dead ends: a tree look-back is no faster than the ordered one; polling two windows per
+// Measured dead ends: for plain scans, a tree look-back is no faster than the ordered one; polling two windows per
 // round trip instead of one, sleeping between polls, an L2 prefetch-size hint on the loads: no
 // gain; tile numbers from blockIdx instead of the ticket: +0.5-1% (without the ticket's progress
 // guarantee); one TMA bulk copy per tile in and one bulk store out: slower; starting the load of
@@ -156,7 +156,11 @@
 // / 0.698, int64 0.988 -> 0.725 / 0.721 / 0.729, float32 0.739 -> 0.681 / 0.684 / 0.686, int32
 // 0.761 -> 0.688 / 0.690 / 0.696 (the ordered look-back had been their gap: a float64 forward
 // fill, whose windows combine as a tree, already took 0.69); float32 max (its operator's work)
-// unchanged.
+// unchanged. Where tiles hold no head, their look-back still folds the A's after the nearest P; as
+// no A holds a head, it folds their bare values (the segmented lookback_ordered), or combines
+// them as a tree for integer sums and products (TreeLookback). One segment of 2^27 8-byte or
+// 2^28 4-byte elements, ms: float64 sums 1.003 -> 0.698, int64 1.001 -> 0.723, float32 0.740 ->
+// 0.705, int32 0.761 -> 0.709 (lab, same file).
 //
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -242,17 +246,28 @@ struct SegmentedOp {
     }
 };
 
+/** Integer sums and products: they wrap, so any association gives the same bits. */
+template <typename Op> struct WrapsExactly { static constexpr bool value = false; };
+template <> struct WrapsExactly<Sum<int>> { static constexpr bool value = true; };
+template <> struct WrapsExactly<Sum<long long>> { static constexpr bool value = true; };
+template <> struct WrapsExactly<Prod<int>> { static constexpr bool value = true; };
+template <> struct WrapsExactly<Prod<long long>> { static constexpr bool value = true; };
+
 /**
  * Whether the look-back combines each window as a tree rather than folding in order. Allowed only
  * for exactly associative operators (any association gives the same bits); worth it only where one
- * operation is expensive: Java-semantics min/max (NaN and -0.0 tests). Integer sums, products and
- * bitwise operators are exact too, but fold as fast in order and with fewer registers.
+ * operation is expensive: Java-semantics min/max (NaN and -0.0 tests), and segmented integer sums
+ * and products (2^27 int64 sums in one segment: 0.777 ms folded on bare values, 0.723 as a tree;
+ * int32 and with heads no difference; bench/lab/scan_heads_lab.cu). Plain integer sums, products
+ * and bitwise operators are exact too, but fold as fast in order and with fewer registers.
  */
 template <typename Op> struct TreeLookback { static constexpr bool value = false; };
 template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value = true; };  // a selection: exact
 template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value = true; };
 template <typename Op, typename T>
-struct TreeLookback<SegmentedOp<Op, T>> { static constexpr bool value = TreeLookback<Op>::value; };
+struct TreeLookback<SegmentedOp<Op, T>> {
+    static constexpr bool value = TreeLookback<Op>::value || WrapsExactly<Op>::value;
+};
 
 /** Operators whose operands may be combined in any order (the built-in ones). */
 template <typename Op> struct Commutative { static constexpr bool value = false; };
@@ -449,6 +464,11 @@ struct LookbackStorage {
 };
 template <typename V, int WINDOWS>
 struct LookbackStorage<V, WINDOWS, false> {};
+/** Segmented values: the bare values (see the segmented lookback_ordered). */
+template <typename T, int WINDOWS>
+struct LookbackStorage<Segmented<T>, WINDOWS, true> {
+    T window[WINDOWS][32];
+};
 
 /** TreeLookback operators: each window is combined as a tree. */
 template <typename V, typename Op>
@@ -499,6 +519,46 @@ __device__ __forceinline__ V lookback_ordered(const TileStatus<V>& status, long 
     prefix = warp_shfl(prefix, 0);
     __syncwarp();  // the buffer may be written again only after lane 0 has read it
     return prefix;
+}
+
+/**
+ * Segmented operators: the same left fold from the nearest P, on the bare values. No A holds a head
+ * (a tile whose aggregate holds one publishes it as its P at once: device_scan's look_back), so
+ * every pair after the P has head 0, and (v, h) op (w, 0) = (v op w, h): the fold's chain is the
+ * operator alone, without the pair's select. Same bits as lookback_ordered; 2^27 float64 sums in
+ * one segment 1.003 -> 0.698 ms (bench/lab/scan_heads_lab.cu).
+ */
+template <int WINDOWS, typename T, typename Op>
+__device__ __forceinline__ Segmented<T> lookback_ordered(const TileStatus<Segmented<T>>& status, long long tile,
+                                                         SegmentedOp<Op, T> scan_op,
+                                                         LookbackStorage<Segmented<T>, WINDOWS, true>& storage) {
+    const int lane = (int)lane_id();
+    int window = 0, prefix_lane = 0;
+    Segmented<T> value;
+    for (;;) {
+        const unsigned state = scan_detail::poll_window(status, tile - 32 * (long long)(window + 1) + lane, value);
+        storage.window[window][lane] = value.value;  // lane 31: the nearest predecessor
+        const unsigned prefixes = __ballot_sync(0xffffffffu, state == TILE_PREFIX);
+        if (prefixes) {
+            prefix_lane = 31 - __clz(prefixes);
+            break;
+        }
+        window = window + 1 == WINDOWS ? 0 : window + 1;  // out of room: start again from the nearest
+    }
+    const int head = __shfl_sync(0xffffffffu, value.head, prefix_lane);  // the P's
+    __syncwarp();
+    T folded{};
+    if (lane == 0) {
+        folded = storage.window[window][prefix_lane];
+        for (int l = prefix_lane + 1; l < 32; ++l) folded = scan_op.op(folded, storage.window[window][l]);
+        for (int w = window - 1; w >= 0; --w) {
+#pragma unroll 8
+            for (int l = 0; l < 32; ++l) folded = scan_op.op(folded, storage.window[w][l]);
+        }
+    }
+    folded = warp_shfl(folded, 0);
+    __syncwarp();  // the buffer may be written again only after lane 0 has read it
+    return {folded, head};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -810,6 +870,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, V>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
     constexpr TileScan HOW = TileScanFor<ScanOp, Acc, VEC>::value;
+    // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
+    // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
+    static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];

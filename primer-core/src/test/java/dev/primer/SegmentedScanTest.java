@@ -27,6 +27,10 @@ class SegmentedScanTest {
 
     private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final long[] SIZES = {0, 1, 31, 33, 4097, 300_007};  // up to ~150 tiles on the GPU
+    /** A head in about this many elements: every GPU tile holds several. */
+    private static final int HEAD_ONE_IN = 300;
+    /** Long segments: 306 GPU tiles of 4-byte values, 611 of 8-byte ones, most without a head. */
+    private static final long LONG_N = 2_500_009;
 
     @ParameterizedTest
     @MethodSource("backends")
@@ -39,7 +43,34 @@ class SegmentedScanTest {
                     for (long n : SIZES) {
                         for (boolean byOffsets : new boolean[] {false, true}) {
                             for (boolean inclusive : new boolean[] {true, false}) {
-                                check(primer, arena, type, op, n, byOffsets, inclusive, config++);
+                                check(primer, arena, type, op, n, HEAD_ONE_IN, byOffsets, inclusive, config++);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Segments of about a million elements, and one segment: most tiles hold no head, so each looks
+     * back over the aggregates after the nearest prefix, across windows of 32 tiles. Float products
+     * are left out: over a million factors they leave the float range, where association changes
+     * the bits.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void longSegmentsMatchASequentialFold(BackendKind kind) {
+        try (Primer primer = Backends.open(kind)) {
+            int config = 1000;
+            for (DType type : TYPES) {
+                for (Op op : Op.values()) {
+                    if (!op.supports(type) || (op == Op.PROD && type.isFloatingPoint())) continue;
+                    for (int headOneIn : new int[] {1 << 20, 0}) {
+                        for (boolean byOffsets : new boolean[] {false, true}) {
+                            boolean inclusive = byOffsets == (headOneIn == 0);  // each density: both forms, both kinds
+                            try (Arena arena = Arena.ofConfined()) {  // 40 MB a case: freed as it ends
+                                check(primer, arena, type, op, LONG_N, headOneIn, byOffsets, inclusive, config++);
                             }
                         }
                     }
@@ -84,12 +115,13 @@ class SegmentedScanTest {
 
     // ---- one case ----
 
-    private static void check(Primer primer, Arena arena, DType type, Op op, long n, boolean byOffsets, boolean inclusive,
-                              long seed) {
+    /** One scan against the sequential fold; a head in about headOneIn elements (0: element 0 alone). */
+    private static void check(Primer primer, Arena arena, DType type, Op op, long n, int headOneIn, boolean byOffsets,
+                              boolean inclusive, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         MemorySegment x = input(arena, type, op, n, random);
         boolean[] head = new boolean[(int) n];
-        for (int i = 0; i < n; i++) head[i] = i == 0 || random.nextInt(300) == 0;
+        for (int i = 0; i < n; i++) head[i] = i == 0 || (headOneIn > 0 && random.nextInt(headOneIn) == 0);
         long begin = 0, end = n;
         List<Long> offsets = new ArrayList<>();
         if (byOffsets) {  // a sub-range, with an empty segment now and then
@@ -110,7 +142,7 @@ class SegmentedScanTest {
         long initBits = inclusive ? Reductions.identityBits(type, op) : init(type, op, random);
         MemorySegment want = reference(arena, type, op, x, head, begin, end, inclusive, initBits);
         String what = type + " " + op + (byOffsets ? " offsets" : " flags") + (inclusive ? " inclusive" : " exclusive")
-                + " n=" + n + " range=[" + begin + ", " + end + ")";
+                + " n=" + n + " heads 1/" + headOneIn + " range=[" + begin + ", " + end + ")";
 
         try (DeviceArray in = primer.allocate(type, n); DeviceArray out = primer.allocate(type, n)) {
             in.copyFrom(x);

@@ -40,8 +40,13 @@ final class RandomHost {
      * from one seed (the same flags as before it was shared).
      */
     static MemorySegment headFlags(MemorySegment segment, long n, long seed) {
+        return headFlags(segment, n, seed, 1024);
+    }
+
+    /** Head flags with probability 1/oneIn each. */
+    static MemorySegment headFlags(MemorySegment segment, long n, long seed, int oneIn) {
         SplittableRandom random = new SplittableRandom(seed);
-        for (long i = 0; i < n; i++) segment.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(1024) == 0 ? 1 : 0));
+        for (long i = 0; i < n; i++) segment.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(oneIn) == 0 ? 1 : 0));
         return segment;
     }
 

@@ -20,9 +20,10 @@ import java.util.Locale;
  * libraries do for int8) and cumsum_i8_to_i8 keeps int8 (wrapping like Java byte arithmetic).
  * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64). segscan_* are inclusive SUM scans segmented by head flags (about
- * one head in 1024 elements; bytes = input + flags + output), every element checked: integers
- * exactly, floats within the bound of any association, (k - 1) u sum|x| over the k elements of the
- * segment so far. No library times a segmented scan, so they stand alone.
+ * one head in 1024 elements; segscan_*_long one in 2^22, so most tiles hold no head; bytes = input
+ * + flags + output), every element checked: integers exactly, floats within the bound of any
+ * association, (k - 1) u sum|x| over the k elements of the segment so far. No library times a
+ * segmented scan, so they stand alone.
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -30,6 +31,11 @@ final class ScanBench {
     static final double FLOAT_TOLERANCE = 1e-4;
     /** Float64 scans differ from the sequential float64 prefix only by association. */
     static final double DOUBLE_TOLERANCE = 1e-9;
+
+    /** One head in this many elements: every tile holds heads. */
+    private static final int SHORT_SEGMENTS = 1024;
+    /** One head in 2^22: most tiles hold none, and their look-back reaches back to a prefix. */
+    private static final int LONG_SEGMENTS = 1 << 22;
 
     private ScanBench() {}
 
@@ -42,24 +48,28 @@ final class ScanBench {
                 scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
-                segmented(s, "segscan_f32", DType.FLOAT),
-                segmented(s, "segscan_i32", DType.INT),
-                segmented(s, "segscan_f64", DType.DOUBLE),
-                segmented(s, "segscan_i64", DType.LONG));
+                segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
+                segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
+                segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
+                segmented(s, "segscan_i64", DType.LONG, SHORT_SEGMENTS),
+                segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
+                segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
+                segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
+                segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS));
     }
 
-    private static BenchRecord segmented(BenchSetup s, String name, DType type) {
-        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, type));
+    private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
+        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, type, oneIn));
     }
 
-    private static BenchRecord measureSegmented(BenchSetup s, String name, DType type) {
+    private static BenchRecord measureSegmented(BenchSetup s, String name, DType type, int oneIn) {
         long n = s.n(), bytes = n * type.byteSize();
         int buffers = s.buffersFor(2 * bytes + n);
         Backend backend = s.gpu().backend();
         long identity = Reductions.identityBits(type, Op.SUM);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), type, n, 67);
-            MemorySegment flags = RandomHost.headFlags(arena.allocate(n, 64), n, 71);
+            MemorySegment flags = RandomHost.headFlags(arena.allocate(n, 64), n, 71, oneIn);
             DeviceArray[] in = new DeviceArray[buffers], out = new DeviceArray[buffers];
             dev.primer.ByteArray[] heads = new dev.primer.ByteArray[buffers];
             for (int b = 0; b < buffers; b++) {
@@ -77,7 +87,7 @@ final class ScanBench {
             out[0].copyTo(result);
             String check = checkSegmented(host, flags, result, type, n);
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
-                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about 1024; " + check + "; "
+                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about " + (oneIn == LONG_SEGMENTS ? "2^22" : oneIn) + "; " + check + "; "
                             + buffers + " buffer(s)");
         }
     }

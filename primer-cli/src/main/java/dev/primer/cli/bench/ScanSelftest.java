@@ -30,8 +30,12 @@ final class ScanSelftest {
         return op == Op.PROD ? 1e-3 : 1e-5;
     }
 
-    /** Segmented exclusive scans start every segment with the init (7 for integers, 0.5 for floats). */
-    enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS, BY_FLAGS_EXCLUSIVE, BY_OFFSETS_EXCLUSIVE }
+    /**
+     * Segmented exclusive scans start every segment with the init (7 for integers, 0.5 for floats).
+     * ONE_SEGMENT: by flags, all zero, so no tile holds a head and each looks back to the nearest
+     * prefix over tiles without one (the other segmented kinds have a head in about 50 elements).
+     */
+    enum Kind { INCLUSIVE, EXCLUSIVE, BY_FLAGS, BY_OFFSETS, BY_FLAGS_EXCLUSIVE, BY_OFFSETS_EXCLUSIVE, ONE_SEGMENT }
 
     static final List<DType> TYPES = List.of(DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE);
 
@@ -81,6 +85,11 @@ final class ScanSelftest {
                 case BY_FLAGS -> {
                     MemorySegment flags = SelftestData.flags(arena, n, seed + 1);
                     DeviceArray[] f = t.upload(closer, DType.BYTE, flags, n);
+                    t.gpu().segmentedInclusiveScan(in[0], (ByteArray) f[0], out[0], op);
+                    t.cpu().segmentedInclusiveScan(in[1], (ByteArray) f[1], out[1], op);
+                }
+                case ONE_SEGMENT -> {
+                    DeviceArray[] f = t.upload(closer, DType.BYTE, arena.allocate(Math.max(1, n)), n);  // zeroed
                     t.gpu().segmentedInclusiveScan(in[0], (ByteArray) f[0], out[0], op);
                     t.cpu().segmentedInclusiveScan(in[1], (ByteArray) f[1], out[1], op);
                 }
