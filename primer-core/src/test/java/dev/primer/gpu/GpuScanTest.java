@@ -15,6 +15,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.LongPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -126,36 +127,89 @@ class GpuScanTest {
         long need = n * 4 + n * 8 + (1L << 30);
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
         long in = ctx.allocate(4 * n), out = ctx.allocate(8 * n);
-        long chunk = 1L << 26;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment hostIn = arena.allocate(4 * chunk, 8), hostOut = arena.allocate(8 * chunk, 8);
-            for (long start = 0; start < n; start += chunk) {
-                long m = Math.min(chunk, n - start);
-                for (long j = 0; j < m; j++) hostIn.setAtIndex(ValueLayout.JAVA_INT, j, bigInput(start + j));
-                ctx.copyToDevice(in + 4 * start, hostIn, 4 * m);
-            }
+        try {
+            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.value(start + j));
+            });
             ctx.memset8(out, (byte) 0xFF, 8 * n);
             GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 5, in, out, n);
-            long acc = 5;
-            for (long start = 0; start < n; start += chunk) {
-                long m = Math.min(chunk, n - start);
-                ctx.copyToHost(hostOut, out + 8 * start, 8 * m);
-                for (long j = 0; j < m; j++) {
-                    acc += bigInput(start + j);
-                    long got = hostOut.getAtIndex(ValueLayout.JAVA_LONG, j);
-                    if (got != acc) fail("element " + (start + j) + ": expected " + acc + ", got " + got);
+            long[] acc = {5};
+            BigInputs.download(ctx, out, n, 8, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    acc[0] += BigInputs.value(start + j);
+                    long got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                    if (got != acc[0]) fail("element " + (start + j) + ": expected " + acc[0] + ", got " + got);
                 }
-            }
+            });
         } finally {
             ctx.free(in);
             ctx.free(out);
         }
     }
 
-    private static int bigInput(long i) {
-        long z = i * 0x9E3779B97F4A7C15L;
-        z = (z ^ (z >>> 31)) * 0xBF58476D1CE4E5B9L;
-        return (int) Math.floorMod(z ^ (z >>> 29), 2001L) - 1000;
+    /**
+     * Segmented int32 sums over more than 2^31 elements, by flags (inclusive) and by offsets
+     * (exclusive from an init), both over the same segments: about one head in 2^24 elements, one
+     * right after 2^31, and a segment across 2^31. 64-bit element, flag, offset and tile indices.
+     * Needs ~20 GB of device memory.
+     */
+    @Test
+    void segmentedInt32SumsBeyondTwoToThe31() {
+        long n = (1L << 31) + 3;
+        long need = 2 * 4 * n + n + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        long firstPast = (1L << 31) + 1;
+        LongPredicate head = i -> i == 0 || i == firstPast || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
+        long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n), flags = ctx.allocate(n), offsets = 0;
+        try {
+            List<Long> starts = new ArrayList<>();
+            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.value(start + j));
+            });
+            BigInputs.upload(ctx, flags, n, 1, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    boolean h = head.test(start + j);
+                    host.set(ValueLayout.JAVA_BYTE, j, (byte) (h ? 1 + (j & 0x7F) : 0));
+                    if (h) starts.add(start + j);
+                }
+            });
+            assertTrue(starts.size() > 64 && starts.contains(firstPast), "heads: " + starts.size());
+
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, in, flags, out, n);
+            checkBigSegmentedSums(out, n, head, true, 0);
+
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment o = arena.allocate(8L * (starts.size() + 1), 8);
+                for (int k = 0; k < starts.size(); k++) o.setAtIndex(ValueLayout.JAVA_LONG, k, starts.get(k));
+                o.setAtIndex(ValueLayout.JAVA_LONG, starts.size(), n);
+                offsets = ctx.allocate(o.byteSize());
+                ctx.copyToDevice(offsets, o, o.byteSize());
+            }
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, offsets, starts.size(), out, n);
+            checkBigSegmentedSums(out, n, head, false, 5);
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+            ctx.free(flags);
+            if (offsets != 0) ctx.free(offsets);
+        }
+    }
+
+    /** Every element of a segmented int32 sum of BigInputs.value against the host's walk (int wrapping). */
+    private void checkBigSegmentedSums(long out, long n, LongPredicate head, boolean inclusive, int init) {
+        int[] acc = {0};
+        BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
+            for (long j = 0; j < count; j++) {
+                long i = start + j;
+                if (head.test(i)) acc[0] = init;
+                int before = acc[0];
+                acc[0] += BigInputs.value(i);
+                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
+                if (got != want) fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": expected " + want + ", got " + got);
+            }
+        });
     }
 
     // ---- int8 ----
@@ -206,7 +260,7 @@ class GpuScanTest {
         long in = ctx.allocate(n + 16), out = ctx.allocate(8 * n + 16);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = arena.allocate(n, 16);
-            for (long i = 0; i < n; i++) x.set(ValueLayout.JAVA_BYTE, i, (byte) (64 + Math.floorMod(bigInput(i), 64)));  // mean ~95.5
+            for (long i = 0; i < n; i++) x.set(ValueLayout.JAVA_BYTE, i, (byte) (64 + Math.floorMod(BigInputs.value(i), 64)));  // mean ~95.5
             ctx.copyToDevice(in + 3, x, n);
             ctx.memset8(out, (byte) 0xFF, 8 * n + 16);
             GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.SUM, true, 0, in + 3, out + 8, n);

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.function.LongToIntFunction;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
@@ -431,6 +432,114 @@ class GpuSegmentedReduceTest {
                 ctx.free(off);
                 ctx.free(whole);
             }
+        }
+    }
+
+    /**
+     * Rows and segments of int32 over more than 2^31 elements: one row of all of them, three rows of
+     * about 7 * 10^8, and segments across 2^31 (and an empty one); SUM (into int64), MAX and argmax
+     * against one host pass. The largest value sits past 2^31, so argmax needs 64-bit indices.
+     * Needs ~9 GB of device memory.
+     */
+    @Test
+    void rowsAndSegmentsBeyondTwoToThe31() {
+        long n = (1L << 31) + 5, peak = (1L << 31) + 1, cols3 = n / 3;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 4 * n + (1L << 30), "needs " + ((4 * n) >> 30) + " GiB of free device memory");
+        long[] offsets = {0, 5, 5, (1L << 31) - 3, (1L << 31) + 2, n};
+        // Every range asked for, as [begin, end): the row of n, the three rows, the segments.
+        List<long[]> ranges = new ArrayList<>();
+        ranges.add(new long[] {0, n});
+        for (long r = 0; r < 3; r++) ranges.add(new long[] {r * cols3, (r + 1) * cols3});
+        for (int k = 0; k + 1 < offsets.length; k++) ranges.add(new long[] {offsets[k], offsets[k + 1]});
+        long[] sum = new long[ranges.size()], max = new long[ranges.size()], argmax = new long[ranges.size()];
+        hostReduce(ranges, i -> i == peak ? 5000 : BigInputs.value(i), sum, max, argmax);
+
+        long in = ctx.allocate(4 * n), out = ctx.allocate(8 * 8);
+        try (Arena arena = Arena.ofConfined()) {
+            long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+            try {
+                BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                    for (long j = 0; j < count; j++) {
+                        host.setAtIndex(ValueLayout.JAVA_INT, j, start + j == peak ? 5000 : BigInputs.value(start + j));
+                    }
+                });
+                int segments = offsets.length - 1;
+                for (Op op : new Op[] {Op.SUM, Op.MAX, null}) {  // null: argmax
+                    long[] got = new long[ranges.size()];
+                    int k = 0;
+                    for (long[] shape : new long[][] {{1, n}, {3, cols3}}) {
+                        ctx.memset8(out, (byte) 0xA5, 8 * 8);
+                        if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, in, shape[0], shape[1], out);
+                        else GpuSegmentedReduce.reduceRows(ctx, DType.INT, op, in, shape[0], shape[1], out);
+                        k = readResults(arena, out, op, (int) shape[0], got, k);
+                    }
+                    ctx.memset8(out, (byte) 0xA5, 8 * 8);
+                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, DType.INT, true, in, off, segments, out, n);
+                    else GpuSegmentedReduce.reduceSegments(ctx, DType.INT, op, in, off, segments, out, n);
+                    readResults(arena, out, op, segments, got, k);
+                    long[] want = op == Op.SUM ? sum : op == Op.MAX ? max : argmax;
+                    for (int r = 0; r < ranges.size(); r++) {
+                        assertEquals(want[r], got[r], (op == null ? "argmax" : op) + " over [" + ranges.get(r)[0] + ", "
+                                + ranges.get(r)[1] + ")");
+                    }
+                }
+            } finally {
+                ctx.free(off);
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
+    /** Copies count results (int32 for MAX, int64 for SUM and argmax) into got from index k; returns the next index. */
+    private int readResults(Arena arena, long out, Op op, int count, long[] got, int k) {
+        MemorySegment r = download(arena, out, 8L * count);
+        for (int i = 0; i < count; i++) {
+            got[k + i] = op == Op.MAX ? r.getAtIndex(ValueLayout.JAVA_INT, i) : r.getAtIndex(ValueLayout.JAVA_LONG, i);
+        }
+        return k + count;
+    }
+
+    /**
+     * One pass over the elements: each range's sum, max and the index of its first max within the
+     * range (MIN_VALUE and -1 if empty). The ranges' ends cut the elements into pieces, each
+     * walked once; a range combines its pieces.
+     */
+    private static void hostReduce(List<long[]> ranges, LongToIntFunction value, long[] sum, long[] max, long[] argmax) {
+        long[] cuts = ranges.stream().flatMapToLong(r -> Arrays.stream(r)).sorted().distinct().toArray();
+        int pieces = cuts.length - 1;
+        long[] pieceSum = new long[pieces], pieceArg = new long[pieces];
+        int[] pieceMax = new int[pieces];
+        for (int t = 0; t < pieces; t++) {
+            long s = 0, arg = -1;
+            int m = Integer.MIN_VALUE;
+            for (long i = cuts[t]; i < cuts[t + 1]; i++) {
+                int v = value.applyAsInt(i);
+                s += v;
+                if (arg < 0 || v > m) {
+                    m = v;
+                    arg = i;
+                }
+            }
+            pieceSum[t] = s;
+            pieceMax[t] = m;
+            pieceArg[t] = arg;
+        }
+        for (int k = 0; k < ranges.size(); k++) {
+            long begin = ranges.get(k)[0], end = ranges.get(k)[1];
+            long s = 0, arg = -1;
+            int m = Integer.MIN_VALUE;
+            for (int t = Arrays.binarySearch(cuts, begin); t < pieces && cuts[t] < end; t++) {
+                s += pieceSum[t];
+                if (pieceArg[t] >= 0 && (arg < 0 || pieceMax[t] > m)) {
+                    m = pieceMax[t];
+                    arg = pieceArg[t];
+                }
+            }
+            sum[k] = s;
+            max[k] = m;
+            argmax[k] = arg < 0 ? -1 : arg - begin;
         }
     }
 

@@ -1,0 +1,58 @@
+package dev.primer.gpu;
+
+import dev.primer.cuda.CudaContext;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * Device arrays of more than 2^31 elements for the GPU tests, made and checked a chunk at a time:
+ * each element is a hash of its index, so the host never holds the whole array or its reference.
+ */
+final class BigInputs {
+    private BigInputs() {}
+
+    /** Elements per chunk moved between host and device. */
+    static final long CHUNK = 1L << 26;
+
+    /** Element i: an integer in [-1000, 1000] from the high half of {@link #mix}(i) (a multiply, not a division: 2^31 of them per pass). */
+    static int value(long i) {
+        return (int) (((mix(i) >>> 32) * 2001) >>> 32) - 1000;
+    }
+
+    /** A 64-bit hash of i (splitmix64's finalizer); its low bits are free for choosing heads and the like. */
+    static long mix(long i) {
+        long z = i * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 31)) * 0xBF58476D1CE4E5B9L;
+        return z ^ (z >>> 29);
+    }
+
+    /** What a chunk of elements [start, start + count) is filled with, or checked against. */
+    interface Chunk {
+        void accept(MemorySegment host, long start, long count);
+    }
+
+    /** Fills device array {@code device} of n elements of {@code elementBytes} a chunk at a time. */
+    static void upload(CudaContext ctx, long device, long n, int elementBytes, Chunk fill) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocate(elementBytes * Math.min(CHUNK, Math.max(n, 1)), 8);
+            for (long start = 0; start < n; start += CHUNK) {
+                long count = Math.min(CHUNK, n - start);
+                fill.accept(host, start, count);
+                ctx.copyToDevice(device + elementBytes * start, host, elementBytes * count);
+            }
+        }
+    }
+
+    /** Reads device array {@code device} of n elements of {@code elementBytes} back a chunk at a time, in order. */
+    static void download(CudaContext ctx, long device, long n, int elementBytes, Chunk check) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocate(elementBytes * Math.min(CHUNK, Math.max(n, 1)), 8);
+            for (long start = 0; start < n; start += CHUNK) {
+                long count = Math.min(CHUNK, n - start);
+                ctx.copyToHost(host, device + elementBytes * start, elementBytes * count);
+                check.accept(host, start, count);
+            }
+        }
+    }
+}
