@@ -12,6 +12,9 @@ import java.lang.foreign.MemorySegment;
 final class BigInputs {
     private BigInputs() {}
 
+    /** The tag of tests over arrays this large: the sanitizer stage leaves them out (scripts/gpu-suite.sh). */
+    static final String TAG = "large";
+
     /** Elements per chunk moved between host and device. */
     static final long CHUNK = 1L << 26;
 
@@ -25,6 +28,12 @@ final class BigInputs {
         long z = i * 0x9E3779B97F4A7C15L;
         z = (z ^ (z >>> 31)) * 0xBF58476D1CE4E5B9L;
         return z ^ (z >>> 29);
+    }
+
+    /** Element i as an affine map x -> m*x + c mod 2^16 with m odd, packed (m << 16 | c) as CustomScanOps.AFFINE16 takes it. */
+    static int affine16(long i) {
+        long h = mix(i);
+        return (int) ((((h >>> 48) | 1) << 16) | (h & 0xFFFF));
     }
 
     /** What a chunk of elements [start, start + count) is filled with, or checked against. */

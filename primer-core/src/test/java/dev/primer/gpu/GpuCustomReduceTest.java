@@ -7,11 +7,15 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.function.IntBinaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -88,6 +92,27 @@ class GpuCustomReduceTest {
                     ctx.free(buf);
                 }
             }
+        }
+    }
+
+    /** A non-commutative operator over more than 2^31 elements: the left fold, with 64-bit indices. Needs ~9 GB. */
+    @Test
+    @Tag(BigInputs.TAG)
+    void reducesMoreThan2To31ElementsInOrder() {
+        CudaContext ctx = CustomGpu.context();
+        long n = (1L << 31) + 7;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 4 * n + (1L << 30), "needs 9 GiB of free device memory");
+        IntBinaryOperator op = (IntBinaryOperator) CustomScanOps.AFFINE16.javaOperator();
+        int want = (int) CustomScanOps.AFFINE16.identityBits();
+        for (long i = 0; i < n; i++) want = op.applyAsInt(want, BigInputs.affine16(i));
+        long in = ctx.allocate(4 * n);
+        try {
+            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.affine16(start + j));
+            });
+            assertEquals(want, (int) GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE16, in, n));
+        } finally {
+            ctx.free(in);
         }
     }
 

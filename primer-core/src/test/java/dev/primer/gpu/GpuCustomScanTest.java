@@ -7,12 +7,15 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomScan;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
+import java.util.function.IntBinaryOperator;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -105,6 +108,37 @@ class GpuCustomScanTest {
                     check(ctx, op, inclusive, init, n, inShift, outShift, c == 2, config);
                 }
             }
+        }
+    }
+
+    /** A non-commutative scan over more than 2^31 elements, exclusive from an init: every element the left fold's. Needs ~17 GB. */
+    @Test
+    @Tag(BigInputs.TAG)
+    void scansMoreThan2To31ElementsInOrder() {
+        CudaContext ctx = CustomGpu.context();
+        long n = (1L << 31) + 7;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 8 * n + (1L << 30), "needs 17 GiB of free device memory");
+        IntBinaryOperator op = (IntBinaryOperator) CustomScanOps.AFFINE16.javaOperator();
+        int init = (3 << 16) | 7;  // x -> 3x + 7
+        long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n);
+        try {
+            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.affine16(start + j));
+            });
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuCustomScan.scan(ctx, CustomScanOps.AFFINE16, false, init & 0xFFFF_FFFFL, in, out, n);
+            int[] acc = {init};
+            BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    int got = host.getAtIndex(ValueLayout.JAVA_INT, j);
+                    if (got != acc[0]) fail("element " + (start + j) + ": 0x" + Integer.toHexString(got) + ", the left fold gives 0x"
+                            + Integer.toHexString(acc[0]));
+                    acc[0] = op.applyAsInt(acc[0], BigInputs.affine16(start + j));
+                }
+            });
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
         }
     }
 

@@ -9,6 +9,7 @@ import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -374,6 +375,7 @@ class GpuReduceTest {
     // ---- more than 2^31 elements ----
 
     @Test
+    @Tag(BigInputs.TAG)
     void reducesMoreThan2To31Elements() {
         long n = (1L << 31) + 5;
         long bytes = n * 4;
@@ -414,6 +416,7 @@ class GpuReduceTest {
      * accumulator of a single launch would wrap silently there).
      */
     @Test
+    @Tag(BigInputs.TAG)
     void intSumOfMoreThan2To32ElementsIsExactOrThrows() {
         long chunk = 1L << 32;
         long n = chunk + (1L << 20) + 7;

@@ -7,6 +7,7 @@ import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.lang.foreign.Arena;
@@ -122,6 +123,7 @@ class GpuScanTest {
 
     /** More than 2^31 elements: 64-bit indices all the way. Needs ~26 GB of device memory. */
     @Test
+    @Tag(BigInputs.TAG)
     void int32ToInt64SumBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
         long need = n * 4 + n * 8 + (1L << 30);
@@ -154,6 +156,7 @@ class GpuScanTest {
      * Needs ~20 GB of device memory.
      */
     @Test
+    @Tag(BigInputs.TAG)
     void segmentedInt32SumsBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
         long need = 2 * 4 * n + n + (1L << 30);

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -442,6 +443,7 @@ class GpuSegmentedReduceTest {
      * Needs ~9 GB of device memory.
      */
     @Test
+    @Tag(BigInputs.TAG)
     void rowsAndSegmentsBeyondTwoToThe31() {
         long n = (1L << 31) + 5, peak = (1L << 31) + 1, cols3 = n / 3;
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > 4 * n + (1L << 30), "needs " + ((4 * n) >> 30) + " GiB of free device memory");
