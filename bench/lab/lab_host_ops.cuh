@@ -4,6 +4,7 @@
 // check of a scan's outputs against that fold.
 // Include after device/scan_kernels.cuh (for Sum, Max, TreeLookback).
 #pragma once
+#include <climits>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -31,6 +32,10 @@ template <typename V> struct Host<primer::Sum<V>, V> {
 template <typename V> struct Host<primer::Max<V>, V> {
     static V identity() { return -INFINITY; }
     static V apply(V a, V b) { return a > b ? a : b; }  // no NaN in the inputs
+};
+template <> struct Host<primer::Max<int>, int> {
+    static int identity() { return INT_MIN; }
+    static int apply(int a, int b) { return a > b ? a : b; }
 };
 
 template <typename T> static long long bits_of(T v) {

@@ -8,10 +8,10 @@
 //       .lab/hdr_pf/primer-core/src/main/cuda/device/scan_kernels.cuh
 //   for v in old pf; do nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_$v/primer-core/src/main/cuda -o .lab/heads_$v bench/lab/scan_heads_lab.cu; done
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/heads_new bench/lab/scan_heads_lab.cu
-// Segmented sums (float32, int32, float64, int64), a float32 max and a float64 forward fill (a
-// user-defined operator declared exact) by head flags at four densities: about one head in 5, in
-// 1024 (the bench's), in 65536 (most tiles without a head) and none (one segment: "1/0"), at the blocks per SM production
-// uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
+// Segmented sums (float32, int32, float64, int64), a float32 and an int32 max (what Java's float
+// rules cost the operator) and a float64 forward fill (a user-defined operator declared exact) by
+// head flags at four densities: about one head in 5, in 1024 (the bench's), in 65536 (most tiles
+// without a head) and none (one segment: "1/0"), at the blocks per SM production uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
 // or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
 // float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
 // init. -DTREE_INT_SUMS builds integer sums with the tree look-back (production does so for
@@ -131,6 +131,7 @@ int main() {
     wrong += small_sizes<5, double, Sum<double>>("f64 sum", in.din, in.hd, 0.5, out);
     wrong += small_sizes<5, long long, Sum<long long>>("i64 sum", in.lin, in.hl, 99LL, out);
     wrong += small_sizes<5, float, Max<float>>("f32 max", in.fin, in.hf, -0.5f, out);
+    wrong += small_sizes<5, int, Max<int>>("i32 max", in.iin, in.hi, -7, out);
     wrong += small_sizes<4, double, FFill>("f64 ffill", fill, hfill, 2.0, out);
     printf("small sizes: %s\n", wrong ? "WRONG" : "all ok");
     fflush(stdout);
@@ -145,6 +146,7 @@ int main() {
         wrong += timed<5, double, Sum<double>>("seg f64 sum", in.din, in.hd, n8, out, copy_gbs);
         wrong += timed<5, long long, Sum<long long>>("seg i64 sum", in.lin, in.hl, n8, out, copy_gbs);
         wrong += timed<5, float, Max<float>>("seg f32 max", in.fin, in.hf, n, out, copy_gbs);
+        wrong += timed<5, int, Max<int>>("seg i32 max", in.iin, in.hi, n, out, copy_gbs);
         wrong += timed<4, double, FFill>("seg f64 ffill", fill, hfill, n8, out, copy_gbs);
     }
     printf("%s\n", wrong ? "WRONG" : "done");
