@@ -11,11 +11,12 @@
 // Segmented sums (float32, int32, float64, int64), a float32 and an int32 max (what Java's float
 // rules cost the operator) and a float64 forward fill (a user-defined operator declared exact) by
 // head flags at four densities: about one head in 5, in 1024 (the bench's), in 65536 (most tiles
-// without a head) and none (one segment: "1/0"), at the blocks per SM production uses (scan.cu: 5; GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes
-// or 2^27 - 3 of 8, every output checked in the first pass (exactly, or float sums within 1e-5 of a
-// float64 reference); before that, small and misaligned sizes, inclusive and exclusive with an
-// init. -DTREE_INT_SUMS builds integer sums with the tree look-back (production does so for
-// segmented integer sums and products since the run below; the flag is kept to rebuild that run).
+// without a head) and none (one segment: "1/0"), at the blocks per SM production uses (scan.cu: 5;
+// GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes or 2^27 - 3 of 8,
+// every output checked in the first pass (exactly, or float sums within 1e-5 of a float64
+// reference); before that, small and misaligned sizes, inclusive and exclusive with an init.
+// -DTREE_INT_SUMS builds integer sums with the tree look-back (production does so for segmented
+// integer sums and products since the fifteenth suite; the flag is kept to rebuild the drafts below).
 // Tiles without heads (one segment, "1/0"): the look-back's fold of pairs against a fold of bare
 // values, and against a tree for integer sums, built as
 //   mkdir -p .lab/hdr_d7d && git archive d7d034d primer-core/src/main/cuda | tar -x -C .lab/hdr_d7d
