@@ -33,6 +33,13 @@ template <typename V> struct Host<primer::Max<V>, V> {
     static V identity() { return -INFINITY; }
     static V apply(V a, V b) { return a > b ? a : b; }  // no NaN in the inputs
 };
+template <typename V> struct Host<primer::Prod<V>, V> {
+    static V identity() { return V(1); }
+    static V apply(V a, V b) {
+        if constexpr (std::is_integral<V>::value) return (V)((unsigned long long)a * (unsigned long long)b);
+        else return a * b;
+    }
+};
 template <> struct Host<primer::Max<int>, int> {
     static int identity() { return INT_MIN; }
     static int apply(int a, int b) { return a > b ? a : b; }

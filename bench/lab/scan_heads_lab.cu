@@ -27,6 +27,9 @@
 #include "lab_common.cuh"
 #include "lab_host_ops.cuh"
 
+#include <cstring>
+#include <string>
+
 using namespace primer;
 
 #ifdef TREE_INT_SUMS  // -DTREE_INT_SUMS: integer sums (exact under any association) combine look-back windows as a tree
@@ -35,11 +38,36 @@ template <> struct TreeLookback<Sum<int>> { static constexpr bool value = true; 
 template <> struct TreeLookback<Sum<long long>> { static constexpr bool value = true; };
 }
 #endif
+#ifdef ORDERED_EXACT  // -DORDERED_EXACT: segmented integer sums and products fold in order (what WrapsExactly replaced)
+namespace primer {
+template <> struct TreeLookback<SegmentedOp<Sum<int>, int>> { static constexpr bool value = false; };
+template <> struct TreeLookback<SegmentedOp<Sum<long long>, long long>> { static constexpr bool value = false; };
+template <> struct TreeLookback<SegmentedOp<Prod<int>, int>> { static constexpr bool value = false; };
+template <> struct TreeLookback<SegmentedOp<Prod<long long>, long long>> { static constexpr bool value = false; };
+}
+#endif
+
+/** Production's segmented tile for T: 256 x 8 vectors, 256 x 4 for int8 (ScanShape). */
+template <typename T> using Shape = ScanShape<T, true>;
 
 template <int MINB, typename T, typename Op>
 __global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed char* flags, T* out, long long n, long long tiles,
                                                         long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
-    device_scan<256, 8, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch, epoch, FlagHeads{flags});
+    device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch, epoch,
+                                                                   FlagHeads{flags});
+}
+
+/** argv[1]: comma-separated parts of the names to run (all when absent). */
+static const char* only = nullptr;
+static bool selected(const char* name) {
+    if (!only) return true;
+    std::string list(only);
+    for (size_t start = 0; start <= list.size();) {
+        const size_t end = std::min(list.find(',', start), list.size());
+        if (end > start && std::strstr(name, list.substr(start, end - start).c_str())) return true;
+        start = end + 1;
+    }
+    return false;
 }
 
 static unsigned char* scratch;
@@ -51,14 +79,14 @@ static std::vector<signed char> flags_host[KINDS];
 static bool check_outputs = true;
 
 /** One scan of n elements from in + offset, heads of density d; every output compared; returns the wrong count. */
-template <int MINB, typename T, typename Op>
+template <int MINB, typename T, typename Op, typename V>
 static long long run(const T* in, const std::vector<T>& hin, long long offset, long long n, T init, int inclusive, int d,
                      void* out_raw, double* ms) {
     T* out = (T*)out_raw;
     const signed char* flags = flags_dev[d] + offset;
     const std::vector<signed char>& hflags = flags_host[d];
     const long long shift = (long long)((reinterpret_cast<unsigned long long>(in + offset) % 16) / sizeof(T));
-    const long long tile = 256 * 8 * (16 / (long long)sizeof(T)), tiles = (n + shift + tile - 1) / tile;
+    const long long tile = Shape<T>::TILE_ITEMS, tiles = (n + shift + tile - 1) / tile;
     CK(cudaMemset(out, 0xa5, n * sizeof(T)));  // poison
     auto launch = [&]() {
         k_segscan<MINB, T, Op><<<tiles, 256>>>(in + offset, flags, out, n, tiles, bits_of(init), inclusive, scratch, ++epoch_counter);
@@ -69,17 +97,19 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
     if (!check_outputs) return 0;
     std::vector<T> h(n);
     CK(cudaMemcpy(h.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
-    return wrong_outputs<Op, T>(h, hin, &hflags, offset, n, init, inclusive);
+    return wrong_outputs<Op, V>(h, hin, &hflags, offset, n, init, inclusive);
 }
 
-template <int MINB, typename T, typename Op>
+/** V: the operator's type (int for int8 data), as production's device_scan computes in. */
+template <int MINB, typename T, typename Op, typename V = T>
 static long long small_sizes(const char* name, const T* in, const std::vector<T>& hin, T init, void* out) {
+    if (!selected(name)) return 0;
     long long wrong = 0;
     for (int d = 0; d < KINDS; ++d)
         for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
             for (long long offset : {0LL, 1LL, 3LL})
                 for (int inclusive = 0; inclusive < 2; ++inclusive) {
-                    const long long bad = run<MINB, T, Op>(in, hin, offset, n, init, inclusive, d, out, nullptr);
+                    const long long bad = run<MINB, T, Op, V>(in, hin, offset, n, init, inclusive, d, out, nullptr);
                     if (bad) printf("  %s heads 1/%d n %lld offset %lld inclusive %d: %lld WRONG\n", name, DENSITIES[d], n, offset,
                                     inclusive, bad);
                     wrong += bad;
@@ -87,15 +117,16 @@ static long long small_sizes(const char* name, const T* in, const std::vector<T>
     return wrong;
 }
 
-template <int MINB, typename T, typename Op>
+template <int MINB, typename T, typename Op, typename V = T>
 static long long timed(const char* name, const T* in, const std::vector<T>& hin, long long n, void* out, double copy_gbs) {
+    if (!selected(name)) return 0;
     auto k = k_segscan<MINB, T, Op>;
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, k));
     long long wrong = 0;
     for (int d = 0; d < KINDS; ++d) {
         double ms;
-        const long long bad = run<MINB, T, Op>(in, hin, 0, n, Host<Op, T>::identity(), 1, d, out, &ms);
+        const long long bad = run<MINB, T, Op, V>(in, hin, 0, n, (T)Host<Op, V>::identity(), 1, d, out, &ms);
         wrong += bad;
         const double bytes = (2.0 * sizeof(T) + 1) * n;  // values in and out, one flag byte in
         printf("%-14s heads 1/%-5d minB %d regs %3d local %3d  %.4f ms %7.1f GB/s %5.1f%% of memcpy  %s\n", name, DENSITIES[d], MINB,
@@ -105,7 +136,8 @@ static long long timed(const char* name, const T* in, const std::vector<T>& hin,
     return wrong;
 }
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc > 1) only = argv[1];
     const long long n = (1LL << 28) - 3;
     CK(cudaMalloc(&scratch, 16 + 128 * (n / 2048 + 16)));
     CK(cudaMemset(scratch, 0, 16 + 128 * (n / 2048 + 16)));
@@ -126,6 +158,28 @@ int main() {
     CK(cudaMalloc(&fill, n8 * 8));
     CK(cudaMemcpy(fill, hfill.data(), n8 * 8, cudaMemcpyHostToDevice));
 
+    // Products take odd factors (even ones would drive every product to 0); int8 data from the low bytes.
+    std::vector<int> hodd(in.hi);
+    std::vector<long long> hoddl(in.hl);
+    std::vector<signed char> hb(n), hoddb(n);
+    for (auto& v : hodd) v |= 1;
+    for (auto& v : hoddl) v |= 1;
+    for (long long i = 0; i < n; ++i) {
+        hb[i] = (signed char)in.hi[i];
+        hoddb[i] = (signed char)(in.hi[i] | 1);
+    }
+    int* odd;
+    long long* oddl;
+    signed char *b, *oddb;
+    CK(cudaMalloc(&odd, n * 4));
+    CK(cudaMalloc(&oddl, in.n8 * 8));
+    CK(cudaMalloc(&b, n));
+    CK(cudaMalloc(&oddb, n));
+    CK(cudaMemcpy(odd, hodd.data(), n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(oddl, hoddl.data(), in.n8 * 8, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(b, hb.data(), n, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(oddb, hoddb.data(), n, cudaMemcpyHostToDevice));
+
     long long wrong = 0;
     wrong += small_sizes<5, float, Sum<float>>("f32 sum", in.fin, in.hf, 0.25f, out);
     wrong += small_sizes<5, int, Sum<int>>("i32 sum", in.iin, in.hi, -7, out);
@@ -134,6 +188,10 @@ int main() {
     wrong += small_sizes<5, float, Max<float>>("f32 max", in.fin, in.hf, -0.5f, out);
     wrong += small_sizes<5, int, Max<int>>("i32 max", in.iin, in.hi, -7, out);
     wrong += small_sizes<4, double, FFill>("f64 ffill", fill, hfill, 2.0, out);
+    wrong += small_sizes<5, int, Prod<int>>("i32 prod", odd, hodd, 3, out);
+    wrong += small_sizes<4, long long, Prod<long long>>("i64 prod", oddl, hoddl, 5LL, out);
+    wrong += small_sizes<5, signed char, Sum<int>, int>("i8 sum", b, hb, (signed char)-7, out);
+    wrong += small_sizes<5, signed char, Prod<int>, int>("i8 prod", oddb, hoddb, (signed char)3, out);
     printf("small sizes: %s\n", wrong ? "WRONG" : "all ok");
     fflush(stdout);
 
@@ -149,6 +207,10 @@ int main() {
         wrong += timed<5, float, Max<float>>("seg f32 max", in.fin, in.hf, n, out, copy_gbs);
         wrong += timed<5, int, Max<int>>("seg i32 max", in.iin, in.hi, n, out, copy_gbs);
         wrong += timed<4, double, FFill>("seg f64 ffill", fill, hfill, n8, out, copy_gbs);
+        wrong += timed<5, int, Prod<int>>("seg i32 prod", odd, hodd, n, out, copy_gbs);
+        wrong += timed<4, long long, Prod<long long>>("seg i64 prod", oddl, hoddl, n8, out, copy_gbs);
+        wrong += timed<5, signed char, Sum<int>, int>("seg i8 sum", b, hb, n, out, copy_gbs);
+        wrong += timed<5, signed char, Prod<int>, int>("seg i8 prod", oddb, hoddb, n, out, copy_gbs);
     }
     printf("%s\n", wrong ? "WRONG" : "done");
     return wrong ? 1 : 0;

@@ -16,6 +16,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.List;
 import java.util.function.IntBinaryOperator;
+import java.util.function.LongPredicate;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -111,35 +112,61 @@ class GpuCustomScanTest {
         }
     }
 
-    /** A non-commutative scan over more than 2^31 elements, exclusive from an init: every element the left fold's. Needs ~17 GB. */
+    /**
+     * A non-commutative operator over more than 2^31 elements: an exclusive scan from an init, and an
+     * inclusive scan segmented by flags (about one head in 2^24 elements, one right after 2^31; the
+     * ordered look-back on bare values), every element the left fold's. Needs ~19 GB.
+     */
     @Test
     @Tag(BigInputs.TAG)
     void scansMoreThan2To31ElementsInOrder() {
         CudaContext ctx = CustomGpu.context();
         long n = (1L << 31) + 7;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 8 * n + (1L << 30), "needs 17 GiB of free device memory");
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 9 * n + (1L << 30), "needs 19 GiB of free device memory");
         IntBinaryOperator op = (IntBinaryOperator) CustomScanOps.AFFINE16.javaOperator();
-        int init = (3 << 16) | 7;  // x -> 3x + 7
-        long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n);
+        int identity = (int) CustomScanOps.AFFINE16.identityBits(), init = (3 << 16) | 7;  // x -> 3x + 7
+        LongPredicate head = i -> i == 0 || i == (1L << 31) + 1 || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
+        long[] device = new long[3];  // in, out, flags: each freed if it was allocated
         try {
+            long in = device[0] = ctx.allocate(4 * n);
+            long out = device[1] = ctx.allocate(4 * n);
+            long flags = device[2] = ctx.allocate(n);
             BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
                 for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.affine16(start + j));
             });
+            BigInputs.upload(ctx, flags, n, 1, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.set(ValueLayout.JAVA_BYTE, j, (byte) (head.test(start + j) ? 1 : 0));
+            });
+
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuCustomScan.scan(ctx, CustomScanOps.AFFINE16, false, init & 0xFFFF_FFFFL, in, out, n);
-            int[] acc = {init};
-            BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
-                for (long j = 0; j < count; j++) {
-                    int got = host.getAtIndex(ValueLayout.JAVA_INT, j);
-                    if (got != acc[0]) fail("element " + (start + j) + ": 0x" + Integer.toHexString(got) + ", the left fold gives 0x"
-                            + Integer.toHexString(acc[0]));
-                    acc[0] = op.applyAsInt(acc[0], BigInputs.affine16(start + j));
-                }
-            });
+            checkLeftFold(ctx, out, n, op, i -> i == 0, false, init);
+
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuCustomScan.segmentedScanByFlags(ctx, CustomScanOps.AFFINE16, true, identity & 0xFFFF_FFFFL, in, flags, out, n);
+            checkLeftFold(ctx, out, n, op, head, true, identity);
         } finally {
-            ctx.free(in);
-            ctx.free(out);
+            for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
+    }
+
+    /** Every element of out against the host's left fold of BigInputs.affine16, restarting from init at each head. */
+    private static void checkLeftFold(CudaContext ctx, long out, long n, IntBinaryOperator op, LongPredicate head,
+                                      boolean inclusive, int init) {
+        int[] acc = {init};
+        BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
+            for (long j = 0; j < count; j++) {
+                long i = start + j;
+                if (head.test(i)) acc[0] = init;
+                int before = acc[0];
+                acc[0] = op.applyAsInt(acc[0], BigInputs.affine16(i));
+                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
+                if (got != want) {
+                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got)
+                            + ", the left fold gives 0x" + Integer.toHexString(want));
+                }
+            }
+        });
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.function.IntBinaryOperator;
 import java.util.function.LongPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -150,21 +151,25 @@ class GpuScanTest {
     }
 
     /**
-     * Segmented int32 sums over more than 2^31 elements, by flags (inclusive) and by offsets
-     * (exclusive from an init), both over the same segments: about one head in 2^24 elements, one
-     * right after 2^31, and a segment across 2^31. 64-bit element, flag, offset and tile indices.
-     * Needs ~20 GB of device memory.
+     * Segmented int32 scans over more than 2^31 elements, all over the same segments: sums by flags
+     * (inclusive; integer sums look back as a tree) and by offsets (exclusive from an init), and xor
+     * by flags (the ordered look-back, on bare values). About one head in 2^24 elements, one right
+     * after 2^31, and a segment across 2^31: 64-bit element, flag, offset and tile indices. Needs
+     * ~20 GB of device memory.
      */
     @Test
     @Tag(BigInputs.TAG)
-    void segmentedInt32SumsBeyondTwoToThe31() {
+    void segmentedInt32ScansBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
         long need = 2 * 4 * n + n + (1L << 30);
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
         long firstPast = (1L << 31) + 1;
         LongPredicate head = i -> i == 0 || i == firstPast || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
-        long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n), flags = ctx.allocate(n), offsets = 0;
+        long[] device = new long[4];  // in, out, flags, offsets: each freed if it was allocated
         try {
+            long in = device[0] = ctx.allocate(4 * n);
+            long out = device[1] = ctx.allocate(4 * n);
+            long flags = device[2] = ctx.allocate(n);
             List<Long> starts = new ArrayList<>();
             BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
                 for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.value(start + j));
@@ -180,35 +185,36 @@ class GpuScanTest {
 
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, in, flags, out, n);
-            checkBigSegmentedSums(out, n, head, true, 0);
+            checkBigSegmentedScan(out, n, head, Integer::sum, true, 0);
+
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.XOR, true, 0, in, flags, out, n);
+            checkBigSegmentedScan(out, n, head, (a, b) -> a ^ b, true, 0);
 
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment o = arena.allocate(8L * (starts.size() + 1), 8);
                 for (int k = 0; k < starts.size(); k++) o.setAtIndex(ValueLayout.JAVA_LONG, k, starts.get(k));
                 o.setAtIndex(ValueLayout.JAVA_LONG, starts.size(), n);
-                offsets = ctx.allocate(o.byteSize());
-                ctx.copyToDevice(offsets, o, o.byteSize());
+                device[3] = ctx.allocate(o.byteSize());
+                ctx.copyToDevice(device[3], o, o.byteSize());
             }
             ctx.memset8(out, (byte) 0xA5, 4 * n);
-            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, offsets, starts.size(), out, n);
-            checkBigSegmentedSums(out, n, head, false, 5);
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, device[3], starts.size(), out, n);
+            checkBigSegmentedScan(out, n, head, Integer::sum, false, 5);
         } finally {
-            ctx.free(in);
-            ctx.free(out);
-            ctx.free(flags);
-            if (offsets != 0) ctx.free(offsets);
+            for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
     }
 
-    /** Every element of a segmented int32 sum of BigInputs.value against the host's walk (int wrapping). */
-    private void checkBigSegmentedSums(long out, long n, LongPredicate head, boolean inclusive, int init) {
+    /** Every element of a segmented int32 scan of BigInputs.value against the host's walk. */
+    private void checkBigSegmentedScan(long out, long n, LongPredicate head, IntBinaryOperator op, boolean inclusive, int init) {
         int[] acc = {0};
         BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
             for (long j = 0; j < count; j++) {
                 long i = start + j;
                 if (head.test(i)) acc[0] = init;
                 int before = acc[0];
-                acc[0] += BigInputs.value(i);
+                acc[0] = op.applyAsInt(acc[0], BigInputs.value(i));
                 int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
                 if (got != want) fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": expected " + want + ", got " + got);
             }

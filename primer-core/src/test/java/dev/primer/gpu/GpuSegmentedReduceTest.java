@@ -446,7 +446,8 @@ class GpuSegmentedReduceTest {
     @Tag(BigInputs.TAG)
     void rowsAndSegmentsBeyondTwoToThe31() {
         long n = (1L << 31) + 5, peak = (1L << 31) + 1, cols3 = n / 3;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 4 * n + (1L << 30), "needs " + ((4 * n) >> 30) + " GiB of free device memory");
+        long need = 4 * n + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
         long[] offsets = {0, 5, 5, (1L << 31) - 3, (1L << 31) + 2, n};
         // Every range asked for, as [begin, end): the row of n, the three rows, the segments.
         List<long[]> ranges = new ArrayList<>();

@@ -36,6 +36,27 @@ final class RandomHost {
     }
 
     /**
+     * Floats or doubles with integer values in [-8, 8]: while every prefix of a segment stays below
+     * 2^23 in magnitude, every partial sum in any association is exact.
+     */
+    static MemorySegment smallIntegers(MemorySegment segment, DType type, long n, long seed) {
+        long chunks = (n + CHUNK - 1) / CHUNK;
+        LongStream.range(0, chunks).parallel().forEach(c -> {
+            SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + c);
+            long end = Math.min(n, (c + 1) * CHUNK);
+            for (long i = c * CHUNK; i < end; i++) {
+                int v = random.nextInt(-8, 9);
+                switch (type) {
+                    case FLOAT -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, v);
+                    case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+                    default -> throw new IllegalArgumentException("floats only: " + type);
+                }
+            }
+        });
+        return segment;
+    }
+
+    /**
      * The segmented benchmarks' head flags: byte i is 1 with probability 1/1024, else 0. Sequential
      * from one seed (the same flags as before it was shared).
      */
