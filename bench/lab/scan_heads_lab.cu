@@ -8,20 +8,22 @@
 //       .lab/hdr_pf/primer-core/src/main/cuda/device/scan_kernels.cuh
 //   for v in old pf; do nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_$v/primer-core/src/main/cuda -o .lab/heads_$v bench/lab/scan_heads_lab.cu; done
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/heads_new bench/lab/scan_heads_lab.cu
-// Segmented sums (float32, int32, float64, int64), a float32 and an int32 max (what Java's float
-// rules cost the operator) and a float64 forward fill (a user-defined operator declared exact) by
+// Segmented sums (float32, int32, float64, int64, int8), products (int32, int64, int8), a float32
+// and an int32 max (what Java's float rules cost the operator) and a float64 forward fill (a user-defined operator declared exact) by
 // head flags at four densities: about one head in 5, in 1024 (the bench's), in 65536 (most tiles
 // without a head) and none (one segment: "1/0"), at the blocks per SM production uses (scan.cu: 5;
 // GpuCustomScan: 4 for a segmented 8-byte operator). 2^28 - 3 elements of 4 bytes or 2^27 - 3 of 8,
 // every output checked in the first pass (exactly, or float sums within 1e-5 of a float64
 // reference); before that, small and misaligned sizes, inclusive and exclusive with an init.
-// -DTREE_INT_SUMS builds integer sums with the tree look-back (production does so for segmented
-// integer sums and products since the fifteenth suite; the flag is kept to rebuild the drafts below).
+// -DTREE_INT_SUMS gave integer sums the tree look-back before production did (with the headers of
+// d7d034d; with later ones it changes nothing segmented); -DORDERED_EXACT takes the tree away again
+// from production's segmented integer sums and products (WrapsExactly), to time the ordered fold.
+// argv[1]: comma-separated parts of the names to run, e.g. "i8,prod".
 // Tiles without heads (one segment, "1/0"): the look-back's fold of pairs against a fold of bare
 // values, and against a tree for integer sums, built as
 //   mkdir -p .lab/hdr_d7d && git archive d7d034d primer-core/src/main/cuda | tar -x -C .lab/hdr_d7d
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I .lab/hdr_d7d/primer-core/src/main/cuda -o .lab/heads_before bench/lab/scan_heads_lab.cu
-//   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda [-DTREE_INT_SUMS] -o .lab/heads_final bench/lab/scan_heads_lab.cu
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda [-DORDERED_EXACT] -o .lab/heads_final bench/lab/scan_heads_lab.cu
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
