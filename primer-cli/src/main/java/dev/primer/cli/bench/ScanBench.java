@@ -91,9 +91,13 @@ final class ScanBench {
             out[0].copyTo(result);
             String check = checkSegmented(host, flags, result, type, n, exactFloats);
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
-                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about " + (oneIn == LONG_SEGMENTS ? "2^22" : oneIn) + "; " + check + "; "
-                            + buffers + " buffer(s)");
+                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about " + density(oneIn) + "; " + check
+                            + "; " + buffers + " buffer(s)");
         }
+    }
+
+    private static String density(int oneIn) {
+        return oneIn == LONG_SEGMENTS ? "2^22" : String.valueOf(oneIn);
     }
 
     /**
