@@ -4,6 +4,12 @@ import dev.primer.cuda.CudaContext;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.function.IntBinaryOperator;
+import java.util.function.LongPredicate;
+import java.util.function.LongToIntFunction;
+
+import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Device arrays of more than 2^31 elements for the GPU tests, made and checked a chunk at a time:
@@ -51,6 +57,35 @@ final class BigInputs {
                 ctx.copyToDevice(device + elementBytes * start, host, elementBytes * count);
             }
         }
+    }
+
+    /** Fills int32 device array {@code device} of n elements with value(0 .. n-1). */
+    static void uploadInts(CudaContext ctx, long device, long n, LongToIntFunction value) {
+        upload(ctx, device, n, 4, (host, start, count) -> {
+            for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, value.applyAsInt(start + j));
+        });
+    }
+
+    /**
+     * Every element of the int32 scan at {@code out} against the host's left fold of value(i) with
+     * op, restarting from init at each i where head holds (i == 0 at least); inclusive or exclusive.
+     */
+    static void checkIntScan(CudaContext ctx, long out, long n, LongToIntFunction value, IntBinaryOperator op,
+                             LongPredicate head, boolean inclusive, int init) {
+        int[] acc = {init};
+        download(ctx, out, n, 4, (host, start, count) -> {
+            for (long j = 0; j < count; j++) {
+                long i = start + j;
+                if (head.test(i)) acc[0] = init;
+                int before = acc[0];
+                acc[0] = op.applyAsInt(acc[0], value.applyAsInt(i));
+                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
+                if (got != want) {
+                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got)
+                            + ", expected 0x" + Integer.toHexString(want));
+                }
+            }
+        });
     }
 
     /** Reads device array {@code device} of n elements of {@code elementBytes} back a chunk at a time, in order. */

@@ -107,9 +107,7 @@ class GpuCustomReduceTest {
         for (long i = 0; i < n; i++) want = op.applyAsInt(want, BigInputs.affine16(i));
         long in = ctx.allocate(4 * n);
         try {
-            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
-                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.affine16(start + j));
-            });
+            BigInputs.uploadInts(ctx, in, n, BigInputs::affine16);
             assertEquals(want, (int) GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE16, in, n));
         } finally {
             ctx.free(in);

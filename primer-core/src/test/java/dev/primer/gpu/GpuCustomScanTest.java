@@ -131,42 +131,21 @@ class GpuCustomScanTest {
             long in = device[0] = ctx.allocate(4 * n);
             long out = device[1] = ctx.allocate(4 * n);
             long flags = device[2] = ctx.allocate(n);
-            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
-                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.affine16(start + j));
-            });
+            BigInputs.uploadInts(ctx, in, n, BigInputs::affine16);
             BigInputs.upload(ctx, flags, n, 1, (host, start, count) -> {
                 for (long j = 0; j < count; j++) host.set(ValueLayout.JAVA_BYTE, j, (byte) (head.test(start + j) ? 1 : 0));
             });
 
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuCustomScan.scan(ctx, CustomScanOps.AFFINE16, false, init & 0xFFFF_FFFFL, in, out, n);
-            checkLeftFold(ctx, out, n, op, i -> i == 0, false, init);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::affine16, op, i -> i == 0, false, init);
 
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuCustomScan.segmentedScanByFlags(ctx, CustomScanOps.AFFINE16, true, identity & 0xFFFF_FFFFL, in, flags, out, n);
-            checkLeftFold(ctx, out, n, op, head, true, identity);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::affine16, op, head, true, identity);
         } finally {
             for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
-    }
-
-    /** Every element of out against the host's left fold of BigInputs.affine16, restarting from init at each head. */
-    private static void checkLeftFold(CudaContext ctx, long out, long n, IntBinaryOperator op, LongPredicate head,
-                                      boolean inclusive, int init) {
-        int[] acc = {init};
-        BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
-            for (long j = 0; j < count; j++) {
-                long i = start + j;
-                if (head.test(i)) acc[0] = init;
-                int before = acc[0];
-                acc[0] = op.applyAsInt(acc[0], BigInputs.affine16(i));
-                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
-                if (got != want) {
-                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got)
-                            + ", the left fold gives 0x" + Integer.toHexString(want));
-                }
-            }
-        });
     }
 
     @Test

@@ -16,7 +16,6 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.function.IntBinaryOperator;
 import java.util.function.LongPredicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -131,9 +130,7 @@ class GpuScanTest {
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
         long in = ctx.allocate(4 * n), out = ctx.allocate(8 * n);
         try {
-            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
-                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.value(start + j));
-            });
+            BigInputs.uploadInts(ctx, in, n, BigInputs::value);
             ctx.memset8(out, (byte) 0xFF, 8 * n);
             GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 5, in, out, n);
             long[] acc = {5};
@@ -171,9 +168,7 @@ class GpuScanTest {
             long out = device[1] = ctx.allocate(4 * n);
             long flags = device[2] = ctx.allocate(n);
             List<Long> starts = new ArrayList<>();
-            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
-                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_INT, j, BigInputs.value(start + j));
-            });
+            BigInputs.uploadInts(ctx, in, n, BigInputs::value);
             BigInputs.upload(ctx, flags, n, 1, (host, start, count) -> {
                 for (long j = 0; j < count; j++) {
                     boolean h = head.test(start + j);
@@ -185,11 +180,11 @@ class GpuScanTest {
 
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, in, flags, out, n);
-            checkBigSegmentedScan(out, n, head, Integer::sum, true, 0);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::value, Integer::sum, head, true, 0);
 
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.XOR, true, 0, in, flags, out, n);
-            checkBigSegmentedScan(out, n, head, (a, b) -> a ^ b, true, 0);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::value, (a, b) -> a ^ b, head, true, 0);
 
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment o = arena.allocate(8L * (starts.size() + 1), 8);
@@ -200,25 +195,10 @@ class GpuScanTest {
             }
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, device[3], starts.size(), out, n);
-            checkBigSegmentedScan(out, n, head, Integer::sum, false, 5);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::value, Integer::sum, head, false, 5);
         } finally {
             for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
-    }
-
-    /** Every element of a segmented int32 scan of BigInputs.value against the host's walk. */
-    private void checkBigSegmentedScan(long out, long n, LongPredicate head, IntBinaryOperator op, boolean inclusive, int init) {
-        int[] acc = {0};
-        BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
-            for (long j = 0; j < count; j++) {
-                long i = start + j;
-                if (head.test(i)) acc[0] = init;
-                int before = acc[0];
-                acc[0] = op.applyAsInt(acc[0], BigInputs.value(i));
-                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
-                if (got != want) fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": expected " + want + ", got " + got);
-            }
-        });
     }
 
     // ---- int8 ----

@@ -455,17 +455,14 @@ class GpuSegmentedReduceTest {
         for (long r = 0; r < 3; r++) ranges.add(new long[] {r * cols3, (r + 1) * cols3});
         for (int k = 0; k + 1 < offsets.length; k++) ranges.add(new long[] {offsets[k], offsets[k + 1]});
         long[] sum = new long[ranges.size()], max = new long[ranges.size()], argmax = new long[ranges.size()];
-        hostReduce(ranges, i -> i == peak ? 5000 : BigInputs.value(i), sum, max, argmax);
+        LongToIntFunction value = i -> i == peak ? 5000 : BigInputs.value(i);
+        hostReduce(ranges, value, sum, max, argmax);
 
         long in = ctx.allocate(4 * n), out = ctx.allocate(8 * 8);
         try (Arena arena = Arena.ofConfined()) {
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             try {
-                BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
-                    for (long j = 0; j < count; j++) {
-                        host.setAtIndex(ValueLayout.JAVA_INT, j, start + j == peak ? 5000 : BigInputs.value(start + j));
-                    }
-                });
+                BigInputs.uploadInts(ctx, in, n, value);
                 int segments = offsets.length - 1;
                 for (Op op : new Op[] {Op.SUM, Op.MAX, null}) {  // null: argmax
                     long[] got = new long[ranges.size()];

@@ -18,21 +18,15 @@ final class RandomHost {
     private RandomHost() {}
 
     static MemorySegment fill(MemorySegment segment, DType type, long n, long seed) {
-        long chunks = (n + CHUNK - 1) / CHUNK;
-        LongStream.range(0, chunks).parallel().forEach(c -> {
-            SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + c);
-            long end = Math.min(n, (c + 1) * CHUNK);
-            for (long i = c * CHUNK; i < end; i++) {
-                switch (type) {
-                    case FLOAT -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble());
-                    case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextDouble());
-                    case INT -> segment.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt(-1000, 1000));
-                    case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong(-1000, 1000));
-                    case BYTE -> segment.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(-100, 100));
-                }
+        return inChunks(segment, n, seed, (random, i) -> {
+            switch (type) {
+                case FLOAT -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble());
+                case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextDouble());
+                case INT -> segment.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt(-1000, 1000));
+                case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong(-1000, 1000));
+                case BYTE -> segment.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(-100, 100));
             }
         });
-        return segment;
     }
 
     /**
@@ -40,18 +34,26 @@ final class RandomHost {
      * 2^23 in magnitude, every partial sum in any association is exact.
      */
     static MemorySegment smallIntegers(MemorySegment segment, DType type, long n, long seed) {
+        if (!type.isFloatingPoint()) throw new IllegalArgumentException("floats only: " + type);
+        return inChunks(segment, n, seed, (random, i) -> {
+            int v = random.nextInt(-8, 9);
+            if (type == DType.FLOAT) segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, v);
+            else segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+        });
+    }
+
+    /** Sets element i from its chunk's generator. */
+    private interface Element {
+        void set(SplittableRandom random, long i);
+    }
+
+    /** Every element of [0, n), CHUNK at a time in parallel, each chunk with its own generator from seed. */
+    private static MemorySegment inChunks(MemorySegment segment, long n, long seed, Element element) {
         long chunks = (n + CHUNK - 1) / CHUNK;
         LongStream.range(0, chunks).parallel().forEach(c -> {
             SplittableRandom random = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + c);
             long end = Math.min(n, (c + 1) * CHUNK);
-            for (long i = c * CHUNK; i < end; i++) {
-                int v = random.nextInt(-8, 9);
-                switch (type) {
-                    case FLOAT -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, v);
-                    case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
-                    default -> throw new IllegalArgumentException("floats only: " + type);
-                }
-            }
+            for (long i = c * CHUNK; i < end; i++) element.set(random, i);
         });
         return segment;
     }
