@@ -76,6 +76,7 @@ class CupyLib:
     def rows_sum(self, x): return self.xp.sum(x, axis=1)
     def cumsum(self, x): return self.xp.cumsum(x)
     def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
+    def cummax(self, x): return self.xp.maximum.accumulate(x)
     def scalar(self, y): return float(y)
 
 
@@ -151,6 +152,7 @@ class TorchLib:
     def rows_sum(self, x): return self.t.sum(x, dim=1)
     def cumsum(self, x): return self.t.cumsum(x, 0)
     def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
+    def cummax(self, x): return self.t.cummax(x, 0).values  # it writes int64 indices too
     def scalar(self, y): return y.item()
 
 
@@ -283,7 +285,8 @@ def plan(quick, dry):
             ("cumsum_i64", array_op, "cumsum", "int64", (n,)),
             ("cumsum_f64", array_op, "cumsum", "float64", (n,)),
             ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
-            ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,))]
+            ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
+            ("cummax_f32", array_op, "cummax", f32, (n,))]
 
 
 def load_libs(dry):

@@ -65,21 +65,55 @@ template <typename T> struct Prod {
         return T(W(a) * W(b));
     }
 };
+/**
+ * The larger (smaller) of two values that are not NaN, as Java orders them (-0.0 < 0.0). For floats
+ * this is PTX's max (min) instruction, which orders zeros so (PTX ISA, "Floating Point
+ * Instructions: max"); when one operand is NaN it returns the other, so Min and Max test for NaN
+ * first. Written as selects around one instruction, not as java_less under NaN tests, which nvcc
+ * compiled to three branches per combination: scans whose every step waits on the last one (the
+ * segmented float max, a running maximum) paid for them.
+ */
+template <typename T> __device__ __forceinline__ T larger(T a, T b) { return a < b ? b : a; }
+template <typename T> __device__ __forceinline__ T smaller(T a, T b) { return b < a ? b : a; }
+template <> __device__ __forceinline__ float larger<float>(float a, float b) {
+    float r;
+    asm("max.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+template <> __device__ __forceinline__ float smaller<float>(float a, float b) {
+    float r;
+    asm("min.f32 %0, %1, %2;" : "=f"(r) : "f"(a), "f"(b));
+    return r;
+}
+template <> __device__ __forceinline__ double larger<double>(double a, double b) {
+    double r;
+    asm("max.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    return r;
+}
+template <> __device__ __forceinline__ double smaller<double>(double a, double b) {
+    double r;
+    asm("min.f64 %0, %1, %2;" : "=d"(r) : "d"(a), "d"(b));
+    return r;
+}
+
+/** Math.min: a NaN wins (the left one, bits unchanged, when both are), else the smaller; -0.0 < 0.0. */
 template <typename T> struct Min {
     static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }
-    __device__ __forceinline__ T operator()(T a, T b) const {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        return java_less(b, a) ? b : a;
-    }
+    __device__ __forceinline__ T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : smaller(a, b); }
 };
+/** Math.max: a NaN wins (the left one, bits unchanged, when both are), else the larger; -0.0 < 0.0. */
 template <typename T> struct Max {
     static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
-    __device__ __forceinline__ T operator()(T a, T b) const {
-        if (is_nan(a)) return a;
-        if (is_nan(b)) return b;
-        return java_less(a, b) ? b : a;
-    }
+    __device__ __forceinline__ T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : larger(a, b); }
+};
+/** Min and Max for operands known not to be NaN: the bare instruction (scans' NaN fast path). */
+template <typename T> struct MinOfNumbers {
+    static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return smaller(a, b); }
+};
+template <typename T> struct MaxOfNumbers {
+    static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return larger(a, b); }
 };
 template <typename T> struct BitAnd {
     static __device__ __forceinline__ T identity() { return T(~T(0)); }

@@ -61,16 +61,16 @@
 //     0.694. Segmented int8 sums went the other way (0.452 -> 0.535): see TileScanFor.
 // Every way combines in a fixed association (the reduction's for A, the scan's for the outputs),
 // so results are the same bits on every run.
-// Measured dead ends: for plain scans, a tree look-back is no faster than the ordered one; polling two windows per
-// round trip instead of one, sleeping between polls, an L2 prefetch-size hint on the loads: no
-// gain; tile numbers from blockIdx instead of the ticket: +0.5-1% (without the ticket's progress
-// guarantee); one TMA bulk copy per tile in and one bulk store out: slower; starting the load of
-// tile blockIdx.x while the ticket is drawn (and reloading when they differ) misses almost every
-// time. Persistent blocks were slower however they draw their next tile: double-buffered, drawn at
-// the tile's start or during its look-back, 2-2.5x slower (a tile drawn as "next" publishes nothing
-// until its block is done with the current one, and later tiles wait on it); drawn as the stores
-// start, 3% slower (the look-back wait grows to 8 us). (Labs: bench/lab/scan_lab.cu,
-// scan_bulk_lab.cu; results in bench/results/2026-11-21-nvidia-h200-lab.md.)
+// Measured dead ends: for plain scans, a tree look-back is no faster than the ordered one;
+// polling two windows per round trip instead of one, sleeping between polls, an L2 prefetch-size
+// hint on the loads: no gain; tile numbers from blockIdx instead of the ticket: +0.5-1% (without
+// the ticket's progress guarantee); one TMA bulk copy per tile in and one bulk store out: slower;
+// starting the load of tile blockIdx.x while the ticket is drawn (and reloading when they differ)
+// misses almost every time. Persistent blocks were slower however they draw their next tile:
+// double-buffered, drawn at the tile's start or during its look-back, 2-2.5x slower (a tile drawn
+// as "next" publishes nothing until its block is done with the current one, and later tiles wait
+// on it); drawn as the stores start, 3% slower (the look-back wait grows to 8 us). (Labs:
+// bench/lab/scan_lab.cu, scan_bulk_lab.cu; results in bench/results/2026-11-21-nvidia-h200-lab.md.)
 //
 // PREFETCH AHEAD (plain scans, sm_90+). As thread 0 draws tile t it asks L2 for the input of tile
 // t + PREFETCH_TILES_AHEAD (4 MB ahead) with one bulk prefetch: no registers, shared memory or
@@ -115,9 +115,9 @@
 // turns up within them the warp starts again from the nearest window (tile i - 1 reaches P
 // eventually, so this terminates).
 // Min and max get the same bits from any association and combine each window as a tree instead
-// (TreeLookback below): a Java-semantics float max is ~10 dependent instructions per step, and
-// folding it serially halved the throughput on an H200 (1.2 vs 2.2 TB/s); for sums, products and
-// bitwise operators the fold is as fast as a tree.
+// (TreeLookback below): a Java-semantics float max was ~10 dependent instructions per step, and
+// folding it serially halved the throughput on an H200 (1.2 vs 2.2 TB/s; it is three now, ops.cuh);
+// for sums, products and bitwise operators the fold is as fast as a tree.
 //
 // STATUS WORDS (scratch, one 128-byte line per tile at a fixed stride, after a 16-byte header
 // holding the tile counter): { u64 word; u64 high; padding }. One tile per line: tiles whose words
@@ -155,12 +155,12 @@
 // elements, ms before -> after (bench/lab/scan_heads_lab.cu): float64 sums 0.998 -> 0.669 / 0.683
 // / 0.698, int64 0.988 -> 0.725 / 0.721 / 0.729, float32 0.739 -> 0.681 / 0.684 / 0.686, int32
 // 0.761 -> 0.688 / 0.690 / 0.696 (the ordered look-back had been their gap: a float64 forward
-// fill, whose windows combine as a tree, already took 0.69); float32 max (its operator's work)
-// unchanged. Where tiles hold no head, their look-back still folds the A's after the nearest P; as
-// no A holds a head, it folds their bare values (the segmented lookback_ordered), or combines
-// them as a tree for integer sums and products (TreeLookback). One segment of 2^27 8-byte or
-// 2^28 4-byte elements, ms: float64 sums 1.003 -> 0.698, int64 1.001 -> 0.723, float32 0.740 ->
-// 0.705, int32 0.761 -> 0.709 (lab, same file).
+// fill, whose windows combine as a tree, already took 0.69); float32 max (its operator's work,
+// see ops.cuh Max) unchanged. Where tiles hold no head, their look-back still folds the A's after
+// the nearest P; as no A holds a head, it folds their bare values (the segmented
+// lookback_ordered), or combines them as a tree for integer sums and products (TreeLookback).
+// One segment of 2^27 8-byte or 2^28 4-byte elements, ms: float64 sums 1.003 -> 0.697, int64
+// 1.001 -> 0.729, float32 0.740 -> 0.707, int32 0.761 -> 0.715 (lab, same file).
 //
 // This header is self-contained (ops.cuh, warp/, block/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -256,10 +256,11 @@ template <> struct WrapsExactly<Prod<long long>> { static constexpr bool value =
 /**
  * Whether the look-back combines each window as a tree rather than folding in order. Allowed only
  * for exactly associative operators (any association gives the same bits); worth it only where one
- * operation is expensive: Java-semantics min/max (NaN and -0.0 tests), and segmented integer sums
- * and products (2^27 int64 sums in one segment: 0.777 ms folded on bare values, 0.723 as a tree;
- * int32 and with heads no difference; bench/lab/scan_heads_lab.cu). Plain integer sums, products
- * and bitwise operators are exact too, but fold as fast in order and with fewer registers.
+ * operation is expensive: Java-semantics min/max (NaN tests around the max), and segmented integer
+ * sums and products (2^27 int64 sums in one segment, draft builds: 0.777 ms folded on bare values,
+ * 0.723 as a tree, 0.729 in the final build; int32 and with heads no difference;
+ * bench/lab/scan_heads_lab.cu). Plain integer sums, products and bitwise operators are exact too,
+ * but fold as fast in order and with fewer registers.
  */
 template <typename Op> struct TreeLookback { static constexpr bool value = false; };
 template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value = true; };  // a selection: exact
@@ -279,13 +280,30 @@ template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool valu
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
 
-/** Commutative operators of one instruction (Java's float min and max test NaN and -0.0 as well). */
+/** Commutative operators of one instruction (Java's float min and max also test for NaN). */
 template <typename Op> struct OneInstruction { static constexpr bool value = false; };
 template <typename T> struct OneInstruction<Sum<T>> { static constexpr bool value = true; };
 template <typename T> struct OneInstruction<Prod<T>> { static constexpr bool value = true; };
 template <typename T> struct OneInstruction<BitAnd<T>> { static constexpr bool value = true; };
 template <typename T> struct OneInstruction<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool value = true; };
+
+/**
+ * An operator's form for operands that are not NaN, where it is cheaper (device_scan's NAN FAST
+ * PATH): Java's float min and max as the bare PTX instruction. Elsewhere the operator itself.
+ */
+template <typename Op> struct NaNFreeForm {
+    using type = Op;
+    static constexpr bool CHEAPER = false;
+};
+template <typename FastOp> struct CheaperWithoutNaN {
+    using type = FastOp;
+    static constexpr bool CHEAPER = true;
+};
+template <> struct NaNFreeForm<Min<float>> : CheaperWithoutNaN<MinOfNumbers<float>> {};
+template <> struct NaNFreeForm<Max<float>> : CheaperWithoutNaN<MaxOfNumbers<float>> {};
+template <> struct NaNFreeForm<Min<double>> : CheaperWithoutNaN<MinOfNumbers<double>> {};
+template <> struct NaNFreeForm<Max<double>> : CheaperWithoutNaN<MaxOfNumbers<double>> {};
 
 /**
  * How a tile is scanned (THREE WAYS above): EARLY_AGGREGATE for 4-byte values of 4-byte input under
@@ -526,7 +544,7 @@ __device__ __forceinline__ V lookback_ordered(const TileStatus<V>& status, long 
  * (a tile whose aggregate holds one publishes it as its P at once: device_scan's look_back), so
  * every pair after the P has head 0, and (v, h) op (w, 0) = (v op w, h): the fold's chain is the
  * operator alone, without the pair's select. Same bits as lookback_ordered; 2^27 float64 sums in
- * one segment 1.003 -> 0.698 ms (bench/lab/scan_heads_lab.cu).
+ * one segment 1.003 -> 0.697 ms (bench/lab/scan_heads_lab.cu).
  */
 template <int WINDOWS, typename T, typename Op>
 __device__ __forceinline__ Segmented<T> lookback_ordered(const TileStatus<Segmented<T>>& status, long long tile,
@@ -939,36 +957,49 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    // A chunk's inclusive scan, in registers. Elements past the end are the identity (they only
-    // feed outputs that are not stored, and the last tile's status, which nobody reads). Elements
-    // before in[0] (only in tile 0's first chunk) are skipped, not combined: `skip` of them.
-    auto scan_chunk = [&](int r, Acc (&a)[VEC], int& skip) {
+    // The operators, or with `fast` their NaN-free forms (NAN FAST PATH below). `fast` is a constant
+    // wherever these are called, so each call compiles to one of the two. (A bool rather than an
+    // operator argument: nvcc 13.0's front end crashed on the generic lambdas that took one.)
+    const typename NaNFreeForm<Op>::type fast_op{};
+    const typename NaNFreeForm<ScanOp>::type fast_scan_op{};
+    auto base = [&](bool fast, V x, V y) -> V { return fast ? fast_op(x, y) : op(x, y); };
+    auto combine = [&](bool fast, Acc x, Acc y) -> Acc { return fast ? fast_scan_op(x, y) : scan_op(x, y); };
+
+    // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
+    // NaN (else false). Elements past the end are the identity (they only feed outputs that are not
+    // stored, and the last tile's status, which nobody reads). Elements before in[0] (only in tile
+    // 0's first chunk) are skipped, not combined: `skip` of them.
+    auto scan_chunk_with = [&](bool fast, int r, Acc (&a)[VEC], int& skip) -> bool {
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
         const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
         skip = r == 0 && valid ? __ffs(valid) - 1 : 0;  // rows after the first never start before in[0]
+        bool nan = false;
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             const bool is_valid = (valid >> k) & 1u;
             const V v = is_valid ? (V)x[k] : Op::identity();
+            if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                a[k] = Acc{head ? base(fast, init, v) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
             }
-            if (k > skip) a[k] = scan_op(a[k - 1], a[k]);
+            if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
         }
+        return nan;
     };
+    auto scan_chunk = [&](int r, Acc (&a)[VEC], int& skip) { scan_chunk_with(false, r, a, skip); };
 
     // One chunk's outputs, from what precedes the chunk.
-    auto store_chunk_outputs = [&](int r, const Acc (&a)[VEC], int skip, Acc chunk_prefix) {
+    auto store_chunk_outputs_with = [&](bool fast, int r, const Acc (&a)[VEC], int skip, Acc chunk_prefix) {
         OutT o[VEC];
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             Acc result;
-            if (inclusive) result = scan_op(chunk_prefix, a[k]);
-            else result = k <= skip ? chunk_prefix : scan_op(chunk_prefix, a[k - 1]);
+            if (inclusive) result = combine(fast, chunk_prefix, a[k]);
+            else result = k <= skip ? chunk_prefix : combine(fast, chunk_prefix, a[k - 1]);
             if constexpr (SEGMENTED) {
                 const bool head = ((row_heads(r) >> k) & 1u) && k >= skip;  // a segment starts here
                 o[k] = (OutT)(!inclusive && head ? init : result.value);
@@ -977,6 +1008,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             }
         }
         scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+    };
+    auto store_chunk_outputs = [&](int r, const Acc (&a)[VEC], int skip, Acc chunk_prefix) {
+        store_chunk_outputs_with(false, r, a, skip, chunk_prefix);
     };
 
     // FOLD (int8, 16 items a chunk): a chunk is not scanned into 16 partials that wait for its
@@ -1047,12 +1081,27 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
+    // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float min and max, NaNFreeForm): each
+    // warp reduces its data with the bare instruction first, noting whether it read a NaN, and
+    // reduces again with the operator if it did; then a warp whose data held no NaN, under an init
+    // and a carried prefix that are not NaN, meets no NaN at all and scans its rows with the bare
+    // instruction, any other with the operator. Both give the same bits where no operand is NaN,
+    // so the outputs are the operator's, on every run. 2^28 float32 or 2^27 float64, ms
+    // (bench/lab/minmax_lab.cu): max 0.674 -> 0.570 (90% of the copy; 0.557 with the bare
+    // instruction alone, wrong for NaN), float64 0.863 -> 0.642. The exact rows go one at a time:
+    // the compiler overlapped them with the fast ones and spilled. Segmented scans keep the
+    // operator: with a fast path their registers overflowed or, one row at a time, they gained
+    // 0-11% (float32 1.128 -> 1.066-1.231 ms, float64 1.554 -> 1.291-1.409).
+    constexpr bool NAN_FAST =
+        NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD && !SEGMENTED;
+    const bool init_is_nan = is_nan(init);
+    bool warp_nan = init_is_nan;  // NAN_FAST: whether the warp's data or the init holds a NaN (in every lane)
+
     // Each warp's total, left in shared memory. Commutative operators: each thread folds its chunks
     // (rows in any order) and the warp reduces its lanes' totals by a butterfly. The others keep
     // index order: a warp's chunks in row-major order are its items in order, which is the order
     // warp_reduce_rows_ordered combines them in (ROWS + 4 shuffles instead of 5 a row).
-    auto reduce_warps = [&]() {
-        Acc warp_total;
+    auto warp_total_with = [&](bool fast, bool& nan) -> Acc {
         if constexpr (Commutative<ScanOp>::value) {
             Acc thread_total;
 #pragma unroll
@@ -1063,16 +1112,24 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 } else {
                     Acc a[VEC];
                     int skip;
-                    scan_chunk(r, a, skip);
-                    thread_total = r == 0 ? a[VEC - 1] : scan_op(thread_total, a[VEC - 1]);
+                    nan |= scan_chunk_with(fast, r, a, skip);
+                    thread_total = r == 0 ? a[VEC - 1] : combine(fast, thread_total, a[VEC - 1]);
                 }
             }
-            warp_total = warp_reduce(thread_total, scan_op);
+            return fast ? warp_reduce(thread_total, fast_scan_op) : warp_reduce(thread_total, scan_op);
         } else {
-            Acc chunk_totals[ROWS];
+            Acc chunk_totals[ROWS];  // (no NaN fast path: that is for commutative operators)
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) chunk_totals[r] = chunk_total(r);
-            warp_total = warp_reduce_rows_ordered(chunk_totals, scan_op);
+            return warp_reduce_rows_ordered(chunk_totals, scan_op);
+        }
+    };
+    auto reduce_warps = [&]() {
+        bool nan = init_is_nan;
+        Acc warp_total = warp_total_with(NAN_FAST, nan);
+        if constexpr (NAN_FAST) {
+            warp_nan = __any_sync(0xffffffffu, nan);
+            if (warp_nan) warp_total = warp_total_with(false, nan);
         }
         if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
@@ -1109,22 +1166,44 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
         __syncthreads();
         Acc carry = s.totals.before_warp[warp];
-        // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at 6
-        // blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
-#pragma unroll (FOLD ? 1 : ROWS)
-        for (int r = 0; r < ROWS; ++r) {
-            Acc row_total;
-            if constexpr (FOLD) {
-                const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                fold_chunk_outputs(r, chunk_prefix);
-            } else {
+        if constexpr (NAN_FAST) {
+            auto scan_row = [&](bool fast, int r) {
                 Acc a[VEC];
                 int skip;
-                scan_chunk(r, a, skip);
-                const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
-                store_chunk_outputs(r, a, skip, chunk_prefix);
+                Acc row_total;
+                scan_chunk_with(fast, r, a, skip);
+                const Acc chunk_prefix = fast ? warp_exclusive_scan(a[VEC - 1], fast_scan_op, carry, row_total)
+                                              : warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
+                store_chunk_outputs_with(fast, r, a, skip, chunk_prefix);
+                carry = combine(fast, carry, row_total);
+            };
+            if (!warp_nan && !is_nan(carry)) {
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) scan_row(true, r);
+            } else {
+                // One row at a time: unrolled, the compiler overlapped these rows with the fast
+                // ones and spilled.
+#pragma unroll 1
+                for (int r = 0; r < ROWS; ++r) scan_row(false, r);
             }
-            carry = scan_op(carry, row_total);
+        } else {
+            // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at
+            // 6 blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
+#pragma unroll (FOLD ? 1 : ROWS)
+            for (int r = 0; r < ROWS; ++r) {
+                Acc row_total;
+                if constexpr (FOLD) {
+                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    fold_chunk_outputs(r, chunk_prefix);
+                } else {
+                    Acc a[VEC];
+                    int skip;
+                    scan_chunk(r, a, skip);
+                    const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
+                    store_chunk_outputs(r, a, skip, chunk_prefix);
+                }
+                carry = scan_op(carry, row_total);
+            }
         }
     } else {
         if constexpr (HOW == TileScan::EARLY_AGGREGATE) {

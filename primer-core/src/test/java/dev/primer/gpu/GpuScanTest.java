@@ -299,6 +299,128 @@ class GpuScanTest {
         };
     }
 
+    /**
+     * One NaN with a payload of its own (a quiet positive one, a signaling negative one) among random
+     * values, several tiles in: from it to the end of its segment every MIN and MAX output is that
+     * NaN, bit for bit, as Math.min and Math.max return it; before it, and in later segments, the
+     * running extreme, signed zeros included. A NaN init, over data without NaN, is every output.
+     * (Plain scans of these take a fast path wherever a warp meets no NaN: this is its way back.)
+     */
+    @Test
+    void minAndMaxKeepTheBitsOfTheirNaN() {
+        long n = 100_003, nanAt = 40_009;
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            long[] nans = type == DType.FLOAT ? new long[] {0x7FC0_1234L, 0xFF80_0001L}
+                    : new long[] {0x7FF8_0000_0012_3456L, 0xFFF0_0000_0000_0001L};
+            for (long nan : nans) {
+                for (Op op : new Op[] {Op.MIN, Op.MAX}) {
+                    checkNaNBits(type, op, nan, n, nanAt, false);
+                    checkNaNBits(type, op, nan, n, nanAt, true);
+                    checkNaNInit(type, op, nan, n);
+                }
+            }
+        }
+    }
+
+    private static void checkNaNBits(DType type, Op op, long nan, long n, long nanAt, boolean segmented) {
+        String what = type + " " + op + (segmented ? " segmented" : "") + " NaN 0x" + Long.toHexString(nan);
+        boolean single = type == DType.FLOAT;
+        long size = type.byteSize();
+        SplittableRandom random = new SplittableRandom(nan ^ op.ordinal());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = arena.allocate(size * n, 8);
+            byte[] heads = new byte[(int) n];
+            for (long i = 0; i < n; i++) {
+                double v = random.nextInt(50) == 0 ? -0.0 : random.nextInt(50) == 0 ? 0.0 : random.nextDouble(-1000, 1000);
+                if (single) x.setAtIndex(ValueLayout.JAVA_INT, i, Float.floatToRawIntBits((float) v));
+                else x.setAtIndex(ValueLayout.JAVA_LONG, i, Double.doubleToRawLongBits(v));
+                if (segmented && random.nextInt(5000) == 0) heads[(int) i] = 1;
+            }
+            if (single) x.setAtIndex(ValueLayout.JAVA_INT, nanAt, (int) nan);
+            else x.setAtIndex(ValueLayout.JAVA_LONG, nanAt, nan);
+            if (segmented) heads[(int) (nanAt + 30_000)] = 1;  // the NaN's segment ends before the array does
+
+            long init = GpuScan.identityBits(type, op);
+            long in = ctx.allocate(size * n), out = ctx.allocate(size * n), flags = ctx.allocate(n);
+            try {
+                ctx.copyToDevice(in, x, size * n);
+                ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
+                ctx.memset8(out, (byte) 0xFF, size * n);
+                if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, true, init, in, flags, out, n);
+                else GpuScan.scan(ctx, type, type, op, true, init, in, out, n);
+                MemorySegment got = arena.allocate(size * n, 8);
+                ctx.copyToHost(got, out, size * n);
+
+                long running = init;
+                boolean nanSeen = false;
+                for (long i = 0; i < n; i++) {
+                    if (heads[(int) i] != 0) {
+                        running = init;
+                        nanSeen = false;
+                    }
+                    long bits = single ? x.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : x.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    if (!nanSeen && bits == nan) {
+                        nanSeen = true;
+                        running = nan;
+                    } else if (!nanSeen) {
+                        running = single
+                                ? Float.floatToRawIntBits(extreme(op, Float.intBitsToFloat((int) running), Float.intBitsToFloat((int) bits)))
+                                        & 0xFFFF_FFFFL
+                                : Double.doubleToRawLongBits(extreme(op, Double.longBitsToDouble(running), Double.longBitsToDouble(bits)));
+                    }
+                    long g = single ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    if (g != running) {
+                        fail(what + ": element " + i + " expected bits 0x" + Long.toHexString(running) + ", got 0x" + Long.toHexString(g));
+                    }
+                }
+                assertTrue(nanSeen || segmented, what + ": the NaN was never reached");
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+                ctx.free(flags);
+            }
+        }
+    }
+
+    /** A NaN init and no NaN in the data: every output of a plain scan, inclusive or exclusive, is the init's bits. */
+    private static void checkNaNInit(DType type, Op op, long nan, long n) {
+        long size = type.byteSize();
+        SplittableRandom random = new SplittableRandom(nan + op.ordinal());
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment x = arena.allocate(size * n, 8);
+            for (long i = 0; i < n; i++) {
+                double v = random.nextDouble(-1000, 1000);
+                if (type == DType.FLOAT) x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) v);
+                else x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+            }
+            long in = ctx.allocate(size * n), out = ctx.allocate(size * n);
+            try {
+                ctx.copyToDevice(in, x, size * n);
+                for (boolean inclusive : new boolean[] {true, false}) {
+                    ctx.memset8(out, (byte) 0xFF, size * n);
+                    GpuScan.scan(ctx, type, type, op, inclusive, nan, in, out, n);
+                    MemorySegment got = arena.allocate(size * n, 8);
+                    ctx.copyToHost(got, out, size * n);
+                    for (long i = 0; i < n; i++) {
+                        long g = type == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL
+                                : got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                        if (g != nan) {
+                            fail(type + " " + op + (inclusive ? " inclusive" : " exclusive") + " init NaN 0x" + Long.toHexString(nan)
+                                    + ": element " + i + " is 0x" + Long.toHexString(g));
+                        }
+                    }
+                }
+            } finally {
+                ctx.free(in);
+                ctx.free(out);
+            }
+        }
+    }
+
+    private static float extreme(Op op, float a, float b) { return op == Op.MIN ? Math.min(a, b) : Math.max(a, b); }
+
+    private static double extreme(Op op, double a, double b) { return op == Op.MIN ? Math.min(a, b) : Math.max(a, b); }
+
     // ---- segmented ----
 
     @Test

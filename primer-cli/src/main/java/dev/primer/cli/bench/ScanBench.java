@@ -25,7 +25,9 @@ import java.util.Locale;
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
- * stand alone.
+ * stand alone. cummax_f32 and segscan_max_f32 (a head in about 1024) are inclusive MAX scans of
+ * float32, every element checked against Math.max exactly; cummax_f32 pairs with torch.cummax
+ * (which also writes an int64 index per element) and CuPy's maximum.accumulate.
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -50,6 +52,7 @@ final class ScanBench {
                 scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
+                scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
                 segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
@@ -57,18 +60,23 @@ final class ScanBench {
                 segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
-                segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS));
+                segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS),
+                segmented(s, "segscan_max_f32", Op.MAX, DType.FLOAT, SHORT_SEGMENTS));
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
-        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, type, oneIn));
+        return segmented(s, name, Op.SUM, type, oneIn);
     }
 
-    private static BenchRecord measureSegmented(BenchSetup s, String name, DType type, int oneIn) {
+    private static BenchRecord segmented(BenchSetup s, String name, Op op, DType type, int oneIn) {
+        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, op, type, oneIn));
+    }
+
+    private static BenchRecord measureSegmented(BenchSetup s, String name, Op op, DType type, int oneIn) {
         long n = s.n(), bytes = n * type.byteSize();
         int buffers = s.buffersFor(2 * bytes + n);
         Backend backend = s.gpu().backend();
-        long identity = Reductions.identityBits(type, Op.SUM);
+        long identity = Reductions.identityBits(type, op);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             boolean exactFloats = oneIn == LONG_SEGMENTS && type.isFloatingPoint();
             MemorySegment host = exactFloats ? RandomHost.smallIntegers(arena.allocate(bytes, 64), type, n, 67)
@@ -85,13 +93,13 @@ final class ScanBench {
             }
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
-                    i -> backend.segmentedScanByFlags(in[i % buffers], heads[i % buffers], out[i % buffers], Op.SUM, true, identity));
+                    i -> backend.segmentedScanByFlags(in[i % buffers], heads[i % buffers], out[i % buffers], op, true, identity));
             s.ctx().synchronize();
             MemorySegment result = arena.allocate(bytes, 64);
             out[0].copyTo(result);
-            String check = checkSegmented(host, flags, result, type, n, exactFloats);
+            String check = op == Op.MAX ? checkFloatMax(host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
-                    !check.startsWith("FAILED"), "inclusive SUM by head flags, a head in about " + density(oneIn) + "; " + check
+                    !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
                             + "; " + buffers + " buffer(s)");
         }
     }
@@ -141,17 +149,40 @@ final class ScanBench {
         return wrong == 0 ? "ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
 
-    private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
-        String dtype = inType == outType ? inType.toString() : inType + "->" + outType;
-        return Guard.run(s, GROUP, name, dtype, String.valueOf(s.n()), () -> measure(s, name, dtype, inType, outType));
+    /**
+     * Every element of a float32 inclusive MAX scan against Math.max folded on the host, bit for bit,
+     * restarting at each head ({@code flags} null: one segment).
+     */
+    private static String checkFloatMax(MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
+        long wrong = 0, firstWrong = -1;
+        float running = Float.NEGATIVE_INFINITY;
+        for (long i = 0; i < n; i++) {
+            if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) running = Float.NEGATIVE_INFINITY;
+            running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+            if (Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(running)
+                    && wrong++ == 0) {
+                firstWrong = i;
+            }
+        }
+        String what = n + " elements exact (Math.max)";
+        return wrong == 0 ? "ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
 
-    private static BenchRecord measure(BenchSetup s, String name, String dtype, DType inType, DType outType) {
+    private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
+        return scan(s, name, Op.SUM, inType, outType);
+    }
+
+    private static BenchRecord scan(BenchSetup s, String name, Op op, DType inType, DType outType) {
+        String dtype = inType == outType ? inType.toString() : inType + "->" + outType;
+        return Guard.run(s, GROUP, name, dtype, String.valueOf(s.n()), () -> measure(s, name, op, dtype, inType, outType));
+    }
+
+    private static BenchRecord measure(BenchSetup s, String name, Op op, String dtype, DType inType, DType outType) {
         long n = s.n();
         long inBytes = n * inType.byteSize(), outBytes = n * outType.byteSize();
         int buffers = s.buffersFor(inBytes + outBytes);
         Backend backend = s.gpu().backend();
-        long identity = Reductions.identityBits(outType, Op.SUM);
+        long identity = Reductions.identityBits(outType, op);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = RandomHost.fill(arena.allocate(inBytes, 64), inType, n, 61);
             DeviceArray[] in = new DeviceArray[buffers];
@@ -163,15 +194,16 @@ final class ScanBench {
             }
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
-                    i -> backend.scan(in[i % buffers], out[i % buffers], Op.SUM, true, identity));
+                    i -> backend.scan(in[i % buffers], out[i % buffers], op, true, identity));
             s.ctx().synchronize();
 
             MemorySegment result = arena.allocate(outBytes, 64);
             out[0].copyTo(result);
-            String check = check(host, inType, result, outType, n);
+            String check = op == Op.MAX ? checkFloatMax(host, null, result, n) : check(host, inType, result, outType, n);
             boolean ok = !check.startsWith("FAILED");
             return BenchRecord.measured(GROUP, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
-                    "inclusive SUM; " + check + "; " + buffers + " buffer(s)");
+                    "inclusive " + op + (op == Op.MAX ? " (torch.cummax also writes an int64 index per element)" : "") + "; "
+                            + check + "; " + buffers + " buffer(s)");
         }
     }
 

@@ -1,0 +1,348 @@
+// Scan lab: Java's float min and max as scan operators. Until this lab, ops.cuh's Min and Max tested
+// NaN and then java_less (a < b, or equal with a = -0.0), which nvcc compiled to three branches per
+// combination, and segmented float32 max scans ran at 37% of the copy (scan_heads_lab.cu). Now they
+// select around PTX's max/min instruction, which orders -0.0 below 0.0. This lab keeps the branchy
+// form as BranchyMax/BranchyMin and times both in one binary, plain and segmented (a head in about
+// 1024), float32 and float64, at production's tile shapes and blocks per SM (scan.cu). First it
+// checks both forms against a host Math.max/Math.min (written out as Java's source does it) on
+// every pair of special values (zeros of both signs, infinities, subnormals, NaNs of several
+// payloads and both signs), bit for bit; then scans of small and misaligned sizes with NaNs and
+// signed zeros in the data, and every output of the timed scans. Since the NaN fast path of plain
+// scans (scan_kernels.cuh), the production rows ("scan f32 max", ...) take it; the small sizes'
+// NaNs and NaN init send warps back to the operator, and the "nan-unsafe" rows time the bare
+// instruction alone, the bound for any such path (right only without NaN: the timed data has none).
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
+// argv[1]: comma-separated parts of the row names to run, e.g. "f32,seg".
+// Design measurements; a standalone harness, not built by Maven.
+#include "device/scan_kernels.cuh"
+#include "lab_common.cuh"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+using namespace primer;
+
+/** The operators before this lab. */
+template <typename T> struct BranchyMin {
+    static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return java_less(b, a) ? b : a;
+    }
+};
+template <typename T> struct BranchyMax {
+    static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const {
+        if (is_nan(a)) return a;
+        if (is_nan(b)) return b;
+        return java_less(a, b) ? b : a;
+    }
+};
+/** The bound for any NaN fast path: PTX's max alone, right only where no operand is NaN. */
+template <typename T> struct NaNUnsafeMax {
+    static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
+    __device__ __forceinline__ T operator()(T a, T b) const { return larger(a, b); }
+};
+namespace primer {  // the traits production gives Min and Max
+template <typename T> struct TreeLookback<NaNUnsafeMax<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<NaNUnsafeMax<T>> { static constexpr bool value = true; };
+template <typename T> struct TreeLookback<BranchyMin<T>> { static constexpr bool value = true; };
+template <typename T> struct TreeLookback<BranchyMax<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<BranchyMin<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<BranchyMax<T>> { static constexpr bool value = true; };
+}  // namespace primer
+
+// ---- the host's Math.max / Math.min, as Java's source writes them ----
+
+template <typename T> static bool neg_zero(T x) { return x == 0 && std::signbit(x); }
+template <typename T> static T java_max(T a, T b) {
+    if (a != a) return a;
+    if (a == 0 && b == 0 && neg_zero(a)) return b;
+    return a >= b ? a : b;
+}
+template <typename T> static T java_min(T a, T b) {
+    if (a != a) return a;
+    if (a == 0 && b == 0 && neg_zero(b)) return b;
+    return a <= b ? a : b;
+}
+template <typename Op> struct IsMax { static constexpr bool value = false; };
+template <typename T> struct IsMax<Max<T>> { static constexpr bool value = true; };
+template <typename T> struct IsMax<BranchyMax<T>> { static constexpr bool value = true; };
+template <typename T> struct IsMax<NaNUnsafeMax<T>> { static constexpr bool value = true; };
+template <typename Op, typename T> static T host_op(T a, T b) { return IsMax<Op>::value ? java_max(a, b) : java_min(a, b); }
+template <typename Op, typename T> static T host_identity() {
+    if constexpr (std::is_integral<T>::value) return IsMax<Op>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
+    else return IsMax<Op>::value ? -INFINITY : INFINITY;
+}
+
+template <typename T> static uint64_t bits(T v) {
+    uint64_t b = 0;
+    std::memcpy(&b, &v, sizeof(T));
+    return b;
+}
+template <typename T> static T from_bits(uint64_t b) {
+    T v;
+    std::memcpy(&v, &b, sizeof(T));
+    return v;
+}
+
+// ---- 1. the operator on every pair of special values ----
+
+template <typename Op, typename T>
+__global__ void k_pairs(const T* v, int m, T* out) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < m * m) out[i] = Op{}(v[i / m], v[i % m]);
+}
+
+template <typename T> static std::vector<T> specials() {
+    std::vector<uint64_t> b;
+    if (sizeof(T) == 4) {
+        b = {0x00000000, 0x80000000, 0x3f800000, 0xbf800000, 0x3fc00000, 0xc0200000, 0x7f800000, 0xff800000,
+             0x7f7fffff, 0xff7fffff, 0x00000001, 0x80000001, 0x00800000, 0x7fc00000, 0x7f800001, 0xffc00000,
+             0xffffffff, 0x7fc12345, 0xff812345};
+    } else {
+        b = {0x0ULL, 0x8000000000000000ULL, 0x3ff0000000000000ULL, 0xbff0000000000000ULL, 0x3ff8000000000000ULL,
+             0xc004000000000000ULL, 0x7ff0000000000000ULL, 0xfff0000000000000ULL, 0x7fefffffffffffffULL,
+             0xffefffffffffffffULL, 0x1ULL, 0x8000000000000001ULL, 0x0010000000000000ULL, 0x7ff8000000000000ULL,
+             0x7ff0000000000001ULL, 0xfff8000000000000ULL, 0xffffffffffffffffULL, 0x7ff8000012345678ULL,
+             0xfff0000012345678ULL};
+    }
+    std::vector<T> v;
+    for (uint64_t x : b) v.push_back(from_bits<T>(x));
+    return v;
+}
+
+template <typename Op, typename T> static long long check_pairs(const char* name) {
+    const std::vector<T> v = specials<T>();
+    const int m = (int)v.size();
+    T *dv, *dout;
+    CK(cudaMalloc(&dv, m * sizeof(T)));
+    CK(cudaMalloc(&dout, m * m * sizeof(T)));
+    CK(cudaMemcpy(dv, v.data(), m * sizeof(T), cudaMemcpyHostToDevice));
+    CK(cudaMemset(dout, 0xa5, m * m * sizeof(T)));
+    k_pairs<Op, T><<<(m * m + 255) / 256, 256>>>(dv, m, dout);
+    CK(cudaGetLastError());
+    std::vector<T> got(m * m);
+    CK(cudaMemcpy(got.data(), dout, m * m * sizeof(T), cudaMemcpyDeviceToHost));
+    long long bad = 0;
+    for (int i = 0; i < m * m; ++i) {
+        const T want = host_op<Op, T>(v[i / m], v[i % m]);
+        if (bits(got[i]) != bits(want)) {
+            if (bad < 5) printf("  %s(%llx, %llx) = %llx, Java gives %llx\n", name, (unsigned long long)bits(v[i / m]),
+                                (unsigned long long)bits(v[i % m]), (unsigned long long)bits(got[i]), (unsigned long long)bits(want));
+            ++bad;
+        }
+    }
+    printf("pairs %-16s %d x %d: %s\n", name, m, m, bad ? "WRONG" : "ok");
+    CK(cudaFree(dv));
+    CK(cudaFree(dout));
+    return bad;
+}
+
+// ---- 2. scans ----
+
+template <typename T, bool SEG> using Shape = ScanShape<T, SEG>;
+
+template <int MINB, bool SEG, typename T, typename Op>
+__global__ void __launch_bounds__(256, MINB) k_scan(const T* in, const signed char* flags, T* out, long long n, long long tiles,
+                                                     long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
+    if constexpr (SEG) {
+        device_scan<Shape<T, true>::BLOCK_THREADS, Shape<T, true>::ROWS, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch,
+                                                                                  epoch, FlagHeads{flags});
+    } else {
+        device_scan<Shape<T, false>::BLOCK_THREADS, Shape<T, false>::ROWS, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch,
+                                                                                    epoch, NoHeads{});
+    }
+}
+
+static const char* only = nullptr;
+static bool selected(const char* name) {
+    if (!only) return true;
+    std::string list(only);
+    for (size_t start = 0; start <= list.size();) {
+        const size_t end = std::min(list.find(',', start), list.size());
+        if (end > start && std::strstr(name, list.substr(start, end - start).c_str())) return true;
+        start = end + 1;
+    }
+    return false;
+}
+
+static unsigned char* scratch;
+static unsigned epoch_counter = 0;
+static signed char* flags_dev;
+static std::vector<signed char> flags_host;
+
+/** One scan of n elements from in + offset; every output compared with the host's fold; returns the wrong count. */
+template <int MINB, bool SEG, typename T, typename Op>
+static long long run(const T* in, const std::vector<T>& hin, long long offset, long long n, T init, int inclusive, T* out,
+                     double* ms, bool check) {
+    const long long shift = (long long)((reinterpret_cast<unsigned long long>(in + offset) % 16) / sizeof(T));
+    const long long tile = Shape<T, SEG>::TILE_ITEMS, tiles = (n + shift + tile - 1) / tile;
+    CK(cudaMemset(out, 0xa5, n * sizeof(T)));  // poison
+    auto launch = [&]() {
+        k_scan<MINB, SEG, T, Op><<<tiles, 256>>>(in + offset, flags_dev + offset, out, n, tiles, (long long)bits(init), inclusive,
+                                                 scratch, ++epoch_counter);
+    };
+    if (ms) *ms = time_ms(launch, 5, 20);
+    else launch();
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    if (!check) return 0;
+    std::vector<T> got(n);
+    CK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
+    long long bad = 0;
+    T acc = init;
+    for (long long i = 0; i < n; ++i) {
+        if (SEG && i > 0 && flags_host[offset + i]) acc = init;
+        const T before = acc;
+        acc = host_op<Op, T>(acc, hin[offset + i]);
+        bad += bits(got[i]) != bits(inclusive ? acc : before);
+    }
+    return bad;
+}
+
+/** A NaN init with a payload of its own: every output of the scan is then this NaN. */
+template <typename T> static T nan_init() { return from_bits<T>(sizeof(T) == 4 ? 0xffc0abcdULL : 0x7ff000000000abcdULL); }
+
+template <int MINB, bool SEG, typename T, typename Op>
+static long long small_sizes(const char* name, const T* edge, const std::vector<T>& hedge, T* out) {
+    if (!selected(name)) return 0;
+    long long wrong = 0;
+    for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
+        for (long long offset : {0LL, 1LL, 3LL})
+            for (int inclusive = 0; inclusive < 2; ++inclusive)
+                for (T init : {host_identity<Op, T>(), (T)-0.0, (T)0.25, nan_init<T>()}) {
+                    const long long bad = run<MINB, SEG, T, Op>(edge, hedge, offset, n, init, inclusive, out, nullptr, true);
+                    if (bad) printf("  %s n %lld offset %lld inclusive %d init %g: %lld WRONG\n", name, n, offset, inclusive, (double)init, bad);
+                    wrong += bad;
+                }
+    printf("small %-22s %s\n", name, wrong ? "WRONG" : "ok");
+    fflush(stdout);
+    return wrong;
+}
+
+template <int MINB, bool SEG, typename T, typename Op>
+static long long timed(const char* name, const T* in, const std::vector<T>& hin, long long n, T* out, double copy_gbs, bool check) {
+    if (!selected(name)) return 0;
+    cudaFuncAttributes fa;
+    CK(cudaFuncGetAttributes(&fa, k_scan<MINB, SEG, T, Op>));
+    double ms;
+    const long long bad = run<MINB, SEG, T, Op>(in, hin, 0, n, host_identity<Op, T>(), 1, out, &ms, check);
+    const double bytes = (2.0 * sizeof(T) + (SEG ? 1 : 0)) * n;  // values in and out (and one flag byte in)
+    printf("%-24s minB %d regs %3d local %3d  %.4f ms %7.1f GB/s %5.1f%% of memcpy  %s\n", name, MINB, fa.numRegs,
+           (int)fa.localSizeBytes, ms, bytes / ms / 1e6, 100.0 * bytes / ms / 1e6 / copy_gbs,
+           !check ? "(unchecked)" : bad ? "WRONG" : "ok");
+    fflush(stdout);
+    return bad;
+}
+
+/** Random values in [-1, 1), about 1% each 0.0 and -0.0; with `nans`, about one in 2^17 a NaN of random payload and sign. */
+template <typename T> static std::vector<T> values(long long n, bool nans, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> v(n);
+    for (auto& x : v) {
+        const uint64_t r = rng();
+        const int pick = (int)(r % 200);
+        if (nans && (r >> 40) % 131072 == 0) {
+            x = sizeof(T) == 4 ? from_bits<T>(0x7f800001ULL | (rng() & 0x803fffffULL))
+                               : from_bits<T>(0x7ff0000000000001ULL | (rng() & 0x8007ffffffffffffULL));
+        } else {
+            x = pick == 0 ? (T)0.0 : pick == 1 ? (T)-0.0 : (T)((double)(rng() >> 11) / 9007199254740992.0 * 2 - 1);
+        }
+    }
+    return v;
+}
+
+template <typename T> static T* upload(const std::vector<T>& v) {
+    T* d;
+    CK(cudaMalloc(&d, v.size() * sizeof(T)));
+    CK(cudaMemcpy(d, v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+}
+
+int main(int argc, char** argv) {
+    if (argc > 1) only = argv[1];
+    long long wrong = 0;
+    wrong += check_pairs<Max<float>, float>("Max<float>");
+    wrong += check_pairs<Min<float>, float>("Min<float>");
+    wrong += check_pairs<Max<double>, double>("Max<double>");
+    wrong += check_pairs<Min<double>, double>("Min<double>");
+    wrong += check_pairs<BranchyMax<float>, float>("BranchyMax<float>");
+    wrong += check_pairs<BranchyMin<float>, float>("BranchyMin<float>");
+    wrong += check_pairs<BranchyMax<double>, double>("BranchyMax<double>");
+    wrong += check_pairs<BranchyMin<double>, double>("BranchyMin<double>");
+
+    const long long n = (1LL << 28) - 3, n8 = (1LL << 27) - 3;
+    CK(cudaMalloc(&scratch, 16 + 128 * (n / 2048 + 16)));
+    CK(cudaMemset(scratch, 0, 16 + 128 * (n / 2048 + 16)));
+    std::mt19937_64 rng(17);
+    flags_host.resize(n + 8);
+    for (auto& f : flags_host) f = rng() % 1024 == 0 ? (signed char)(1 + rng() % 100) : 0;
+    flags_dev = upload(flags_host);
+
+    // Small sizes: data with NaNs (one in about 2^17: the larger sizes hold several per segment or scan).
+    {
+        const long long m = 3000001 + 8;
+        const std::vector<float> ef = values<float>(m, true, 23);
+        const std::vector<double> ed = values<double>(m, true, 29);
+        float* def = upload(ef);
+        double* ded = upload(ed);
+        void* out;
+        CK(cudaMalloc(&out, m * 8));
+        wrong += small_sizes<6, false, float, Max<float>>("scan f32 max", def, ef, (float*)out);
+        wrong += small_sizes<6, false, float, Min<float>>("scan f32 min", def, ef, (float*)out);
+        wrong += small_sizes<5, true, float, Max<float>>("seg f32 max", def, ef, (float*)out);
+        wrong += small_sizes<5, true, float, Min<float>>("seg f32 min", def, ef, (float*)out);
+        wrong += small_sizes<6, false, double, Max<double>>("scan f64 max", ded, ed, (double*)out);
+        wrong += small_sizes<6, false, double, Min<double>>("scan f64 min", ded, ed, (double*)out);
+        wrong += small_sizes<4, true, double, Max<double>>("seg f64 max", ded, ed, (double*)out);
+        wrong += small_sizes<4, true, double, Min<double>>("seg f64 min", ded, ed, (double*)out);
+        CK(cudaFree(def));
+        CK(cudaFree(ded));
+        CK(cudaFree(out));
+    }
+
+    // Timed: no NaN (one would end every running extreme), zeros of both signs.
+    const std::vector<float> hf = values<float>(n, false, 31);
+    const std::vector<double> hd = values<double>(n8, false, 37);
+    float* fin = upload(hf);
+    double* din = upload(hd);
+    std::vector<int> hi(n);  // int32 max: the pace of a one-instruction max
+    for (auto& v : hi) v = (int)(rng() % 2000000001ULL) - 1000000000;
+    int* iin = upload(hi);
+    void* out;
+    CK(cudaMalloc(&out, n * 4 + 64));
+    for (int pass = 0; pass < 2; ++pass) {
+        const bool check = pass == 0;
+        const double copy_ms = time_ms([&]() { CK(cudaMemcpyAsync(out, fin, n * 4, cudaMemcpyDeviceToDevice)); }, 5, 20);
+        const double copy_gbs = 8.0 * n / copy_ms / 1e6;
+        printf("pass %d  memcpy d2d 2^28 x 4 B: %.4f ms %.1f GB/s (read+write)\n", pass, copy_ms, copy_gbs);
+        float* fo = (float*)out;
+        double* dout = (double*)out;
+        wrong += timed<6, false, float, BranchyMax<float>>("scan f32 max branchy", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, Max<float>>("scan f32 max", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, NaNUnsafeMax<float>>("scan f32 max nan-unsafe", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, BranchyMin<float>>("scan f32 min branchy", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, Min<float>>("scan f32 min", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, BranchyMax<float>>("seg f32 max branchy", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, Max<float>>("seg f32 max", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, NaNUnsafeMax<float>>("seg f32 max nan-unsafe", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, BranchyMin<float>>("seg f32 min branchy", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, Min<float>>("seg f32 min", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, double, BranchyMax<double>>("scan f64 max branchy", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<6, false, double, Max<double>>("scan f64 max", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<6, false, double, NaNUnsafeMax<double>>("scan f64 max nan-unsafe", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, BranchyMax<double>>("seg f64 max branchy", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, Max<double>>("seg f64 max", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, NaNUnsafeMax<double>>("seg f64 max nan-unsafe", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<6, false, int, Max<int>>("scan i32 max", iin, hi, n, (int*)out, copy_gbs, check);
+        wrong += timed<5, true, int, Max<int>>("seg i32 max", iin, hi, n, (int*)out, copy_gbs, check);
+    }
+    printf("%s\n", wrong ? "WRONG" : "done");
+    return wrong ? 1 : 0;
+}
