@@ -9,8 +9,12 @@
 // payloads and both signs), bit for bit; then scans of small and misaligned sizes with NaNs and
 // signed zeros in the data, and every output of the timed scans. Since the NaN fast path of plain
 // scans (scan_kernels.cuh), the production rows ("scan f32 max", ...) take it; the small sizes'
-// NaNs and NaN init send warps back to the operator, and the "nan-unsafe" rows time the bare
-// instruction alone, the bound for any such path (right only without NaN: the timed data has none).
+// NaNs and NaN init send warps back to the operator or to storing a NaN prefix; "selects" rows
+// time production's operator without the fast path (another type), on NaN-free data and on data
+// with a NaN first or one in three; "nan-unsafe" rows time the bare instruction alone, the bound
+// for any such path (right only without NaN). Several NaNs with different bits in one scan: the
+// host returns the first, as a sequential Math.max does; the device's choice is unspecified
+// (docs/semantics.md), and these data happen to agree (the NaN-dense rows use one payload).
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
 // argv[1]: comma-separated parts of the row names to run, e.g. "f32,seg".
 // Design measurements; a standalone harness, not built by Maven.
@@ -48,7 +52,11 @@ template <typename T> struct NaNUnsafeMax {
     static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
     __device__ __forceinline__ T operator()(T a, T b) const { return larger(a, b); }
 };
+/** Production's Max without the NaN fast path (another type, so NaNFreeForm does not know it). */
+template <typename T> struct SelectsMax : Max<T> {};
 namespace primer {  // the traits production gives Min and Max
+template <typename T> struct TreeLookback<SelectsMax<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<SelectsMax<T>> { static constexpr bool value = true; };
 template <typename T> struct TreeLookback<NaNUnsafeMax<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<NaNUnsafeMax<T>> { static constexpr bool value = true; };
 template <typename T> struct TreeLookback<BranchyMin<T>> { static constexpr bool value = true; };
@@ -74,6 +82,7 @@ template <typename Op> struct IsMax { static constexpr bool value = false; };
 template <typename T> struct IsMax<Max<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<BranchyMax<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<NaNUnsafeMax<T>> { static constexpr bool value = true; };
+template <typename T> struct IsMax<SelectsMax<T>> { static constexpr bool value = true; };
 template <typename Op, typename T> static T host_op(T a, T b) { return IsMax<Op>::value ? java_max(a, b) : java_min(a, b); }
 template <typename Op, typename T> static T host_identity() {
     if constexpr (std::is_integral<T>::value) return IsMax<Op>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
@@ -312,6 +321,11 @@ int main(int argc, char** argv) {
     const std::vector<double> hd = values<double>(n8, false, 37);
     float* fin = upload(hf);
     double* din = upload(hd);
+    std::vector<float> hnan0(hf), hnan3(hf);  // a NaN first; a NaN in one of three
+    hnan0[0] = from_bits<float>(0x7fc01234ULL);
+    for (long long i = 0; i < n; i += 3) hnan3[i] = from_bits<float>(0xff812345ULL);  // one payload: which NaN wins is unspecified
+    float* fnan0 = upload(hnan0);
+    float* fnan3 = upload(hnan3);
     std::vector<int> hi(n);  // int32 max: the pace of a one-instruction max
     for (auto& v : hi) v = (int)(rng() % 2000000001ULL) - 1000000000;
     int* iin = upload(hi);
@@ -334,6 +348,12 @@ int main(int argc, char** argv) {
         wrong += timed<5, true, float, NaNUnsafeMax<float>>("seg f32 max nan-unsafe", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<5, true, float, BranchyMin<float>>("seg f32 min branchy", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<5, true, float, Min<float>>("seg f32 min", fin, hf, n, fo, copy_gbs, check);
+        // Data with NaNs: the first element, or one in three (the fast path's way back).
+        wrong += timed<6, false, float, SelectsMax<float>>("scan f32 max selects, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, Max<float>>("scan f32 max, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, SelectsMax<float>>("scan f32 max selects, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, Max<float>>("scan f32 max, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, SelectsMax<float>>("scan f32 max selects", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<6, false, double, BranchyMax<double>>("scan f64 max branchy", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<6, false, double, Max<double>>("scan f64 max", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<6, false, double, NaNUnsafeMax<double>>("scan f64 max nan-unsafe", din, hd, n8, dout, copy_gbs, check);

@@ -280,7 +280,7 @@ template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool valu
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
 
-/** Commutative operators of one instruction (Java's float min and max also test for NaN). */
+/** Commutative operators of one instruction, for EARLY_AGGREGATE (min and max take REDUCE_FIRST: THREE WAYS). */
 template <typename Op> struct OneInstruction { static constexpr bool value = false; };
 template <typename T> struct OneInstruction<Sum<T>> { static constexpr bool value = true; };
 template <typename T> struct OneInstruction<Prod<T>> { static constexpr bool value = true; };
@@ -290,7 +290,8 @@ template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool v
 
 /**
  * An operator's form for operands that are not NaN, where it is cheaper (device_scan's NAN FAST
- * PATH): Java's float min and max as the bare PTX instruction. Elsewhere the operator itself.
+ * PATH): Java's float min and max as the bare PTX instruction. Elsewhere the operator itself. The
+ * fast path also relies on what makes these cheaper: a NaN on the left is their result.
  */
 template <typename Op> struct NaNFreeForm {
     using type = Op;
@@ -957,12 +958,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    // The operators, or with `fast` their NaN-free forms (NAN FAST PATH below). `fast` is a constant
-    // wherever these are called, so each call compiles to one of the two. (A bool rather than an
+    // The operator, or with `fast` its NaN-free form (NAN FAST PATH below). `fast` is a constant
+    // wherever this is called, so each call compiles to one of the two. (A bool rather than an
     // operator argument: nvcc 13.0's front end crashed on the generic lambdas that took one.)
-    const typename NaNFreeForm<Op>::type fast_op{};
     const typename NaNFreeForm<ScanOp>::type fast_scan_op{};
-    auto base = [&](bool fast, V x, V y) -> V { return fast ? fast_op(x, y) : op(x, y); };
     auto combine = [&](bool fast, Acc x, Acc y) -> Acc { return fast ? fast_scan_op(x, y) : scan_op(x, y); };
 
     // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
@@ -982,7 +981,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                a[k] = Acc{head ? base(fast, init, v) : v, head ? 1 : 0};
+                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
             }
@@ -1083,19 +1082,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
     // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float min and max, NaNFreeForm): each
     // warp reduces its data with the bare instruction first, noting whether it read a NaN, and
-    // reduces again with the operator if it did; then a warp whose data held no NaN, under an init
-    // and a carried prefix that are not NaN, meets no NaN at all and scans its rows with the bare
-    // instruction, any other with the operator. Both give the same bits where no operand is NaN,
-    // so the outputs are the operator's, on every run. 2^28 float32 or 2^27 float64, ms
+    // reduces again with the operator if it did. Then a warp whose data held no NaN, under a carried
+    // prefix (init included) that is not NaN, meets no NaN at all and scans its rows with the bare
+    // instruction; under a NaN prefix every output is that NaN (a NaN on the left is the result), so
+    // the warp stores it; any other warp (the one holding a scan's first NaN) scans with the
+    // operator. Each gives the operator's bits, on every run. 2^28 float32 or 2^27 float64, ms
     // (bench/lab/minmax_lab.cu): max 0.674 -> 0.570 (90% of the copy; 0.557 with the bare
     // instruction alone, wrong for NaN), float64 0.863 -> 0.642. The exact rows go one at a time:
     // the compiler overlapped them with the fast ones and spilled. Segmented scans keep the
-    // operator: with a fast path their registers overflowed or, one row at a time, they gained
-    // 0-11% (float32 1.128 -> 1.066-1.231 ms, float64 1.554 -> 1.291-1.409).
+    // operator (float32 1.128 ms, float64 1.554): reducing with the bare instruction first spilled
+    // them (188-232 bytes); fast rows alone, chosen per row, gave float32 1.065 unrolled and 1.312
+    // one row at a time, float64 1.382 and 1.255 (unspilled: a gain left for later), and chosen per
+    // warp as here, 1.231 and 1.291.
     constexpr bool NAN_FAST =
         NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD && !SEGMENTED;
-    const bool init_is_nan = is_nan(init);
-    bool warp_nan = init_is_nan;  // NAN_FAST: whether the warp's data or the init holds a NaN (in every lane)
+    bool warp_nan = false;  // NAN_FAST: whether the warp's data holds a NaN (the same in every lane)
 
     // Each warp's total, left in shared memory. Commutative operators: each thread folds its chunks
     // (rows in any order) and the warp reduces its lanes' totals by a butterfly. The others keep
@@ -1125,7 +1126,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
     auto reduce_warps = [&]() {
-        bool nan = init_is_nan;
+        bool nan = false;
         Acc warp_total = warp_total_with(NAN_FAST, nan);
         if constexpr (NAN_FAST) {
             warp_nan = __any_sync(0xffffffffu, nan);
@@ -1180,6 +1181,12 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (!warp_nan && !is_nan(carry)) {
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) scan_row(true, r);
+            } else if (is_nan(carry)) {
+                OutT o[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) o[k] = (OutT)carry;
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
             } else {
                 // One row at a time: unrolled, the compiler overlapped these rows with the fast
                 // ones and spilled.

@@ -301,53 +301,81 @@ class GpuScanTest {
 
     /**
      * One NaN with a payload of its own (a quiet positive one, a signaling negative one) among random
-     * values, several tiles in: from it to the end of its segment every MIN and MAX output is that
-     * NaN, bit for bit, as Math.min and Math.max return it; before it, and in later segments, the
-     * running extreme, signed zeros included. A NaN init, over data without NaN, is every output.
-     * (Plain scans of these take a fast path wherever a warp meets no NaN: this is its way back.)
+     * values with signed zeros, at element 0 or several tiles in: from it to the end of its segment
+     * every MIN and MAX output is that NaN, bit for bit, as Math.min and Math.max return it; before
+     * it, and in later segments, the running extreme. Inclusive and exclusive, aligned and not, plain
+     * and segmented by flags. A NaN init, over data without NaN, is every output. (Plain scans of
+     * these take a fast path wherever a warp meets no NaN: these are its ways back.)
      */
     @Test
     void minAndMaxKeepTheBitsOfTheirNaN() {
-        long n = 100_003, nanAt = 40_009;
+        long n = 100_003;
         for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
             long[] nans = type == DType.FLOAT ? new long[] {0x7FC0_1234L, 0xFF80_0001L}
                     : new long[] {0x7FF8_0000_0012_3456L, 0xFFF0_0000_0000_0001L};
             for (long nan : nans) {
                 for (Op op : new Op[] {Op.MIN, Op.MAX}) {
-                    checkNaNBits(type, op, nan, n, nanAt, false);
-                    checkNaNBits(type, op, nan, n, nanAt, true);
+                    checkMinMaxBits(type, op, nan, 40_009, n, false, true, 0, false);
+                    checkMinMaxBits(type, op, nan, 40_009, n, true, true, 0, false);
+                    checkMinMaxBits(type, op, nan, 0, n, false, false, 1, false);
+                    checkMinMaxBits(type, op, nan, 77_777, n, true, false, 1, false);
                     checkNaNInit(type, op, nan, n);
                 }
             }
         }
     }
 
-    private static void checkNaNBits(DType type, Op op, long nan, long n, long nanAt, boolean segmented) {
-        String what = type + " " + op + (segmented ? " segmented" : "") + " NaN 0x" + Long.toHexString(nan);
+    /**
+     * Data of zeros only, mostly the one Math.max (Math.min) ranks lower, with a few of the other:
+     * every MIN and MAX output, bit for bit, over several tiles, plain and segmented, inclusive and exclusive.
+     */
+    @Test
+    void minAndMaxOrderSignedZeros() {
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            for (Op op : new Op[] {Op.MIN, Op.MAX}) {
+                checkMinMaxBits(type, op, 0, -1, 100_003, false, true, 0, true);
+                checkMinMaxBits(type, op, 0, -1, 100_003, true, false, 1, true);
+            }
+        }
+    }
+
+    /**
+     * A MIN or MAX scan of n random values (zerosOnly: signed zeros) starting shift elements into the
+     * buffer, with the NaN {@code nan} at nanAt (none if nanAt < 0), against a host fold, bit for bit.
+     */
+    private static void checkMinMaxBits(DType type, Op op, long nan, long nanAt, long n, boolean segmented, boolean inclusive,
+                                        int shift, boolean zerosOnly) {
+        String what = type + " " + op + (segmented ? " segmented" : "") + (inclusive ? " inclusive" : " exclusive") + " shift " + shift
+                + (nanAt >= 0 ? " NaN 0x" + Long.toHexString(nan) + " at " + nanAt : "") + (zerosOnly ? " zeros" : "");
         boolean single = type == DType.FLOAT;
         long size = type.byteSize();
-        SplittableRandom random = new SplittableRandom(nan ^ op.ordinal());
+        SplittableRandom random = new SplittableRandom(nan ^ op.ordinal() ^ nanAt);
+        double lower = op == Op.MAX ? -0.0 : 0.0;  // the zero Math.max (Math.min) ranks lower: the other one wins
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = arena.allocate(size * n, 8);
             byte[] heads = new byte[(int) n];
             for (long i = 0; i < n; i++) {
-                double v = random.nextInt(50) == 0 ? -0.0 : random.nextInt(50) == 0 ? 0.0 : random.nextDouble(-1000, 1000);
+                double v = zerosOnly ? (random.nextInt(20_000) == 0 ? -lower : lower)
+                        : random.nextInt(50) == 0 ? -0.0 : random.nextInt(50) == 0 ? 0.0 : random.nextDouble(-1000, 1000);
                 if (single) x.setAtIndex(ValueLayout.JAVA_INT, i, Float.floatToRawIntBits((float) v));
                 else x.setAtIndex(ValueLayout.JAVA_LONG, i, Double.doubleToRawLongBits(v));
                 if (segmented && random.nextInt(5000) == 0) heads[(int) i] = 1;
             }
-            if (single) x.setAtIndex(ValueLayout.JAVA_INT, nanAt, (int) nan);
-            else x.setAtIndex(ValueLayout.JAVA_LONG, nanAt, nan);
-            if (segmented) heads[(int) (nanAt + 30_000)] = 1;  // the NaN's segment ends before the array does
+            if (nanAt >= 0) {
+                if (single) x.setAtIndex(ValueLayout.JAVA_INT, nanAt, (int) nan);
+                else x.setAtIndex(ValueLayout.JAVA_LONG, nanAt, nan);
+                if (segmented && nanAt + 20_000 < n) heads[(int) (nanAt + 20_000)] = 1;  // the NaN's segment ends before the array
+            }
 
             long init = GpuScan.identityBits(type, op);
-            long in = ctx.allocate(size * n), out = ctx.allocate(size * n), flags = ctx.allocate(n);
+            long inBuf = ctx.allocate(size * (n + shift)), outBuf = ctx.allocate(size * (n + shift)), flags = ctx.allocate(n);
             try {
+                long in = inBuf + size * shift, out = outBuf + size * shift;
                 ctx.copyToDevice(in, x, size * n);
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
-                ctx.memset8(out, (byte) 0xFF, size * n);
-                if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, true, init, in, flags, out, n);
-                else GpuScan.scan(ctx, type, type, op, true, init, in, out, n);
+                ctx.memset8(outBuf, (byte) 0xFF, size * (n + shift));
+                if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, init, in, flags, out, n);
+                else GpuScan.scan(ctx, type, type, op, inclusive, init, in, out, n);
                 MemorySegment got = arena.allocate(size * n, 8);
                 ctx.copyToHost(got, out, size * n);
 
@@ -358,8 +386,9 @@ class GpuScanTest {
                         running = init;
                         nanSeen = false;
                     }
+                    long before = running;
                     long bits = single ? x.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : x.getAtIndex(ValueLayout.JAVA_LONG, i);
-                    if (!nanSeen && bits == nan) {
+                    if (!nanSeen && nanAt >= 0 && bits == nan) {
                         nanSeen = true;
                         running = nan;
                     } else if (!nanSeen) {
@@ -368,15 +397,16 @@ class GpuScanTest {
                                         & 0xFFFF_FFFFL
                                 : Double.doubleToRawLongBits(extreme(op, Double.longBitsToDouble(running), Double.longBitsToDouble(bits)));
                     }
+                    long expected = inclusive ? running : before;
                     long g = single ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : got.getAtIndex(ValueLayout.JAVA_LONG, i);
-                    if (g != running) {
-                        fail(what + ": element " + i + " expected bits 0x" + Long.toHexString(running) + ", got 0x" + Long.toHexString(g));
+                    if (g != expected) {
+                        fail(what + ": element " + i + " expected bits 0x" + Long.toHexString(expected) + ", got 0x" + Long.toHexString(g));
                     }
                 }
-                assertTrue(nanSeen || segmented, what + ": the NaN was never reached");
+                assertTrue(nanAt < 0 || nanSeen || segmented, what + ": the NaN was never reached");
             } finally {
-                ctx.free(in);
-                ctx.free(out);
+                ctx.free(inBuf);
+                ctx.free(outBuf);
                 ctx.free(flags);
             }
         }

@@ -97,7 +97,7 @@ final class ScanBench {
             s.ctx().synchronize();
             MemorySegment result = arena.allocate(bytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkFloatMax(host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
+            String check = op == Op.MAX ? checkFloatMax(type, host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
                     !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
                             + "; " + buffers + " buffer(s)");
@@ -153,7 +153,8 @@ final class ScanBench {
      * Every element of a float32 inclusive MAX scan against Math.max folded on the host, bit for bit,
      * restarting at each head ({@code flags} null: one segment).
      */
-    private static String checkFloatMax(MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
+    private static String checkFloatMax(DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
+        if (type != DType.FLOAT) throw new IllegalArgumentException("type: the MAX rows check float32 only, not " + type);
         long wrong = 0, firstWrong = -1;
         float running = Float.NEGATIVE_INFINITY;
         for (long i = 0; i < n; i++) {
@@ -199,7 +200,7 @@ final class ScanBench {
 
             MemorySegment result = arena.allocate(outBytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkFloatMax(host, null, result, n) : check(host, inType, result, outType, n);
+            String check = op == Op.MAX ? checkFloatMax(inType, host, null, result, n) : check(host, inType, result, outType, n);
             boolean ok = !check.startsWith("FAILED");
             return BenchRecord.measured(GROUP, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
                     "inclusive " + op + (op == Op.MAX ? " (torch.cummax also writes an int64 index per element)" : "") + "; "
