@@ -27,7 +27,8 @@ import java.util.Locale;
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
  * stand alone. cummax_f32 and segscan_max_f32 (a head in about 1024) are inclusive MAX scans of
  * float32, every element checked against Math.max exactly; cummax_f32 pairs with torch.cummax
- * (which also writes an int64 index per element) and CuPy's maximum.accumulate.
+ * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
+ * not support: the baselines file keeps its error).
  */
 final class ScanBench {
     static final String GROUP = "scan";
