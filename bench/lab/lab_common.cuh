@@ -1,14 +1,28 @@
-// What the lab harnesses share: a checked CUDA call, CUDA-event timing (the median of `reps` runs
-// after `warmups` untimed ones; each lab passes the warm-up and run counts its results used), and
-// the random scan inputs of the prefetch and pipeline labs.
+// What the lab harnesses share: a checked CUDA call, the argv filter of row names, CUDA-event
+// timing (the median of `reps` runs after `warmups` untimed ones; each lab passes the warm-up and
+// run counts its results used), and the random scan inputs of the prefetch and pipeline labs.
 #pragma once
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 #include <algorithm>
+#include <cstring>
 #include <random>
+#include <string>
 
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); exit(2);} } while (0)
+
+/** Whether a row named `name` runs: `only` (a lab's argv[1]) lists parts of names, comma-separated; null runs all. */
+static bool selected(const char* only, const char* name) {
+    if (!only) return true;
+    const std::string list(only);
+    for (size_t start = 0; start <= list.size();) {
+        const size_t end = std::min(list.find(',', start), list.size());
+        if (end > start && std::strstr(name, list.substr(start, end - start).c_str())) return true;
+        start = end + 1;
+    }
+    return false;
+}
 
 /** Median milliseconds of launch() between two events, over `reps` runs after `warmups`. */
 template <typename F>

@@ -20,6 +20,7 @@
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
+#include "lab_host_ops.cuh"
 
 #include <cmath>
 #include <cstdint>
@@ -89,11 +90,6 @@ template <typename Op, typename T> static T host_identity() {
     else return IsMax<Op>::value ? -INFINITY : INFINITY;
 }
 
-template <typename T> static uint64_t bits(T v) {
-    uint64_t b = 0;
-    std::memcpy(&b, &v, sizeof(T));
-    return b;
-}
 template <typename T> static T from_bits(uint64_t b) {
     T v;
     std::memcpy(&v, &b, sizeof(T));
@@ -141,9 +137,9 @@ template <typename Op, typename T> static long long check_pairs(const char* name
     long long bad = 0;
     for (int i = 0; i < m * m; ++i) {
         const T want = host_op<Op, T>(v[i / m], v[i % m]);
-        if (bits(got[i]) != bits(want)) {
-            if (bad < 5) printf("  %s(%llx, %llx) = %llx, Java gives %llx\n", name, (unsigned long long)bits(v[i / m]),
-                                (unsigned long long)bits(v[i % m]), (unsigned long long)bits(got[i]), (unsigned long long)bits(want));
+        if (bits_of(got[i]) != bits_of(want)) {
+            if (bad < 5) printf("  %s(%llx, %llx) = %llx, Java gives %llx\n", name, (unsigned long long)bits_of(v[i / m]),
+                                (unsigned long long)bits_of(v[i % m]), (unsigned long long)bits_of(got[i]), (unsigned long long)bits_of(want));
             ++bad;
         }
     }
@@ -169,17 +165,7 @@ __global__ void __launch_bounds__(256, MINB) k_scan(const T* in, const signed ch
     }
 }
 
-static const char* only = nullptr;
-static bool selected(const char* name) {
-    if (!only) return true;
-    std::string list(only);
-    for (size_t start = 0; start <= list.size();) {
-        const size_t end = std::min(list.find(',', start), list.size());
-        if (end > start && std::strstr(name, list.substr(start, end - start).c_str())) return true;
-        start = end + 1;
-    }
-    return false;
-}
+static const char* only = nullptr;  // argv[1]: parts of the row names to run (lab_common.cuh selected)
 
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
@@ -194,7 +180,7 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
     const long long tile = Shape<T, SEG>::TILE_ITEMS, tiles = (n + shift + tile - 1) / tile;
     CK(cudaMemset(out, 0xa5, n * sizeof(T)));  // poison
     auto launch = [&]() {
-        k_scan<MINB, SEG, T, Op><<<tiles, 256>>>(in + offset, flags_dev + offset, out, n, tiles, (long long)bits(init), inclusive,
+        k_scan<MINB, SEG, T, Op><<<tiles, 256>>>(in + offset, flags_dev + offset, out, n, tiles, (long long)bits_of(init), inclusive,
                                                  scratch, ++epoch_counter);
     };
     if (ms) *ms = time_ms(launch, 5, 20);
@@ -210,7 +196,7 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
         if (SEG && i > 0 && flags_host[offset + i]) acc = init;
         const T before = acc;
         acc = host_op<Op, T>(acc, hin[offset + i]);
-        bad += bits(got[i]) != bits(inclusive ? acc : before);
+        bad += bits_of(got[i]) != bits_of(inclusive ? acc : before);
     }
     return bad;
 }
@@ -220,7 +206,7 @@ template <typename T> static T nan_init() { return from_bits<T>(sizeof(T) == 4 ?
 
 template <int MINB, bool SEG, typename T, typename Op>
 static long long small_sizes(const char* name, const T* edge, const std::vector<T>& hedge, T* out) {
-    if (!selected(name)) return 0;
+    if (!selected(only, name)) return 0;
     long long wrong = 0;
     for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
         for (long long offset : {0LL, 1LL, 3LL})
@@ -237,7 +223,7 @@ static long long small_sizes(const char* name, const T* edge, const std::vector<
 
 template <int MINB, bool SEG, typename T, typename Op>
 static long long timed(const char* name, const T* in, const std::vector<T>& hin, long long n, T* out, double copy_gbs, bool check) {
-    if (!selected(name)) return 0;
+    if (!selected(only, name)) return 0;
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, k_scan<MINB, SEG, T, Op>));
     double ms;

@@ -59,18 +59,7 @@ __global__ void __launch_bounds__(256, MINB) k_segscan(const T* in, const signed
                                                                    FlagHeads{flags});
 }
 
-/** argv[1]: comma-separated parts of the names to run (all when absent). */
-static const char* only = nullptr;
-static bool selected(const char* name) {
-    if (!only) return true;
-    std::string list(only);
-    for (size_t start = 0; start <= list.size();) {
-        const size_t end = std::min(list.find(',', start), list.size());
-        if (end > start && std::strstr(name, list.substr(start, end - start).c_str())) return true;
-        start = end + 1;
-    }
-    return false;
-}
+static const char* only = nullptr;  // argv[1]: parts of the row names to run (lab_common.cuh selected)
 
 static unsigned char* scratch;
 static unsigned epoch_counter = 0;
@@ -105,7 +94,7 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
 /** V: the operator's type (int for int8 data), as production's device_scan computes in. */
 template <int MINB, typename T, typename Op, typename V = T>
 static long long small_sizes(const char* name, const T* in, const std::vector<T>& hin, T init, void* out) {
-    if (!selected(name)) return 0;
+    if (!selected(only, name)) return 0;
     long long wrong = 0;
     for (int d = 0; d < KINDS; ++d)
         for (long long n : {1LL, 2LL, 31LL, 33LL, 4095LL, 4097LL, 8193LL, 100003LL, 3000001LL})
@@ -121,7 +110,7 @@ static long long small_sizes(const char* name, const T* in, const std::vector<T>
 
 template <int MINB, typename T, typename Op, typename V = T>
 static long long timed(const char* name, const T* in, const std::vector<T>& hin, long long n, void* out, double copy_gbs) {
-    if (!selected(name)) return 0;
+    if (!selected(only, name)) return 0;
     auto k = k_segscan<MINB, T, Op>;
     cudaFuncAttributes fa;
     CK(cudaFuncGetAttributes(&fa, k));
