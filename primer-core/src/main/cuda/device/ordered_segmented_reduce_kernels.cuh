@@ -67,9 +67,13 @@ __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in,
     queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
 }
 
-/** Persistent blocks: a block per queued work item folds it in order, its partial into the item's slot. */
+/**
+ * Persistent blocks: a block per queued work item folds it in order, its partial into the item's
+ * slot, or, for an item that is its whole segment (slot -1 - s), the result into out[s].
+ */
 template <typename T, typename Op, int BLOCK>
-__device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, unsigned char* __restrict__ scratch) {
+__device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, T* __restrict__ out,
+                                                      unsigned char* __restrict__ scratch) {
     Op op;
     if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
     const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
@@ -78,7 +82,10 @@ __device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, 
         const LongWork item = work[i];
         const long long length = item.end > item.begin ? item.end - item.begin : 0;
         const T total = block_fold_range_ordered<BLOCK, OrderedConstants::LONG_VECS_PER_LANE>(in + item.begin, length, op);
-        if (threadIdx.x == 0) *partial_slot<T>(scratch, item.slot) = total;
+        if (threadIdx.x == 0) {
+            if (item.slot >= 0) *partial_slot<T>(scratch, item.slot) = total;
+            else out[-1 - item.slot] = total;
+        }
     }
 }
 

@@ -17,7 +17,7 @@
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
-//   segreduce_segments_long_*           (const T* in, unsigned char* scratch)
+//   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
@@ -41,12 +41,15 @@ namespace seg = primer::segmented;
 // count alone, ptxas aims for 64 registers and spills in some kernels. rows_scalar asks for three
 // blocks: four rows of scalar loads in flight per lane need the occupancy more than the registers
 // (measured: 2x faster on 4M x 63 float32); rows_chunk for four (<= 64 registers: 3 vectors per
-// thread in flight at 4 blocks per SM read fastest, see the .cuh).
+// thread in flight at 4 blocks per SM read fastest, see the .cuh); segments_small for four too
+// (more warps in flight: power-law segments 21% faster, see the .cuh), SMALL_BLOCKS below, except
+// where that spills on sm_80 to sm_90: three for argmin/argmax and float64 min/max, two for
+// float64 argmin/argmax and int64 sum.
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
 #define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
 #define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 4)
 
-#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR)                                                           \
+#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR, SMALL_BLOCKS)                                             \
     using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                                     \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_rows_vector_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
@@ -81,7 +84,7 @@ namespace seg = primer::segmented;
                                            unsigned char* __restrict__ scratch) {                                    \
         seg::rows_combine<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(rows, chunks, out, scratch);            \
     }                                                                                                                \
-    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, SMALL_BLOCKS)                        \
     segreduce_segments_small_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
                                              long long nseg, long long in_length, OUT* __restrict__ out,             \
                                              unsigned char* __restrict__ scratch) {                                  \
@@ -89,9 +92,10 @@ namespace seg = primer::segmented;
                                                                                 scratch);                            \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
-    segreduce_segments_long_##OP##_##SUFFIX(const T* __restrict__ in, unsigned char* __restrict__ scratch) {         \
+    segreduce_segments_long_##OP##_##SUFFIX(const T* __restrict__ in, OUT* __restrict__ out,                         \
+                                            unsigned char* __restrict__ scratch) {                                   \
         seg::segments_long<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::Constants::LONG_VECS_PER_THREAD>( \
-            in, scratch);                                                                                            \
+            in, out, scratch);                                                                                       \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_segments_combine_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \
@@ -101,26 +105,26 @@ namespace seg = primer::segmented;
     }
 
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>)                      \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>)                                      \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>)                                      \
-    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>)                                   \
-    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>)                                     \
-    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>)                                   \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>)              \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>)
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4)                   \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4)                                   \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, 4)                                   \
+    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>, 4)                                \
+    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>, 4)                                  \
+    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>, 4)                                \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, 3)           \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, 3)
 
-#define PRIMER_SEGRED_FLOATING(SUFFIX, T)                                                        \
-    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>)                            \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>)                          \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>)                                      \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>)                                      \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>)              \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>)
+#define PRIMER_SEGRED_FLOATING(SUFFIX, T, MINMAX_BLOCKS, ARG_BLOCKS)                             \
+    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>, 4)                         \
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>, 4)                       \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, MINMAX_BLOCKS)                       \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, MINMAX_BLOCKS)                       \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS)  \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
-PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>)
+PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
-PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>)
+PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
-PRIMER_SEGRED_FLOATING(f32, float)
-PRIMER_SEGRED_FLOATING(f64, double)
+PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
+PRIMER_SEGRED_FLOATING(f64, double, 3, 2)

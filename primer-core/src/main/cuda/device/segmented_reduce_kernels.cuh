@@ -30,10 +30,19 @@
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
-//                     ITEM_CHUNKS chunks of C elements each.
+//                     ITEM_CHUNKS chunks of C elements each, with one atomic reservation per
+//                     warp. Its block holds four per SM (<= 64 registers): latency, not
+//                     bandwidth, bounds it, so warps in flight count most.
 //   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
-//                     the item's first chunk.
-//   segments_combine  a block per long segment folds its items' partials in order.
+//                     the item's first chunk; an item that is its whole segment (most long
+//                     segments: up to ITEM_CHUNKS * C elements) writes the result itself.
+//   segments_combine  a block per segment of several items folds their partials in order.
+//   (Measured on an H200, 2^26 float32 values, 2026-11-21 (bench/lab/segments_lab.cu): power-law
+//   lengths 0.434 -> 0.342 ms from the fourth block per SM; segments of 3000 elements 0.214 ->
+//   0.104 ms from the direct write and the per-warp reservation (the combine had cost a block per
+//   segment, the queue a serial atomic per long lane). Staging each warp's segments in shared
+//   memory with one round of 16-byte loads was slower at every occupancy: the small kernel waits
+//   on too few warps, not on the loads of each.)
 //   Chunks tile the flat range [offsets[0], offsets[nseg]) in pieces of C elements, where
 //   C = max(LONG_CHUNK_MIN, total / MAX_CHUNKS rounded up): every kernel computes C from the
 //   two end offsets, so scratch is bounded (MAX_CHUNKS) without the host knowing the total.
@@ -595,46 +604,69 @@ __device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __rest
 
 /**
  * Queues the long segments of the warp (lanes set in long_mask): one work item per ITEM_CHUNKS
- * chunks a segment meets, and the segment's id for the combine. All 32 lanes call it.
+ * chunks a segment meets and, for a segment of more than one item, its id for the combine. A
+ * segment of one item is marked in the item's slot (-1 - s) and written by segments_long itself.
+ * One reservation per warp on each counter (a scan of the lanes' item counts), then the whole warp
+ * writes the items, one segment at a time. All 32 lanes call it.
  */
 __device__ __forceinline__ void queue_long_segments(unsigned long_mask, const WarpSegments& w,
                                                     long long first_segment, unsigned char* scratch) {
     constexpr unsigned FULL = 0xffffffffu;
+    if (long_mask == 0) return;  // a ballot: the same for the whole warp
     const int lane = threadIdx.x & 31;
-    while (long_mask) {
-        const int b = __ffs(long_mask) - 1;
-        long_mask &= long_mask - 1;
-        const long long seg_start = __shfl_sync(FULL, w.start, b);
-        const long long seg_end = __shfl_sync(FULL, w.end, b);
-        const long long first_chunk = (seg_start - w.flat_base) / w.chunk_length;
-        const long long last_chunk = (seg_end - 1 - w.flat_base) / w.chunk_length;
+    long long first_chunk = 0, items = 0;
+    if ((long_mask >> lane) & 1u) {
+        first_chunk = (w.start - w.flat_base) / w.chunk_length;
+        const long long last_chunk = (w.end - 1 - w.flat_base) / w.chunk_length;
         // Clamped segments always lie within the chunks, so this guard never fires; it stays so that
         // nothing can overrun scratch.
         if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) {
-            if (lane == 0) atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
-            continue;
+            atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
+        } else {
+            items = (last_chunk - first_chunk) / Constants::ITEM_CHUNKS + 1;
         }
-        const long long items = (last_chunk - first_chunk) / Constants::ITEM_CHUNKS + 1;
-        unsigned long long item_base = 0;
-        if (lane == 0) {
-            item_base = atomicAdd(item_count(scratch), (unsigned long long)items);
-            const unsigned long long index = atomicAdd(long_count(scratch), 1ULL);
-            // Past a capacity only for overlapping segments: nothing is written there, the host is told.
-            if (index < (unsigned long long)Constants::LONG_CAPACITY) long_segments(scratch)[index] = first_segment + b;
-            if (index >= (unsigned long long)Constants::LONG_CAPACITY
-                || item_base + (unsigned long long)items > (unsigned long long)Constants::ITEM_CAPACITY) {
-                atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
-            }
+    }
+    long long items_before = items;  // inclusive scan over the lanes, then exclusive
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const long long x = __shfl_up_sync(FULL, items_before, d);
+        if (lane >= d) items_before += x;
+    }
+    const long long total_items = __shfl_sync(FULL, items_before, 31);
+    items_before -= items;
+    const unsigned combined = __ballot_sync(FULL, items > 1);
+    unsigned long long item_base = 0, id_base = 0;
+    if (lane == 0) {
+        item_base = atomicAdd(item_count(scratch), (unsigned long long)total_items);
+        if (combined) id_base = atomicAdd(long_count(scratch), (unsigned long long)__popc(combined));
+        // Past a capacity only for overlapping segments: nothing is written there, the host is told.
+        if (item_base + (unsigned long long)total_items > (unsigned long long)Constants::ITEM_CAPACITY
+            || id_base + (unsigned long long)__popc(combined) > (unsigned long long)Constants::LONG_CAPACITY) {
+            atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
         }
-        item_base = __shfl_sync(FULL, item_base, 0);
-        for (long long t = lane; t < items; t += 32) {
-            const long long chunk = first_chunk + t * Constants::ITEM_CHUNKS;
+    }
+    item_base = __shfl_sync(FULL, item_base, 0);
+    id_base = __shfl_sync(FULL, id_base, 0);
+    if (items > 1) {
+        const unsigned long long id = id_base + (unsigned long long)__popc(combined & ((1u << lane) - 1u));
+        if (id < (unsigned long long)Constants::LONG_CAPACITY) long_segments(scratch)[id] = first_segment + lane;
+    }
+    for (unsigned pending = long_mask; pending; pending &= pending - 1) {
+        const int b = __ffs(pending) - 1;
+        const long long seg_start = __shfl_sync(FULL, w.start, b);
+        const long long seg_end = __shfl_sync(FULL, w.end, b);
+        const long long seg_first_chunk = __shfl_sync(FULL, first_chunk, b);
+        const long long seg_items = __shfl_sync(FULL, items, b);
+        const unsigned long long base = item_base + (unsigned long long)__shfl_sync(FULL, items_before, b);
+        for (long long t = lane; t < seg_items; t += 32) {
+            const long long chunk = seg_first_chunk + t * Constants::ITEM_CHUNKS;
             const long long chunk_begin = w.flat_base + chunk * w.chunk_length;
             const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * w.chunk_length;
-            if (item_base + t >= (unsigned long long)Constants::ITEM_CAPACITY) break;
-            work_items(scratch)[item_base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
-                                                          seg_end < item_end ? seg_end : item_end, seg_start,
-                                                          long_slot(seg_start, w.flat_base, w.chunk_length, chunk)};
+            if (base + t >= (unsigned long long)Constants::ITEM_CAPACITY) break;
+            const long long slot = seg_items == 1 ? -1 - (first_segment + b)
+                                                  : long_slot(seg_start, w.flat_base, w.chunk_length, chunk);
+            work_items(scratch)[base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
+                                                     seg_end < item_end ? seg_end : item_end, seg_start, slot};
         }
     }
 }
@@ -693,9 +725,13 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
     queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
 }
 
-/** Persistent blocks: a block per queued work item, its partial into the item's slot. */
+/**
+ * Persistent blocks: a block per queued work item, its partial into the item's slot, or, for an
+ * item that is its whole segment (slot -1 - s), the result into out[s].
+ */
 template <class Rc, int BLOCK, int U>
-__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in, unsigned char* __restrict__ scratch) {
+__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in, typename Rc::Out* __restrict__ out,
+                                              unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
     if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
@@ -709,7 +745,14 @@ __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__
         A acc[1] = {Rc::Op::identity()};
         group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
         const A total = block_reduce<BLOCK>(acc[0], op);
-        if (threadIdx.x == 0) *partial_slot<A>(scratch, item.slot) = total;
+        if (threadIdx.x == 0) {
+            if (item.slot >= 0) {
+                *partial_slot<A>(scratch, item.slot) = total;
+            } else {
+                const long long s = -1 - item.slot;
+                out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+            }
+        }
     }
 }
 

@@ -61,8 +61,8 @@ public final class GpuCustomSegmentedReduce {
                     seg::ordered_segments_small<T, UserOp, BLOCK>(in, seg::RowStarts{cols}, rows, rows * cols, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
-                %4$s(const T* __restrict__ in, unsigned char* __restrict__ scratch) {
-                    seg::ordered_segments_long<T, UserOp, BLOCK>(in, scratch);
+                %4$s(const T* __restrict__ in, T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::ordered_segments_long<T, UserOp, BLOCK>(in, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %5$s(const long long* __restrict__ offsets, long long nseg, T* __restrict__ out,
@@ -116,7 +116,7 @@ public final class GpuCustomSegmentedReduce {
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength, out,
                     scratch);
-            longPart.launch(longGrid, block, 0, in, scratch);
+            longPart.launch(longGrid, block, 0, in, out, scratch);
             combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
         }, offsets, segments, inLength, false);
     }
@@ -168,7 +168,7 @@ public final class GpuCustomSegmentedReduce {
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(rows), block, 0, in, rows, cols, out, scratch);
             if (!shortRows) {
-                longPart.launch(longGrid, block, 0, in, scratch);
+                longPart.launch(longGrid, block, 0, in, out, scratch);
                 combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
             }
         }, 0, rows, n, false);

@@ -161,7 +161,7 @@ public final class GpuSegmentedReduce {
         withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
                     out, scratch);
-            longPart.launch(longGrid, block, 0, in, scratch);
+            longPart.launch(longGrid, block, 0, in, out, scratch);
             combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
         }, offsets, segments, inLength, checkOverflow);
     }

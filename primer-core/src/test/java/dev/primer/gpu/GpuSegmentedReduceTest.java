@@ -237,6 +237,10 @@ class GpuSegmentedReduceTest {
             long in = upload(host);
             long out = ctx.allocate(8 * 3);
             long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 50_000, 100_000, 300_000));
+            // Both segments here are long (more than C = 2048 elements) but a single work item each, which
+            // the long kernel finishes itself, overflow flag included; segment 2 above has several items.
+            long oneItemOffsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 30_000, 33_000));
+            long[] sums = new long[3];
             try {
                 ArithmeticException e = assertThrows(ArithmeticException.class,
                         () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
@@ -244,10 +248,25 @@ class GpuSegmentedReduceTest {
                 ArithmeticException e2 = assertThrows(ArithmeticException.class,
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out, n));
                 assertTrue(e2.getMessage().contains("segment 2"), e2.getMessage());
+                for (int i = 0; i < 2; i++) host.setAtIndex(ValueLayout.JAVA_LONG, 30_000 + i, Long.MAX_VALUE);
+                ctx.copyToDevice(in, host, 8 * n);
+                ArithmeticException e3 = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
+                assertTrue(e3.getMessage().contains("segment 1"), e3.getMessage());
+                // Without the overflow the same segment comes out exact.
+                host.setAtIndex(ValueLayout.JAVA_LONG, 30_000, -Long.MAX_VALUE);
+                ctx.copyToDevice(in, host, 8 * n);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n);
+                MemorySegment result = download(arena, out, 16);
+                long expected = 0;
+                for (long i = 30_000; i < 33_000; i++) expected += host.getAtIndex(ValueLayout.JAVA_LONG, i);
+                assertEquals(30_000 * (Long.MAX_VALUE / 100_000), result.getAtIndex(ValueLayout.JAVA_LONG, 0));
+                assertEquals(expected, result.getAtIndex(ValueLayout.JAVA_LONG, 1));
             } finally {
                 ctx.free(in);
                 ctx.free(out);
                 ctx.free(offsets);
+                ctx.free(oneItemOffsets);
             }
         }
     }
