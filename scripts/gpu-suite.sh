@@ -55,13 +55,17 @@ for stage in $stages; do
         rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
         [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; }
         # The self-test's production scans span a few tiles at most; these cover many (the look-back),
-        # the offsets check over a million segments, and the user-defined operators at every misalignment.
+        # the offsets check over a million segments, and the user-defined operators at every misalignment;
+        # its segments reach 20000 elements (one long work item): the two segmented tests add long
+        # segments of several items, built-in (with the int64 overflow flag) and user-defined.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
             --select-method dev.primer.gpu.GpuScanTest#int32SumsIntoInt64 \
             --select-method dev.primer.gpu.GpuScanTest#decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten \
             --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#longSumOverflowIsFoundInChunkedRowsAndLongSegments \
+            --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1
         local rc2=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-tests-$tool.log" | tail -n 3
         [ $rc2 -eq 0 ] || { echo "$tool over the tests FAILED ($rc2)"; tail -n 30 "$out/sanitize-tests-$tool.log"; }
