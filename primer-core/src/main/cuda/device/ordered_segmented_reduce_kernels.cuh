@@ -5,9 +5,9 @@
 // results are the same bits every run.
 //
 // The frame is segmented_reduce_kernels.cuh's: a warp per 32 consecutive segments, long segments
-// queued as work items for persistent blocks, a combine per long segment; the same scratch layout,
-// offsets checks and clamping, so malformed offsets never make a kernel touch memory outside its
-// buffers. Rows are the segments starting at s * cols (RowStarts). What changes is that every fold
+// queued as work items for persistent blocks (a segment of one item finished there, one of several
+// by a combine); the same scratch layout, offsets checks and clamping, so malformed offsets never
+// make a kernel touch memory outside its buffers. Rows are the segments starting at s * cols (RowStarts). What changes is that every fold
 // keeps index order (the built-in kernels fold elements a lane apart and combine by butterflies):
 //   short  (<= SHORT_SEGMENT)  its own lane, left to right (lane_fold, shared);
 //   medium (<= C)              the whole warp, one segment at a time: lanes take consecutive

@@ -31,15 +31,16 @@
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
 //                     ITEM_CHUNKS chunks of C elements each, with one atomic reservation per
-//                     warp. Its block holds four per SM (<= 64 registers): latency, not
-//                     bandwidth, bounds it, so warps in flight count most.
+//                     warp. Up to four blocks per SM (<= 64 registers; segmented_reduce.cu gives
+//                     each operator its count): latency, not bandwidth, bounds it, so warps in
+//                     flight count most.
 //   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
 //                     the item's first chunk; an item that is its whole segment (most long
 //                     segments: up to ITEM_CHUNKS * C elements) writes the result itself.
 //   segments_combine  a block per segment of several items folds their partials in order.
 //   (Measured on an H200, 2^26 float32 values, 2026-11-21 (bench/lab/segments_lab.cu): power-law
-//   lengths 0.434 -> 0.342 ms from the fourth block per SM; segments of 3000 elements 0.214 ->
-//   0.104 ms from the direct write and the per-warp reservation (the combine had cost a block per
+//   lengths 0.434 -> 0.339 ms from the fourth block per SM; segments of 3000 elements 0.213 ->
+//   0.113 ms from the direct write and the per-warp reservation (the combine had cost a block per
 //   segment, the queue a serial atomic per long lane). Staging each warp's segments in shared
 //   memory with one round of 16-byte loads was slower at every occupancy: the small kernel waits
 //   on too few warps, not on the loads of each.)
@@ -69,11 +70,11 @@
 // each call):
 //   [0, 8)     overflow flag: int64 SUM that does not fit a long sets it to 2^63 - (first index)
 //   [8, 16)    count of queued work items (segments)
-//   [16, 24)   count of long segments (segments)
+//   [16, 24)   count of long segments of more than one work item (segments)
 //   [24, 28)   malformed-offsets flags (segments): BAD_BOUNDS | DECREASING | QUEUE_FULL
 //   [32, 40)   first decreasing offset: 2^63 - (smallest s with offsets[s] > offsets[s+1]), or 0
 //   [256, ...) rows: partial slots (rows * chunks); segments: 2 * MAX_CHUNKS partial slots, then
-//              2 * MAX_CHUNKS work items, then MAX_CHUNKS long segment ids.
+//              2 * MAX_CHUNKS work items, then MAX_CHUNKS ids of long segments of several items.
 //   Every partial slot is 16 bytes.
 //
 // Self-contained (ops.cuh, warp/, block/ only), so NVRTC can instantiate it for other operators.
@@ -474,7 +475,8 @@ __device__ __forceinline__ void rows_combine(long long rows, long long chunks, t
 
 /**
  * One queued piece of a long segment: elements [begin, end), up to ITEM_CHUNKS chunks of it,
- * indices counted from index_base (the segment's start), its partial into slot. Everything the
+ * indices counted from index_base (the segment's start), its partial into slot; a negative slot,
+ * -1 - s, marks an item that is all of segment s, its result written to out[s]. Everything the
  * block needs is in the item, so it starts loading after a single dependent read.
  */
 struct LongWork {
@@ -757,7 +759,7 @@ __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__
 }
 
 /**
- * Persistent blocks: a block per long segment folds its items' partials in order. ORDERED (for
+ * Persistent blocks: a block per long segment of several items folds their partials in order. ORDERED (for
  * operators that need not commute): each thread folds a contiguous run of the partials and the
  * threads combine in thread order; otherwise threads take every BLOCK-th partial, four loads in
  * flight, and combine by butterflies. starts: OffsetStarts or RowStarts, as for the small kernel.

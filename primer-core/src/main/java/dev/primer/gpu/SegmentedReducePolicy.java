@@ -28,8 +28,9 @@ import dev.primer.DType;
  *
  * <p>Segments vary in length, so the kernels adapt per segment on the device (see the .cuh header):
  * a warp per 32 segments folds short ones lane by lane and medium ones warp by warp, and queues long
- * ones as work items of fixed chunks for persistent blocks, then a combine kernel folds each long
- * segment's partials in order. Three launches, a counter reset and one readback of the scratch
+ * ones as work items of up to {@link #ITEM_CHUNKS} chunks for persistent blocks, which finish a
+ * segment of one item themselves; a combine kernel folds the partials of each segment of several
+ * items in order. Three launches, a counter reset and one readback of the scratch
  * header (the offsets check and the int64 overflow flag: one synchronize); the host sizes scratch for
  * the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  */
@@ -69,6 +70,8 @@ public final class SegmentedReducePolicy {
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;
+    /** Chunks per queued work item of a long segment. */
+    static final long ITEM_CHUNKS = 16;
     static final long WORK_ITEM_BYTES = 32;
 
     /** The kernel family for batched rows. */

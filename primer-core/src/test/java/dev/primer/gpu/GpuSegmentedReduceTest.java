@@ -237,10 +237,13 @@ class GpuSegmentedReduceTest {
             long in = upload(host);
             long out = ctx.allocate(8 * 3);
             long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 50_000, 100_000, 300_000));
-            // Both segments here are long (more than C = 2048 elements) but a single work item each, which
-            // the long kernel finishes itself, overflow flag included; segment 2 above has several items.
+            // Both segments here are long (more than C elements) but a single work item each, which the
+            // long kernel finishes itself, overflow flag included; segment 2 above has several items.
+            long c = SegmentedReducePolicy.longChunkLength(33_000);
+            assertTrue(30_000 > c && 3_000 > c, "both segments are long");
+            assertEquals(0, (29_999 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 0 is one work item");
+            assertEquals(0, (32_999 / c - 30_000 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 1 is one work item");
             long oneItemOffsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 30_000, 33_000));
-            long[] sums = new long[3];
             try {
                 ArithmeticException e = assertThrows(ArithmeticException.class,
                         () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
@@ -248,20 +251,31 @@ class GpuSegmentedReduceTest {
                 ArithmeticException e2 = assertThrows(ArithmeticException.class,
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out, n));
                 assertTrue(e2.getMessage().contains("segment 2"), e2.getMessage());
-                for (int i = 0; i < 2; i++) host.setAtIndex(ValueLayout.JAVA_LONG, 30_000 + i, Long.MAX_VALUE);
+                // Both one-item segments overflow: the smaller index is reported.
+                for (long i : new long[] {20_000, 20_001, 30_000, 30_001}) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE);
                 ctx.copyToDevice(in, host, 8 * n);
                 ArithmeticException e3 = assertThrows(ArithmeticException.class,
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
-                assertTrue(e3.getMessage().contains("segment 1"), e3.getMessage());
-                // Without the overflow the same segment comes out exact.
+                assertTrue(e3.getMessage().contains("segment 0"), e3.getMessage());
+                // Segment 1 alone overflows (segment 0's two large values now cancel).
+                host.setAtIndex(ValueLayout.JAVA_LONG, 20_000, -Long.MAX_VALUE);
+                ctx.copyToDevice(in, host, 8 * n);
+                ArithmeticException e4 = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
+                assertTrue(e4.getMessage().contains("segment 1"), e4.getMessage());
+                // Without an overflow no flag is raised, and both results are written by this call.
                 host.setAtIndex(ValueLayout.JAVA_LONG, 30_000, -Long.MAX_VALUE);
                 ctx.copyToDevice(in, host, 8 * n);
+                ctx.memset8(out, (byte) 0xA5, 16);
                 GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n);
                 MemorySegment result = download(arena, out, 16);
-                long expected = 0;
-                for (long i = 30_000; i < 33_000; i++) expected += host.getAtIndex(ValueLayout.JAVA_LONG, i);
-                assertEquals(30_000 * (Long.MAX_VALUE / 100_000), result.getAtIndex(ValueLayout.JAVA_LONG, 0));
-                assertEquals(expected, result.getAtIndex(ValueLayout.JAVA_LONG, 1));
+                for (int seg = 0; seg < 2; seg++) {
+                    long expected = 0;
+                    for (long i = seg == 0 ? 0 : 30_000; i < (seg == 0 ? 30_000 : 33_000); i++) {
+                        expected += host.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    }
+                    assertEquals(expected, result.getAtIndex(ValueLayout.JAVA_LONG, seg), "segment " + seg);
+                }
             } finally {
                 ctx.free(in);
                 ctx.free(out);
