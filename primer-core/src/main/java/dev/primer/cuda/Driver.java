@@ -35,8 +35,9 @@ final class Driver {
             cuStreamCreate, cuStreamSynchronize, cuStreamQuery, cuStreamDestroy, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventElapsedTime, cuEventDestroy, cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost, cuMemGetInfo,
             cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD8Async, cuMemsetD32Async,
-            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute,
-            cuFuncGetAttribute, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
+            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuFuncSetAttribute, cuFuncGetAttribute,
+            cuGraphCreate, cuGraphDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
+            cuGraphLaunch, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
 
     static {
         NativeLibrary lib = null;
@@ -82,8 +83,13 @@ final class Driver {
         cuModuleLoadData = h("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         cuModuleUnload = h("cuModuleUnload", I_J);
         cuModuleGetFunction = h("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
-        cuLaunchKernel = h("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
-                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
+        cuGraphCreate = h("cuGraphCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+        cuGraphDestroy = h("cuGraphDestroy", I_J);
+        // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (CudaKernel lays it out).
+        cuGraphAddKernelNode = h("cuGraphAddKernelNode_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+        cuGraphInstantiate = h("cuGraphInstantiateWithFlags", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+        cuGraphExecKernelNodeSetParams = h("cuGraphExecKernelNodeSetParams_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
+        cuGraphLaunch = h("cuGraphLaunch", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
         cuFuncSetAttribute = h("cuFuncSetAttribute", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_INT));
         cuFuncGetAttribute = h("cuFuncGetAttribute", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_LONG));
         cuOccupancyMaxActiveBlocksPerMultiprocessor = h("cuOccupancyMaxActiveBlocksPerMultiprocessor",

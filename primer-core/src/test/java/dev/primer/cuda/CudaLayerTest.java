@@ -34,11 +34,61 @@ class CudaLayerTest {
     }
 
     @Test
-    void aBadLaunchIsNamed() {
-        CudaKernel fill = Cuda.context().module("fill").kernel("fill_u64");
-        // 64 KB of dynamic shared memory exceeds the default 48 KB limit: the launch must fail.
-        CudaException e = assertThrows(CudaException.class, () -> fill.launch(1, 32, 64 << 10, 0L, 0L, 0L));
-        assertTrue(e.getMessage().contains("fill_u64"), e.getMessage());
+    void aBadLaunchIsNamedAndTheKernelLaunchesAfterIt() {
+        CudaContext ctx = Cuda.context();
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64");
+        long n = 33;
+        long p = ctx.allocate(8 * n);
+        try (Arena arena = Arena.ofConfined()) {
+            fill.launch(1, 32, 0, p, n, 1L); // the kernel's graph exists before the bad launch
+            // 64 KB of dynamic shared memory exceeds the default 48 KB limit: the launch must fail.
+            CudaException e = assertThrows(CudaException.class, () -> fill.launch(1, 32, 64 << 10, p, n, 2L));
+            assertTrue(e.getMessage().contains("fill_u64"), e.getMessage());
+            long pattern = 0x0123_4567_89AB_CDEFL;
+            fill.launch(2, 32, 0, p, n, pattern);
+            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
+            ctx.copyToHost(host, p, 8 * n);
+            for (long i = 0; i < n; i++) assertEquals(pattern, host.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
+        } finally {
+            ctx.free(p);
+        }
+    }
+
+    /**
+     * Launches queued without waiting, each with its own arguments and some with another grid, all
+     * land as issued: updating the kernel's graph must not reach launches already in the stream.
+     * Every 64th launch fills 2^22 elements, so later launches pile up behind it.
+     */
+    @Test
+    void launchesQueuedBackToBackKeepTheirOwnArguments() {
+        CudaContext ctx = Cuda.context();
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64");
+        int launches = 3000, region = 48;
+        long big = 1L << 22;
+        long regions = ctx.allocate(8L * launches * region), slow = ctx.allocate(8 * big);
+        try (Arena arena = Arena.ofConfined()) {
+            ctx.memset8(regions, (byte) 0xA5, 8L * launches * region);
+            ctx.synchronize();
+            for (int i = 0; i < launches; i++) {
+                if (i % 64 == 0) fill.enqueue(64, 1, 256, 0, slow, big, (long) i);
+                fill.enqueue(1 + i % 3, 1, 32, 0, regions + 8L * region * i, (long) region, pattern(i));
+            }
+            ctx.synchronize();
+            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, (long) launches * region);
+            ctx.copyToHost(host, regions, 8L * launches * region);
+            for (int i = 0; i < launches; i++) {
+                for (int j = 0; j < region; j++) {
+                    assertEquals(pattern(i), host.getAtIndex(ValueLayout.JAVA_LONG, (long) i * region + j), "launch " + i + ", element " + j);
+                }
+            }
+        } finally {
+            ctx.free(regions);
+            ctx.free(slow);
+        }
+    }
+
+    private static long pattern(int launch) {
+        return 0x9E37_79B9_7F4A_7C15L * (launch + 1);
     }
 
     @Test

@@ -70,7 +70,8 @@ final class FoundationBench {
             }
             Timing t = Timing.of(Arrays.stream(usPerLaunch).map(us -> us / 1e3).toArray());
             return BenchRecord.measured(GROUP, "launch_async", "-", "fill_u64 n=0", 0, 0, t, null,
-                    String.format(Locale.ROOT, "%.2f µs per launch: wall time of %d back-to-back launches / %d, median of %d batches",
+                    String.format(Locale.ROOT, "%.2f µs per launch (CudaKernel.launch: the kernel's one-node graph, arguments set and relaunched):"
+                                    + " wall time of %d back-to-back launches / %d, median of %d batches",
                             t.medianMs() * 1e3, ASYNC_LAUNCHES, ASYNC_LAUNCHES, batches));
         } finally {
             ctx.free(dummy);
@@ -88,7 +89,7 @@ final class FoundationBench {
                 ctx.synchronize();
             });
             return BenchRecord.measured(GROUP, "launch_sync", "-", "fill_u64 n=0", 0, 0, t, null,
-                    String.format(Locale.ROOT, "%.2f µs per launch + stream synchronize (median of %d)",
+                    String.format(Locale.ROOT, "%.2f µs per launch (through the kernel's graph) + stream synchronize (median of %d)",
                             t.medianMs() * 1e3, SYNC_LAUNCHES));
         } finally {
             ctx.free(dummy);
