@@ -11,6 +11,7 @@
 // 2. The launch. The CPU time of one launch (<<<>>>, cuLaunchKernel with kernelParams or with an
 //    extra buffer, a fixed executable graph, a graph whose node's arguments are set per launch),
 //    the floor and the sum through each, and launch rates back to back.
+//    Grids that alternate from launch to launch: one graph updated, or a graph per grid.
 // 3. The graph's semantics: 100,000 launches through one graph, each with its own arguments, some
 //    behind slow ones; every slot must hold the last stamp issued for it.
 //
@@ -287,6 +288,38 @@ int main() {
         }
         double got = 0; CK(cudaMemcpy(&got, device_result, 8, cudaMemcpyDeviceToHost));
         printf("  last production result %.9g (grid 128 or 256 over buffer 52: host %.9g)\n", got, expected);
+    }
+    {
+        // Grids that change from launch to launch (the ladders' host loops): 1000 launches of a tiny
+        // kernel alternating 264 blocks and 1, timed by events and by the host's wall clock.
+        cudaGraph_t ga, gb; CK(cudaGraphCreate(&ga, 0)); CK(cudaGraphCreate(&gb, 0));
+        void* fa[] = {&device_result};
+        cudaKernelNodeParams pa{}; pa.func = (void*)k_floor; pa.gridDim = dim3(264); pa.blockDim = dim3(32); pa.kernelParams = fa;
+        cudaKernelNodeParams pb = pa; pb.gridDim = dim3(1);
+        cudaGraphNode_t na, nb; CK(cudaGraphAddKernelNode(&na, ga, nullptr, 0, &pa)); CK(cudaGraphAddKernelNode(&nb, gb, nullptr, 0, &pb));
+        cudaGraphExec_t ea, eb; CK(cudaGraphInstantiate(&ea, ga, 0)); CK(cudaGraphInstantiate(&eb, gb, 0));
+        cudaEvent_t e0, e1; CK(cudaEventCreate(&e0)); CK(cudaEventCreate(&e1));
+        auto alternate = [&](const char* name, auto launch) {
+            for (int rep = 0; rep < 3; ++rep) {
+                CK(cudaStreamSynchronize(st));
+                const double t0 = now_us();
+                CK(cudaEventRecord(e0, st));
+                for (int i = 0; i < 1000; ++i) launch(i & 1);
+                CK(cudaEventRecord(e1, st));
+                CK(cudaEventSynchronize(e1));
+                float ms; CK(cudaEventElapsedTime(&ms, e0, e1));
+                printf("%-52s events %6.2f us, wall %6.2f us per launch\n", name, ms * 1e3f / 1000, (now_us() - t0) / 1000); fflush(stdout);
+            }
+        };
+        alternate("grids 264/1: <<<>>>", [&](int odd) { k_floor<<<odd ? 1 : 264, 32, 0, st>>>(device_result); });
+        alternate("grids 264/1: one graph, node updated", [&](int odd) {
+            CK(cudaGraphExecKernelNodeSetParams(ea, na, odd ? &pb : &pa)); CK(cudaGraphLaunch(ea, st)); });
+        CK(cudaGraphExecKernelNodeSetParams(ea, na, &pa));
+        alternate("grids 264/1: a graph per grid, arguments set", [&](int odd) {
+            CK(cudaGraphExecKernelNodeSetParams(odd ? eb : ea, odd ? nb : na, odd ? &pb : &pa)); CK(cudaGraphLaunch(odd ? eb : ea, st)); });
+        alternate("grid 264 always: <<<>>>", [&](int) { k_floor<<<264, 32, 0, st>>>(device_result); });
+        alternate("grid 264 always: one graph, arguments set", [&](int) {
+            CK(cudaGraphExecKernelNodeSetParams(ea, na, &pa)); CK(cudaGraphLaunch(ea, st)); });
     }
     {
         constexpr int SLOTS = 4096, LAUNCHES = 100000;

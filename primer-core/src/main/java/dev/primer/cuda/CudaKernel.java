@@ -12,18 +12,11 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * A kernel entry point. Every launch goes through a one-node CUDA graph of this kernel, made at its
- * first launch: a launch packs the arguments into this kernel's parameter block, sets the node's
- * grid and arguments in the executable graph and launches the graph on the context's stream.
- *
- * <p>Why a graph: on the H200 (driver 13.0, {@code bench/lab/sync_poll_lab.cu}) relaunching an
- * executable graph with new arguments cost 1.4-2.5 us of CPU against 2.9-3.5 us for cuLaunchKernel,
- * back-to-back launches of a tiny kernel ran at 1.5-2.5 us each against 3.3-4.3, and a synchronous
- * 2^20-float sum returned in 8.4-9.0 us against 10.2-10.8. A launch whose grid differs from the
- * previous one costs about what cuLaunchKernel does. Updating the node leaves launches already
- * queued alone (the lab's 100,000 back-to-back launches, each with its own arguments, all landed as
- * issued). Setting and launching happen under this kernel's lock: the graph holds one set of
- * arguments at a time. Graphs are never destroyed; kernels live as long as their context.
+ * A kernel entry point. A launch packs the arguments into this kernel's parameter block and launches
+ * through {@link KernelGraphs}: the kernel's executable one-node graph for that launch shape, its
+ * arguments set (1.4-2.8 us of CPU on the H200 against 2.8-4.2 for cuLaunchKernel; that class says
+ * more). Launches of one kernel are serialised by its lock, which guards the parameter block and the
+ * graphs.
  */
 public final class CudaKernel {
     private static final int MAX_ARGS = 32;
@@ -49,10 +42,11 @@ public final class CudaKernel {
     private final CudaContext context;
     private final String name;
     private final long handle;
-    /** The node's parameters; kernelParams points at {@link #pointers}, whose entry i points at slot i of {@link #values}. */
-    private final MemorySegment nodeParams, values;
-    /** The graph's one node and its executable form: 0 until the first launch succeeds. Guarded by this. */
-    private long node, executable;
+    /** Argument i's value in 8-byte slot i of values; entry i of pointers points at slot i. Guarded by this. */
+    private final MemorySegment values, pointers;
+    /** CUDA_KERNEL_NODE_PARAMS_v2 of the next launch: this kernel, its shape, kernelParams = pointers. Guarded by this. */
+    private final MemorySegment nodeParams;
+    private final KernelGraphs graphs;
 
     CudaKernel(CudaContext context, String name, long handle) {
         this.context = context;
@@ -60,12 +54,13 @@ public final class CudaKernel {
         this.handle = handle;
         Arena arena = Arena.ofAuto();
         values = arena.allocate(8L * MAX_ARGS, 8);
-        MemorySegment pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);
+        pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);
         for (int i = 0; i < MAX_ARGS; i++) pointers.setAtIndex(ADDRESS, i, values.asSlice(8L * i, 8));
         nodeParams = arena.allocate(NODE_PARAMS);
         nodeParams.set(JAVA_LONG, FUNC, handle);
         nodeParams.set(ADDRESS, KERNEL_PARAMS, pointers);
         for (long unit : new long[] {GRID_Z, BLOCK_Y, BLOCK_Z}) nodeParams.set(JAVA_INT, unit, 1);
+        graphs = new KernelGraphs(name);
     }
 
     public String name() { return name; }
@@ -110,38 +105,14 @@ public final class CudaKernel {
         nodeParams.set(JAVA_INT, BLOCK_X, block);
         nodeParams.set(JAVA_INT, SHARED, sharedBytes);
         try {
-            if (executable == 0) {
-                instantiate();
-            } else {
-                Driver.check((int) Driver.cuGraphExecKernelNodeSetParams.invokeExact(executable, node, nodeParams),
-                        "cuGraphExecKernelNodeSetParams_v2(" + name + ")");
-            }
-            Driver.check((int) Driver.cuGraphLaunch.invokeExact(executable, context.streamHandle()), "cuGraphLaunch(" + name + ")");
+            graphs.launch(nodeParams, gridX, gridY, block, sharedBytes, context.streamHandle(), handle, pointers);
         } catch (Throwable t) {
             throw Driver.rethrow(t);
         }
     }
 
-    /** Builds the graph from the node parameters as they stand (the first launch's); on failure keeps nothing. */
-    private void instantiate() throws Throwable {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment out = arena.allocate(ADDRESS);
-            Driver.check((int) Driver.cuGraphCreate.invokeExact(out, 0), "cuGraphCreate(" + name + ")");
-            long newGraph = out.get(JAVA_LONG, 0);
-            try {
-                Driver.check((int) Driver.cuGraphAddKernelNode.invokeExact(out, newGraph, MemorySegment.NULL, 0L, nodeParams),
-                        "cuGraphAddKernelNode_v2(" + name + ")");
-                long newNode = out.get(JAVA_LONG, 0);
-                Driver.check((int) Driver.cuGraphInstantiate.invokeExact(out, newGraph, 0L),
-                        "cuGraphInstantiateWithFlags(" + name + ")");
-                node = newNode;
-                executable = out.get(JAVA_LONG, 0);
-            } catch (Throwable t) {
-                int destroyed = (int) Driver.cuGraphDestroy.invokeExact(newGraph);  // the first error is the one to report
-                throw t;
-            }
-        }
-    }
+    /** Launch shapes of this kernel that have a graph (for tests). */
+    synchronized int graphShapes() { return graphs.shapes(); }
 
     /** Blocks of {@code block} threads that fit on one multiprocessor at once. */
     public int maxActiveBlocksPerSm(int block, int sharedBytes) {

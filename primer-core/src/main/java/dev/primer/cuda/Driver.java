@@ -35,7 +35,7 @@ final class Driver {
             cuStreamCreate, cuStreamSynchronize, cuStreamQuery, cuStreamDestroy, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventElapsedTime, cuEventDestroy, cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost, cuMemGetInfo,
             cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD8Async, cuMemsetD32Async,
-            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuFuncSetAttribute, cuFuncGetAttribute,
+            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute, cuFuncGetAttribute,
             cuGraphCreate, cuGraphDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
             cuGraphLaunch, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
 
@@ -83,6 +83,8 @@ final class Driver {
         cuModuleLoadData = h("cuModuleLoadData", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
         cuModuleUnload = h("cuModuleUnload", I_J);
         cuModuleGetFunction = h("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+        cuLaunchKernel = h("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
+                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
         cuGraphCreate = h("cuGraphCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         cuGraphDestroy = h("cuGraphDestroy", I_J);
         // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (CudaKernel lays it out).

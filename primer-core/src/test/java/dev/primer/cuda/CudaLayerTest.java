@@ -55,9 +55,11 @@ class CudaLayerTest {
     }
 
     /**
-     * Launches queued without waiting, each with its own arguments and some with another grid, all
-     * land as issued: updating the kernel's graph must not reach launches already in the stream.
-     * Every 64th launch fills 2^22 elements, so later launches pile up behind it.
+     * Launches queued without waiting, each with its own arguments, all land as issued: setting a
+     * graph's arguments must not reach launches already in the stream. Grids of 1 to 12 blocks take
+     * turns, so some shapes get graphs and the rest (beyond KernelGraphs.MAX_SHAPES) go by
+     * cuLaunchKernel, interleaved on the stream; every 64th launch fills 2^22 elements, so later
+     * launches pile up behind it.
      */
     @Test
     void launchesQueuedBackToBackKeepTheirOwnArguments() {
@@ -71,7 +73,7 @@ class CudaLayerTest {
             ctx.synchronize();
             for (int i = 0; i < launches; i++) {
                 if (i % 64 == 0) fill.enqueue(64, 1, 256, 0, slow, big, (long) i);
-                fill.enqueue(1 + i % 3, 1, 32, 0, regions + 8L * region * i, (long) region, pattern(i));
+                fill.enqueue(1 + i % 12, 1, 32, 0, regions + 8L * region * i, (long) region, pattern(i));
             }
             ctx.synchronize();
             MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, (long) launches * region);
@@ -81,6 +83,7 @@ class CudaLayerTest {
                     assertEquals(pattern(i), host.getAtIndex(ValueLayout.JAVA_LONG, (long) i * region + j), "launch " + i + ", element " + j);
                 }
             }
+            assertEquals(KernelGraphs.MAX_SHAPES, fill.graphShapes(), "13 shapes launched: graphs for the first " + KernelGraphs.MAX_SHAPES + " only");
         } finally {
             ctx.free(regions);
             ctx.free(slow);
