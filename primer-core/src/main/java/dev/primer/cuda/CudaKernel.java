@@ -1,9 +1,7 @@
 package dev.primer.cuda;
 
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.StructLayout;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -12,40 +10,23 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * A kernel entry point. A launch packs the arguments into this kernel's parameter block and launches
- * through {@link KernelGraphs}: the kernel's executable one-node graph for that launch shape, its
- * arguments set (1.4-2.8 us of CPU on the H200 against 2.8-4.2 for cuLaunchKernel; that class says
- * more). Launches of one kernel are serialised by its lock, which guards the parameter block and the
- * graphs.
+ * A kernel entry point. A launch packs the arguments into this kernel's parameter block and hands it
+ * to {@link KernelGraphs}, which launches through an executable graph per launch shape (cheaper
+ * than cuLaunchKernel: docs/internals.md). Launches of one kernel are serialised by its lock, which
+ * guards the parameter block and the graphs.
  */
 public final class CudaKernel {
     private static final int MAX_ARGS = 32;
     private static final int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
     private static final int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
 
-    /** CUDA_KERNEL_NODE_PARAMS_v2 (cuda.h); kern and ctx stay zero, as func is set. */
-    private static final StructLayout NODE_PARAMS = MemoryLayout.structLayout(
-            ADDRESS.withName("func"),
-            JAVA_INT.withName("gridDimX"), JAVA_INT.withName("gridDimY"), JAVA_INT.withName("gridDimZ"),
-            JAVA_INT.withName("blockDimX"), JAVA_INT.withName("blockDimY"), JAVA_INT.withName("blockDimZ"),
-            JAVA_INT.withName("sharedMemBytes"), MemoryLayout.paddingLayout(4),
-            ADDRESS.withName("kernelParams"), ADDRESS.withName("extra"),
-            ADDRESS.withName("kern"), ADDRESS.withName("ctx"));
-    private static final long GRID_X = offset("gridDimX"), GRID_Y = offset("gridDimY"), GRID_Z = offset("gridDimZ"),
-            BLOCK_X = offset("blockDimX"), BLOCK_Y = offset("blockDimY"), BLOCK_Z = offset("blockDimZ"),
-            SHARED = offset("sharedMemBytes"), FUNC = offset("func"), KERNEL_PARAMS = offset("kernelParams");
-
-    private static long offset(String field) {
-        return NODE_PARAMS.byteOffset(MemoryLayout.PathElement.groupElement(field));
-    }
-
     private final CudaContext context;
     private final String name;
     private final long handle;
-    /** Argument i's value in 8-byte slot i of values; entry i of pointers points at slot i. Guarded by this. */
-    private final MemorySegment values, pointers;
-    /** CUDA_KERNEL_NODE_PARAMS_v2 of the next launch: this kernel, its shape, kernelParams = pointers. Guarded by this. */
-    private final MemorySegment nodeParams;
+    private final Object lock = new Object();
+    /** Argument i's value in 8-byte slot i. Guarded by lock. */
+    private final MemorySegment values;
+    /** Guarded by lock. */
     private final KernelGraphs graphs;
 
     CudaKernel(CudaContext context, String name, long handle) {
@@ -54,13 +35,14 @@ public final class CudaKernel {
         this.handle = handle;
         Arena arena = Arena.ofAuto();
         values = arena.allocate(8L * MAX_ARGS, 8);
-        pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);
+        MemorySegment pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);  // entry i points at slot i
         for (int i = 0; i < MAX_ARGS; i++) pointers.setAtIndex(ADDRESS, i, values.asSlice(8L * i, 8));
-        nodeParams = arena.allocate(NODE_PARAMS);
-        nodeParams.set(JAVA_LONG, FUNC, handle);
-        nodeParams.set(ADDRESS, KERNEL_PARAMS, pointers);
-        for (long unit : new long[] {GRID_Z, BLOCK_Y, BLOCK_Z}) nodeParams.set(JAVA_INT, unit, 1);
-        graphs = new KernelGraphs(name);
+        graphs = new KernelGraphs(name, handle, pointers);
+    }
+
+    /** Another entry point to the same function, with no graphs yet (tests). */
+    CudaKernel freshCopy() {
+        return new CudaKernel(context, name, handle);
     }
 
     public String name() { return name; }
@@ -72,8 +54,12 @@ public final class CudaKernel {
 
     /**
      * 2-D grid launch. Arguments in the kernel's parameter order: Long (pointers and 64-bit
-     * integers), Integer, Float, Double. With {@code -Dprimer.checkLaunches=true} the stream is
-     * synchronized and checked after the launch, so a faulting kernel is named here.
+     * integers), Integer, Float, Double. A configuration the driver refuses throws a CudaException
+     * naming the kernel and the call that refused it: at a shape's first launch that is the graph's
+     * making (cuGraphAddKernelNode_v2, cuGraphInstantiateWithFlags), which also costs more than a
+     * launch; later, cuGraphExecKernelNodeSetParams_v2 or cuGraphLaunch. With
+     * {@code -Dprimer.checkLaunches=true} the stream is synchronized and checked after the launch,
+     * so a faulting kernel is named here.
      */
     public void launch(long gridX, long gridY, int block, int sharedBytes, Object... args) {
         enqueue(gridX, gridY, block, sharedBytes, args);
@@ -81,38 +67,40 @@ public final class CudaKernel {
     }
 
     /** The launch without the optional check: queued on the stream, not waited for. */
-    synchronized void enqueue(long gridX, long gridY, int block, int sharedBytes, Object... args) {
+    void enqueue(long gridX, long gridY, int block, int sharedBytes, Object... args) {
         if (gridX < 1 || gridX > Integer.MAX_VALUE) throw new IllegalArgumentException(name + ": gridX " + gridX + " out of range 1..2^31-1");
         if (gridY < 1 || gridY > 65535) throw new IllegalArgumentException(name + ": gridY " + gridY + " out of range 1..65535");
         if (block < 1 || block > 1024) throw new IllegalArgumentException(name + ": block " + block + " out of range 1..1024");
         if (sharedBytes < 0) throw new IllegalArgumentException(name + ": sharedBytes " + sharedBytes + " is negative");
         if (args.length > MAX_ARGS) throw new IllegalArgumentException(name + ": more than " + MAX_ARGS + " arguments");
         context.makeCurrent();
-        for (int i = 0; i < args.length; i++) {
-            long offset = 8L * i;
-            switch (args[i]) {
-                case Long v -> values.set(JAVA_LONG, offset, v);
-                case Integer v -> values.set(JAVA_INT, offset, v);
-                case Float v -> values.set(JAVA_FLOAT, offset, v);
-                case Double v -> values.set(JAVA_DOUBLE, offset, v);
-                case null -> throw new IllegalArgumentException(name + ": argument " + i + " is null");
-                default -> throw new IllegalArgumentException(name + ": argument " + i + " has unsupported type "
-                        + args[i].getClass().getSimpleName() + " (Long, Integer, Float, Double)");
+        synchronized (lock) {
+            for (int i = 0; i < args.length; i++) {
+                long offset = 8L * i;
+                switch (args[i]) {
+                    case Long v -> values.set(JAVA_LONG, offset, v);
+                    case Integer v -> values.set(JAVA_INT, offset, v);
+                    case Float v -> values.set(JAVA_FLOAT, offset, v);
+                    case Double v -> values.set(JAVA_DOUBLE, offset, v);
+                    case null -> throw new IllegalArgumentException(name + ": argument " + i + " is null");
+                    default -> throw new IllegalArgumentException(name + ": argument " + i + " has unsupported type "
+                            + args[i].getClass().getSimpleName() + " (Long, Integer, Float, Double)");
+                }
             }
-        }
-        nodeParams.set(JAVA_INT, GRID_X, (int) gridX);
-        nodeParams.set(JAVA_INT, GRID_Y, (int) gridY);
-        nodeParams.set(JAVA_INT, BLOCK_X, block);
-        nodeParams.set(JAVA_INT, SHARED, sharedBytes);
-        try {
-            graphs.launch(nodeParams, gridX, gridY, block, sharedBytes, context.streamHandle(), handle, pointers);
-        } catch (Throwable t) {
-            throw Driver.rethrow(t);
+            try {
+                graphs.launch(gridX, gridY, block, sharedBytes, context.streamHandle());
+            } catch (Throwable t) {
+                throw Driver.rethrow(t);
+            }
         }
     }
 
-    /** Launch shapes of this kernel that have a graph (for tests). */
-    synchronized int graphShapes() { return graphs.shapes(); }
+    /** Launch shapes of this kernel that have a graph (tests). */
+    int graphShapes() {
+        synchronized (lock) {
+            return graphs.shapes();
+        }
+    }
 
     /** Blocks of {@code block} threads that fit on one multiprocessor at once. */
     public int maxActiveBlocksPerSm(int block, int sharedBytes) {

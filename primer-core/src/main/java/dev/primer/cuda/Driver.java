@@ -36,7 +36,7 @@ final class Driver {
             cuEventElapsedTime, cuEventDestroy, cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost, cuMemGetInfo,
             cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD8Async, cuMemsetD32Async,
             cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute, cuFuncGetAttribute,
-            cuGraphCreate, cuGraphDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
+            cuGraphCreate, cuGraphDestroy, cuGraphExecDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
             cuGraphLaunch, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
 
     static {
@@ -87,7 +87,8 @@ final class Driver {
                 JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
         cuGraphCreate = h("cuGraphCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         cuGraphDestroy = h("cuGraphDestroy", I_J);
-        // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (CudaKernel lays it out).
+        cuGraphExecDestroy = h("cuGraphExecDestroy", I_J);
+        // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (KernelGraphs lays it out).
         cuGraphAddKernelNode = h("cuGraphAddKernelNode_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
         cuGraphInstantiate = h("cuGraphInstantiateWithFlags", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
         cuGraphExecKernelNodeSetParams = h("cuGraphExecKernelNodeSetParams_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));

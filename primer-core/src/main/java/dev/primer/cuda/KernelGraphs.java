@@ -1,95 +1,135 @@
 package dev.primer.cuda;
 
 import java.lang.foreign.Arena;
+import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
- * The executable one-node CUDA graphs through which one kernel launches: one per launch shape (grid,
- * block, dynamic shared memory), made at the shape's first launch, at most {@link #MAX_SHAPES}.
- * A launch sets the node's arguments in its shape's graph and launches that graph.
+ * How one kernel reaches the stream: through executable one-node CUDA graphs, one per launch shape
+ * (grid, block, dynamic shared memory), made at the shape's first launch, at most {@link #MAX_SHAPES}.
+ * A launch sets the node's arguments in its shape's graph and launches that graph; shapes beyond
+ * the first {@link #MAX_SHAPES} launch by cuLaunchKernel, so a kernel called with ever new grids
+ * costs what it did before graphs, never an instantiation per launch. Why graphs, and why one per
+ * shape rather than one per kernel (moving a graph to another grid was slow): docs/internals.md,
+ * from {@code bench/lab/sync_poll_lab.cu}.
  *
- * <p>Why graphs, measured on the H200 with driver 13.0 ({@code bench/lab/sync_poll_lab.cu}):
- * relaunching an executable graph with new arguments held the CPU for 1.4-2.8 us against 2.8-4.2
- * for cuLaunchKernel, and the GPU starts sooner too: a one-block kernel writing a host word was
- * seen after 4.3-5.8 us against 6.4-8.2, a synchronous 2^20-float sum after 8.4-9.5 us against
- * 10.1-12.2. Why one graph per shape: setting a new grid in a graph's node cost about a
- * cuLaunchKernel of CPU, and the reduce ladder's relaunch steps, whose grids shrink pass by pass,
- * each took ~10 us longer from an idle GPU through one graph per kernel than through cuLaunchKernel.
- * Setting arguments leaves launches already queued alone (the lab's 100,000 back-to-back launches,
- * each with its own arguments, all landed as issued).
- *
- * <p>Shapes beyond the first {@link #MAX_SHAPES} launch by cuLaunchKernel, as before graphs: a kernel
- * called with ever new grids (a reduce over many small sizes) costs what it did, never a graph's
- * instantiation per launch. Graphs live as long as the kernel (its context never unloads modules).
- * Not thread-safe: the owning {@link CudaKernel} calls it under its lock.
+ * <p>Graphs live as long as the kernel (its context never unloads modules). Not thread-safe: the
+ * owning {@link CudaKernel} calls it under its lock.
  */
 final class KernelGraphs {
     static final int MAX_SHAPES = 8;
 
+    /** CUDA_KERNEL_NODE_PARAMS_v2 (cuda.h); extra, kern and ctx stay zero, as func is set. */
+    private static final StructLayout NODE_PARAMS = MemoryLayout.structLayout(
+            ADDRESS.withName("func"),
+            JAVA_INT.withName("gridDimX"), JAVA_INT.withName("gridDimY"), JAVA_INT.withName("gridDimZ"),
+            JAVA_INT.withName("blockDimX"), JAVA_INT.withName("blockDimY"), JAVA_INT.withName("blockDimZ"),
+            JAVA_INT.withName("sharedMemBytes"), MemoryLayout.paddingLayout(4),
+            ADDRESS.withName("kernelParams"), ADDRESS.withName("extra"),
+            ADDRESS.withName("kern"), ADDRESS.withName("ctx"));
+    private static final long FUNC = offset("func"), GRID_X = offset("gridDimX"), GRID_Y = offset("gridDimY"),
+            GRID_Z = offset("gridDimZ"), BLOCK_X = offset("blockDimX"), BLOCK_Y = offset("blockDimY"),
+            BLOCK_Z = offset("blockDimZ"), SHARED = offset("sharedMemBytes"), KERNEL_PARAMS = offset("kernelParams");
+
+    private static long offset(String field) {
+        return NODE_PARAMS.byteOffset(MemoryLayout.PathElement.groupElement(field));
+    }
+
     private final String kernelName;
+    private final long function;
+    private final MemorySegment kernelParams;
+    /** The node as the next launch wants it: this function, its shape, kernelParams. */
+    private final MemorySegment node;
     /** The graphs made so far, most recently launched first. */
     private final Shape[] shapes = new Shape[MAX_SHAPES];
     private int count;
 
-    private record Shape(long gridX, long gridY, int block, int sharedBytes, long node, long executable) {
+    /** A graph is kept whole: its node's handle is what the executable graph's updates name. */
+    private record Shape(long gridX, long gridY, int block, int sharedBytes, long graph, long node, long executable) {
         boolean is(long gx, long gy, int b, int s) {
             return gridX == gx && gridY == gy && block == b && sharedBytes == s;
         }
     }
 
-    KernelGraphs(String kernelName) {
+    /** {@code kernelParams}: the array of pointers to the argument values, as cuLaunchKernel takes it. */
+    KernelGraphs(String kernelName, long function, MemorySegment kernelParams) {
         this.kernelName = kernelName;
+        this.function = function;
+        this.kernelParams = kernelParams;
+        node = Arena.ofAuto().allocate(NODE_PARAMS);
+        node.set(JAVA_LONG, FUNC, function);
+        node.set(ADDRESS, KERNEL_PARAMS, kernelParams);
+        for (long unit : new long[] {GRID_Z, BLOCK_Y, BLOCK_Z}) node.set(JAVA_INT, unit, 1);
     }
 
-    /** Shapes with a graph so far (for tests). */
+    /** Shapes with a graph so far. */
     int shapes() { return count; }
 
-    /**
-     * Launches the kernel as {@code nodeParams} (a CUDA_KERNEL_NODE_PARAMS_v2 of that shape) describe
-     * it on {@code stream}; the launch-by-hand arguments serve a shape that gets no graph.
-     */
-    void launch(MemorySegment nodeParams, long gridX, long gridY, int block, int sharedBytes, long stream,
-                long function, MemorySegment kernelParams) throws Throwable {
+    /** Launches the kernel with the argument values kernelParams points at now. */
+    void launch(long gridX, long gridY, int block, int sharedBytes, long stream) throws Throwable {
         int i = 0;
         while (i < count && !shapes[i].is(gridX, gridY, block, sharedBytes)) i++;
-        Shape shape;
-        if (i < count) {
-            shape = shapes[i];
-            Driver.check((int) Driver.cuGraphExecKernelNodeSetParams.invokeExact(shape.executable(), shape.node(), nodeParams),
-                    "cuGraphExecKernelNodeSetParams_v2(" + kernelName + ")");
-        } else if (count < MAX_SHAPES) {
-            shape = instantiate(nodeParams, gridX, gridY, block, sharedBytes);
-            count++;
-        } else {
+        if (i == count && count == MAX_SHAPES) {
             Driver.check((int) Driver.cuLaunchKernel.invokeExact(function, (int) gridX, (int) gridY, 1, block, 1, 1,
                     sharedBytes, stream, kernelParams, MemorySegment.NULL), "cuLaunchKernel(" + kernelName + ")");
             return;
         }
+        node.set(JAVA_INT, GRID_X, (int) gridX);
+        node.set(JAVA_INT, GRID_Y, (int) gridY);
+        node.set(JAVA_INT, BLOCK_X, block);
+        node.set(JAVA_INT, SHARED, sharedBytes);
+        Shape shape;
+        if (i < count) {
+            shape = shapes[i];
+            Driver.check((int) Driver.cuGraphExecKernelNodeSetParams.invokeExact(shape.executable(), shape.node(), node),
+                    "cuGraphExecKernelNodeSetParams_v2(" + kernelName + ")");
+            launchGraph(shape, stream);
+        } else {
+            shape = instantiate(gridX, gridY, block, sharedBytes);
+            try {
+                launchGraph(shape, stream);
+            } catch (Throwable t) {
+                destroy(shape.executable(), shape.graph());  // a shape the driver refuses takes no slot
+                throw t;
+            }
+            count++;
+        }
         System.arraycopy(shapes, 0, shapes, 1, i);  // most recently launched first
         shapes[0] = shape;
+    }
+
+    private void launchGraph(Shape shape, long stream) throws Throwable {
         Driver.check((int) Driver.cuGraphLaunch.invokeExact(shape.executable(), stream), "cuGraphLaunch(" + kernelName + ")");
     }
 
-    /** A graph of one node as {@code nodeParams} describe it, instantiated; on failure nothing is kept. */
-    private Shape instantiate(MemorySegment nodeParams, long gridX, long gridY, int block, int sharedBytes) throws Throwable {
+    /** A graph of one node as {@link #node} describes it, instantiated; on failure nothing is kept. */
+    private Shape instantiate(long gridX, long gridY, int block, int sharedBytes) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
             Driver.check((int) Driver.cuGraphCreate.invokeExact(out, 0), "cuGraphCreate(" + kernelName + ")");
             long graph = out.get(JAVA_LONG, 0);
             try {
-                Driver.check((int) Driver.cuGraphAddKernelNode.invokeExact(out, graph, MemorySegment.NULL, 0L, nodeParams),
+                Driver.check((int) Driver.cuGraphAddKernelNode.invokeExact(out, graph, MemorySegment.NULL, 0L, node),
                         "cuGraphAddKernelNode_v2(" + kernelName + ")");
-                long node = out.get(JAVA_LONG, 0);
+                long graphNode = out.get(JAVA_LONG, 0);
                 Driver.check((int) Driver.cuGraphInstantiate.invokeExact(out, graph, 0L),
                         "cuGraphInstantiateWithFlags(" + kernelName + ")");
-                return new Shape(gridX, gridY, block, sharedBytes, node, out.get(JAVA_LONG, 0));
+                return new Shape(gridX, gridY, block, sharedBytes, graph, graphNode, out.get(JAVA_LONG, 0));
             } catch (Throwable t) {
-                int destroyed = (int) Driver.cuGraphDestroy.invokeExact(graph);  // the first error is the one to report
+                destroy(0, graph);
                 throw t;
             }
         }
+    }
+
+    /** Frees a graph and its executable form (0: none), best effort: the error that led here is the one to report. */
+    private static void destroy(long executable, long graph) throws Throwable {
+        int executableResult = executable == 0 ? 0 : (int) Driver.cuGraphExecDestroy.invokeExact(executable);
+        int graphResult = (int) Driver.cuGraphDestroy.invokeExact(graph);
     }
 }

@@ -36,19 +36,38 @@ class CudaLayerTest {
     @Test
     void aBadLaunchIsNamedAndTheKernelLaunchesAfterIt() {
         CudaContext ctx = Cuda.context();
-        CudaKernel fill = ctx.module("fill").kernel("fill_u64");
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
         long n = 33;
         long p = ctx.allocate(8 * n);
         try (Arena arena = Arena.ofConfined()) {
-            fill.launch(1, 32, 0, p, n, 1L); // the kernel's graph exists before the bad launch
-            // 64 KB of dynamic shared memory exceeds the default 48 KB limit: the launch must fail.
-            CudaException e = assertThrows(CudaException.class, () -> fill.launch(1, 32, 64 << 10, p, n, 2L));
+            fill.launch(1, 32, 0, p, n, 1L);
+            assertEquals(1, fill.graphShapes());
+            // 240 KB of dynamic shared memory is more than any GPU gives a block: the launch must fail.
+            CudaException e = assertThrows(CudaException.class, () -> fill.launch(1, 32, 240 << 10, p, n, 2L));
             assertTrue(e.getMessage().contains("fill_u64"), e.getMessage());
+            assertEquals(1, fill.graphShapes(), "the refused shape keeps no graph");
             long pattern = 0x0123_4567_89AB_CDEFL;
-            fill.launch(2, 32, 0, p, n, pattern);
-            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
-            ctx.copyToHost(host, p, 8 * n);
-            for (long i = 0; i < n; i++) assertEquals(pattern, host.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
+            fill.launch(1, 32, 0, p, n, pattern);  // the surviving graph, new arguments
+            assertEquals(1, fill.graphShapes());
+            assertFilled(ctx, arena, p, n, pattern);
+        } finally {
+            ctx.free(p);
+        }
+    }
+
+    /** Above 48 KB, dynamic shared memory needs the kernel's attribute raised; the graph then takes it. */
+    @Test
+    void dynamicSharedMemoryAbove48KbLaunchesOnceAllowed() {
+        CudaContext ctx = Cuda.context();
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
+        long n = 1000;
+        long p = ctx.allocate(8 * n);
+        try (Arena arena = Arena.ofConfined()) {
+            fill.setMaxDynamicSharedBytes(64 << 10);
+            long pattern = 0x7777_0000_1234_5678L;
+            fill.launch(3, 64, 64 << 10, p, n, pattern);
+            assertEquals(1, fill.graphShapes());
+            assertFilled(ctx, arena, p, n, pattern);
         } finally {
             ctx.free(p);
         }
@@ -56,24 +75,26 @@ class CudaLayerTest {
 
     /**
      * Launches queued without waiting, each with its own arguments, all land as issued: setting a
-     * graph's arguments must not reach launches already in the stream. Grids of 1 to 12 blocks take
-     * turns, so some shapes get graphs and the rest (beyond KernelGraphs.MAX_SHAPES) go by
-     * cuLaunchKernel, interleaved on the stream; every 64th launch fills 2^22 elements, so later
-     * launches pile up behind it.
+     * graph's arguments must not reach launches already in the stream. Runs of 25 launches of one
+     * shape, over grids of 1 to 12 blocks, so eight shapes go through graphs and the rest by
+     * cuLaunchKernel, interleaved on the stream; a slow one-warp fill first and one every 64 launches
+     * keep the GPU behind, so graphs are updated while their earlier launches still wait.
      */
     @Test
     void launchesQueuedBackToBackKeepTheirOwnArguments() {
         CudaContext ctx = Cuda.context();
-        CudaKernel fill = ctx.module("fill").kernel("fill_u64");
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
         int launches = 3000, region = 48;
-        long big = 1L << 22;
-        long regions = ctx.allocate(8L * launches * region), slow = ctx.allocate(8 * big);
+        long slowElements = 1L << 22;
+        long regions = ctx.allocate(8L * launches * region), slow = ctx.allocate(8 * slowElements);
         try (Arena arena = Arena.ofConfined()) {
             ctx.memset8(regions, (byte) 0xA5, 8L * launches * region);
             ctx.synchronize();
+            assertEquals(0, fill.graphShapes());
+            fill.enqueue(1, 1, 32, 0, slow, slowElements, 1L);
             for (int i = 0; i < launches; i++) {
-                if (i % 64 == 0) fill.enqueue(64, 1, 256, 0, slow, big, (long) i);
-                fill.enqueue(1 + i % 12, 1, 32, 0, regions + 8L * region * i, (long) region, pattern(i));
+                if (i % 64 == 63) fill.enqueue(1, 1, 32, 0, slow, slowElements / 4, (long) i);
+                fill.enqueue(1 + (i / 25) % 12, 1, 32, 0, regions + 8L * region * i, (long) region, pattern(i));
             }
             ctx.synchronize();
             MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, (long) launches * region);
@@ -83,11 +104,17 @@ class CudaLayerTest {
                     assertEquals(pattern(i), host.getAtIndex(ValueLayout.JAVA_LONG, (long) i * region + j), "launch " + i + ", element " + j);
                 }
             }
-            assertEquals(KernelGraphs.MAX_SHAPES, fill.graphShapes(), "13 shapes launched: graphs for the first " + KernelGraphs.MAX_SHAPES + " only");
+            assertEquals(KernelGraphs.MAX_SHAPES, fill.graphShapes(), "12 shapes launched: graphs for the first " + KernelGraphs.MAX_SHAPES + " only");
         } finally {
             ctx.free(regions);
             ctx.free(slow);
         }
+    }
+
+    private static void assertFilled(CudaContext ctx, Arena arena, long p, long n, long pattern) {
+        MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
+        ctx.copyToHost(host, p, 8 * n);
+        for (long i = 0; i < n; i++) assertEquals(pattern, host.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
     }
 
     private static long pattern(int launch) {
