@@ -131,8 +131,8 @@ public final class CudaContext {
      * {@code poison} (which the caller stored there before the launch), or the stream is idle. Polling
      * the memory the device writes returns about 2 µs sooner than cuStreamSynchronize (measured on an
      * H200 with cuLaunchKernel: 9.9 vs 12.0 µs for a 2^20-float sum); a true value that happens to
-     * equal the poison only costs the wait for the stream. The stream is queried now and then, so an error in the kernel
-     * is thrown (as by {@link #synchronize}) rather than waited on forever; after
+     * equal the poison only costs the wait for the stream. The stream is queried now and then, so an
+     * error in the kernel is thrown (as by {@link #synchronize}) rather than waited on forever; after
      * {@value #SPIN_LIMIT_NANOS} ns of spinning it synchronizes instead, to give the CPU back.
      * Work later on the stream stays ordered after the kernel, which may still be retiring.
      */
