@@ -4,6 +4,7 @@ import dev.primer.Op;
 import jdk.incubator.vector.DoubleVector;
 import jdk.incubator.vector.FloatVector;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
@@ -33,6 +34,10 @@ final class FloatChunkReduce implements FloatingChunkReducer {
     private static final VectorSpecies<Float> F4 = FloatVector.SPECIES_128;
     private static final VectorSpecies<Float> F8 = FloatVector.SPECIES_256;
     private static final VectorSpecies<Double> D4 = DoubleVector.SPECIES_256;
+    /** With AVX-512, eight floats widen to eight doubles at once: the same 16 lanes in two registers. */
+    private static final boolean WIDE = DoubleVector.SPECIES_PREFERRED.length() >= 8;
+    private static final VectorSpecies<Double> D8 = DoubleVector.SPECIES_512;
+    private static final VectorShuffle<Double> SWAP_HALVES = VectorShuffle.fromOp(D8, i -> i ^ 4);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfFloat FLOAT = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
@@ -47,6 +52,7 @@ final class FloatChunkReduce implements FloatingChunkReducer {
     }
 
     private static double inDouble(MemorySegment in, long from, long to) {
+        if (WIDE) return inDoubleWide(in, from, to);
         DoubleVector a0 = DoubleVector.broadcast(D4, OP == Op.PROD ? 1.0 : 0.0), a1 = a0, a2 = a0, a3 = a0;
         long i = from, end = from + ((to - from) & ~15L);
         for (; i < end; i += 16) {
@@ -57,6 +63,28 @@ final class FloatChunkReduce implements FloatingChunkReducer {
             a3 = a3.lanewise(LANE_OP, widen(in, b + 48));
         }
         DoubleVector m = a0.lanewise(LANE_OP, a1).lanewise(LANE_OP, a2.lanewise(LANE_OP, a3));
+        double r = LaneOps.apply(OP, LaneOps.apply(OP, m.lane(0), m.lane(1)), LaneOps.apply(OP, m.lane(2), m.lane(3)));
+        for (; i < to; i++) {
+            r = LaneOps.apply(OP, r, (double) in.getAtIndex(FLOAT, i));
+        }
+        return r;
+    }
+
+    /**
+     * {@link #inDouble} with 8-lane vectors: {@code a0} holds lanes 0-7, {@code a1} lanes 8-15, each
+     * lane adding the same elements in the same order; the halves then combine as the 4-lane
+     * registers do ({@code l[r] op l[r+4]}, op is commutative), so the bits are the same. Measured on
+     * a Sapphire Rapids VM, one thread, a chunk in L2: 40 GB/s against 31 for the 4-lane loop.
+     */
+    private static double inDoubleWide(MemorySegment in, long from, long to) {
+        DoubleVector a0 = DoubleVector.broadcast(D8, OP == Op.PROD ? 1.0 : 0.0), a1 = a0;
+        long i = from, end = from + ((to - from) & ~15L);
+        for (; i < end; i += 16) {
+            long b = i * Float.BYTES;
+            a0 = a0.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b, NATIVE).convertShape(VectorOperators.F2D, D8, 0));
+            a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b + 32, NATIVE).convertShape(VectorOperators.F2D, D8, 0));
+        }
+        DoubleVector m = a0.lanewise(LANE_OP, a0.rearrange(SWAP_HALVES)).lanewise(LANE_OP, a1.lanewise(LANE_OP, a1.rearrange(SWAP_HALVES)));
         double r = LaneOps.apply(OP, LaneOps.apply(OP, m.lane(0), m.lane(1)), LaneOps.apply(OP, m.lane(2), m.lane(3)));
         for (; i < to; i++) {
             r = LaneOps.apply(OP, r, (double) in.getAtIndex(FLOAT, i));

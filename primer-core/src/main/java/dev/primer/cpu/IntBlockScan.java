@@ -15,9 +15,9 @@ import java.nio.ByteOrder;
 
 /**
  * Template (see {@link Specialized}): int32 scan of a chunk with {@code OP} (wrapping as Java's int
- * arithmetic), in blocks of two vectors of 8 lanes as {@link FloatBlockScan}.
- * Integers are exact in any order, so the carry enters the running total at the start and the chunk's
- * total is a plain reduction.
+ * arithmetic), in blocks of two vectors as {@link FloatBlockScan}. Integers are exact in any order, so
+ * the vectors are as wide as the CPU's (16 lanes with AVX-512, else 8), the carry enters the running
+ * total at the start and the chunk's total is a plain reduction.
  */
 final class IntBlockScan implements ChunkScanner {
     private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
@@ -26,18 +26,15 @@ final class IntBlockScan implements ChunkScanner {
     private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
     private static final int IDENTITY = (int) LaneOps.integralIdentity(OP, Integer.MIN_VALUE, Integer.MAX_VALUE);
 
-    private static final VectorSpecies<Integer> S = IntVector.SPECIES_256;
-    private static final int LANES = 8, BYTES = 4, BLOCK = 2 * LANES;
+    private static final VectorSpecies<Integer> S =
+            IntVector.SPECIES_PREFERRED.length() >= 16 ? IntVector.SPECIES_512 : IntVector.SPECIES_256;
+    private static final int LANES = S.length(), BYTES = 4, BLOCK = 2 * LANES;
     private static final VectorShuffle<Integer> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
-    // Sklansky steps: lane i takes the last lane of the pair / quad / half before it (masked lanes: the identity).
-    private static final VectorShuffle<Integer> PAIRS = VectorShuffle.fromOp(S, i -> i & ~1);
-    private static final VectorShuffle<Integer> QUADS = VectorShuffle.fromOp(S, i -> (i & ~3) + 1 & 7);
-    private static final VectorShuffle<Integer> HALVES = VectorShuffle.fromOp(S, i -> 3);
-    private static final VectorShuffle<Integer> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & 7);
-    private static final VectorMask<Integer> EVEN = VectorMask.fromLong(S, 0x55);
-    private static final VectorMask<Integer> QUAD_LOW = VectorMask.fromLong(S, 0x33);
-    private static final VectorMask<Integer> LOW_HALF = VectorMask.fromLong(S, 0x0F);
-    private static final VectorMask<Integer> FIRST = VectorMask.fromLong(S, 0x01);
+    private static final VectorShuffle<Integer> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
+    private static final VectorMask<Integer> FIRST = VectorMask.fromLong(S, 1);
+    // Sklansky steps of width d = 1, 2, 4, 8: lanes with bit d set take the last lane of the group of d before them.
+    private static final VectorShuffle<Integer> FROM1 = groupLast(1), FROM2 = groupLast(2), FROM4 = groupLast(4), FROM8 = groupLast(8);
+    private static final VectorMask<Integer> BIT1 = withBit(1), BIT2 = withBit(2), BIT4 = withBit(4), BIT8 = withBit(8);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfInt ELEMENT = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -58,7 +55,7 @@ final class IntBlockScan implements ChunkScanner {
         int running = blocks(in, from * BYTES, out, from * BYTES, whole, (int) carryBits);
         if (tail < to) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(BLOCK * BYTES, 32);
+                MemorySegment block = arena.allocate(BLOCK * BYTES, 64);
                 for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
                 MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
                 blocks(block, 0, block, 0, 1, running);
@@ -78,16 +75,15 @@ final class IntBlockScan implements ChunkScanner {
     /**
      * Scans {@code count} whole blocks of two vectors from the running value {@code carry op R}; returns
      * it after them. Integers are exact in any order, so each vector's prefix forms in Sklansky's shape
-     * (lane pairs, then quads, then halves: one lane permute and a blend per step) and the running
-     * value advances by the vector's total, formed beside the prefix, so that one operation per vector
-     * depends on the one before.
+     * and the running value advances by the vector's total, formed beside the prefix, so that one
+     * operation per vector depends on the one before.
      */
     private static int blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, int r) {
         IntVector id = IntVector.broadcast(S, IDENTITY), running = IntVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
             long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
-            IntVector v0 = prefix(IntVector.fromMemorySegment(S, in, at, NATIVE), id);
-            IntVector v1 = prefix(IntVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE), id);
+            IntVector v0 = prefix(IntVector.fromMemorySegment(S, in, at, NATIVE));
+            IntVector v1 = prefix(IntVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE));
             IntVector total0 = v0.rearrange(LAST), r1 = running.lanewise(LANE_OP, total0);
             if (INCLUSIVE) {
                 running.lanewise(LANE_OP, v0).intoMemorySegment(out, o, NATIVE);
@@ -101,10 +97,27 @@ final class IntBlockScan implements ChunkScanner {
         return running.lane(0);
     }
 
-    /** The inclusive prefix of one vector's lanes from the identity, in three Sklansky steps. */
-    private static IntVector prefix(IntVector v, IntVector id) {
-        v = v.lanewise(LANE_OP, v.rearrange(PAIRS).blend(id, EVEN));
-        v = v.lanewise(LANE_OP, v.rearrange(QUADS).blend(id, QUAD_LOW));
-        return v.lanewise(LANE_OP, v.rearrange(HALVES).blend(id, LOW_HALF));
+    /**
+     * The inclusive prefix of one vector's lanes from the identity, in log2(LANES) Sklansky steps. Each
+     * step is a lane permute and a masked operation (one instruction with AVX-512's mask registers;
+     * a blend more with AVX2): measured on a Sapphire Rapids VM, 16 lanes scan a chunk in cache at
+     * 0.15 ns per element, 8 lanes with a blend against the identity 0.23, a scalar loop 0.40.
+     */
+    private static IntVector prefix(IntVector v) {
+        v = v.lanewise(LANE_OP, v.rearrange(FROM1), BIT1);
+        v = v.lanewise(LANE_OP, v.rearrange(FROM2), BIT2);
+        v = v.lanewise(LANE_OP, v.rearrange(FROM4), BIT4);
+        return LANES == 16 ? v.lanewise(LANE_OP, v.rearrange(FROM8), BIT8) : v;
+    }
+
+    /** Lane i takes the last lane of the group of {@code d} before its own (used where bit d of i is set). */
+    private static VectorShuffle<Integer> groupLast(int d) {
+        return VectorShuffle.fromOp(S, i -> (i & -2 * d) + d - 1 & LANES - 1);
+    }
+
+    private static VectorMask<Integer> withBit(int d) {
+        long bits = 0;
+        for (int i = 0; i < LANES; i++) if ((i & d) != 0) bits |= 1L << i;
+        return VectorMask.fromLong(S, bits);
     }
 }

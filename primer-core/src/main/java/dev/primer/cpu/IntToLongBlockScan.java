@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -13,29 +14,34 @@ import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
 
 /**
- * Template (see {@link Specialized}; only {@code INCLUSIVE} varies): int32 in, int64 out, SUM scan in
- * blocks of 4 elements by a scalar loop (as {@link LongBlockScan}); the total is a vector reduction,
- * four ints widening to four longs in one conversion. Exact (until int64 wraps).
+ * Template (see {@link Specialized}; only {@code INCLUSIVE} varies): int32 in, int64 out, SUM scan: in
+ * vectors of 8 lanes with AVX-512, else a scalar loop (as {@link LongBlockScan}); the total is a vector
+ * reduction, ints widening to longs in one conversion. Exact (until int64 wraps).
  */
 final class IntToLongBlockScan implements ChunkScanner {
     private static final boolean INCLUSIVE = Specialized.spec(MethodHandles.lookup()).inclusive();
 
-    private static final VectorSpecies<Integer> I4 = IntVector.SPECIES_128;
-    private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
-    private static final int LANES = 4;
+    private static final boolean WIDE = LongVector.SPECIES_PREFERRED.length() >= 8;  // as LongBlockScan
+    private static final VectorSpecies<Long> S = WIDE ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
+    private static final VectorSpecies<Integer> HALF = WIDE ? IntVector.SPECIES_256 : IntVector.SPECIES_128;
+    private static final int LANES = S.length(), BLOCK = 2 * LANES;
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
+    private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
+    private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 1);
+    private static final VectorShuffle<Long> FROM1 = groupLast(1), FROM2 = groupLast(2), FROM4 = groupLast(4);
+    private static final VectorMask<Long> BIT1 = withBit(1), BIT2 = withBit(2), BIT4 = withBit(4);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
     private static LongVector widen(MemorySegment in, long byteOffset) {
-        return (LongVector) IntVector.fromMemorySegment(I4, in, byteOffset, NATIVE).convertShape(VectorOperators.I2L, S, 0);
+        return (LongVector) IntVector.fromMemorySegment(HALF, in, byteOffset, NATIVE).convertShape(VectorOperators.I2L, S, 0);
     }
 
     @Override public long total(MemorySegment in, long from, long to) {
         LongVector a0 = LongVector.zero(S), a1 = a0;
-        long i = from, end = from + ((to - from) & ~7L);
-        for (; i < end; i += 8) {
+        long i = from, end = from + ((to - from) & -BLOCK);
+        for (; i < end; i += BLOCK) {
             a0 = a0.add(widen(in, i * 4));
-            a1 = a1.add(widen(in, i * 4 + 16));
+            a1 = a1.add(widen(in, (i + LANES) * 4));
         }
         long r = a0.add(a1).reduceLanes(VectorOperators.ADD);
         for (; i < to; i++) r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
@@ -43,11 +49,11 @@ final class IntToLongBlockScan implements ChunkScanner {
     }
 
     @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry) {
-        long whole = (to - from) / LANES, tail = from + whole * LANES;
+        long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         long running = blocks(in, from * 4, out, from * 8, whole, carry);
         if (tail < to) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment inBlock = arena.allocate(LANES * 4L, 16), outBlock = arena.allocate(LANES * 8L, 32);
+                MemorySegment inBlock = arena.allocate(BLOCK * 4L, 64), outBlock = arena.allocate(BLOCK * 8L, 64);
                 MemorySegment.copy(in, tail * 4, inBlock, 0, (to - tail) * 4); // the pad stays 0, the identity
                 blocks(inBlock, 0, outBlock, 0, 1, running);
                 MemorySegment.copy(outBlock, 0, out, tail * 8, (to - tail) * 8);
@@ -64,16 +70,50 @@ final class IntToLongBlockScan implements ChunkScanner {
     }
 
     /**
-     * Scans {@code count} whole blocks of 4 elements from the running value; returns it after them. A
-     * scalar loop, as {@link LongBlockScan}: faster than a 4-lane int64 vector prefix on AVX2.
+     * Scans {@code count} whole blocks of two vectors' elements from the running value; returns it
+     * after them: Sklansky steps in 8 lanes with AVX-512, a scalar loop with AVX2 (see
+     * {@link LongBlockScan}).
      */
     private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
-        long inBase = inByte / 4, outBase = outByte / 8, n = count * LANES;
-        for (long i = 0; i < n; i++) {
-            long before = r;
-            r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, inBase + i);
-            out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, outBase + i, INCLUSIVE ? r : before);
+        if (!WIDE) {
+            long inBase = inByte / 4, outBase = outByte / 8, n = count * BLOCK;
+            for (long i = 0; i < n; i++) {
+                long before = r;
+                r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, inBase + i);
+                out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, outBase + i, INCLUSIVE ? r : before);
+            }
+            return r;
         }
-        return r;
+        LongVector zero = LongVector.zero(S), running = LongVector.broadcast(S, r);
+        for (long b = 0; b < count; b++) {
+            long at = inByte + b * (BLOCK * 4), o = outByte + b * (BLOCK * 8);
+            LongVector v0 = prefix(widen(in, at)), v1 = prefix(widen(in, at + LANES * 4));
+            LongVector r1 = running.add(v0.rearrange(LAST));
+            if (INCLUSIVE) {
+                running.add(v0).intoMemorySegment(out, o, NATIVE);
+                r1.add(v1).intoMemorySegment(out, o + LANES * 8, NATIVE);
+            } else {
+                running.add(v0.rearrange(UP1).blend(zero, FIRST)).intoMemorySegment(out, o, NATIVE);
+                r1.add(v1.rearrange(UP1).blend(zero, FIRST)).intoMemorySegment(out, o + LANES * 8, NATIVE);
+            }
+            running = r1.add(v1.rearrange(LAST));
+        }
+        return running.lane(0);
+    }
+
+    private static LongVector prefix(LongVector v) {
+        v = v.lanewise(VectorOperators.ADD, v.rearrange(FROM1), BIT1);
+        v = v.lanewise(VectorOperators.ADD, v.rearrange(FROM2), BIT2);
+        return v.lanewise(VectorOperators.ADD, v.rearrange(FROM4), BIT4);
+    }
+
+    private static VectorShuffle<Long> groupLast(int d) {
+        return VectorShuffle.fromOp(S, i -> (i & -2 * d) + d - 1 & LANES - 1);
+    }
+
+    private static VectorMask<Long> withBit(int d) {
+        long bits = 0;
+        for (int i = 0; i < LANES; i++) if ((i & d) != 0) bits |= 1L << i;
+        return VectorMask.fromLong(S, bits);
     }
 }

@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
@@ -14,9 +15,9 @@ import java.nio.ByteOrder;
 
 /**
  * Template (see {@link Specialized}): int64 scan of a chunk with {@code OP} (wrapping as Java's long
- * arithmetic): a scalar loop over the elements (see {@link #blocks} for why), padded tail blocks as
- * {@link FloatBlockScan}. Integers are exact in any order, so the carry enters the running total at the
- * start and the chunk's total is a plain (vector) reduction.
+ * arithmetic): in vectors of 8 lanes with AVX-512, else a scalar loop (see {@link #blocks} for why),
+ * padded tail blocks as {@link FloatBlockScan}. Integers are exact in any order, so the carry enters the
+ * running total at the start and the chunk's total is a plain (vector) reduction.
  */
 final class LongBlockScan implements ChunkScanner {
     private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
@@ -25,9 +26,16 @@ final class LongBlockScan implements ChunkScanner {
     private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
     private static final long IDENTITY = LaneOps.integralIdentity(OP, Long.MIN_VALUE, Long.MAX_VALUE);
 
-    private static final VectorSpecies<Long> S = LongVector.SPECIES_256;
-    private static final int LANES = 4, BYTES = 8, BLOCK = 2 * LANES;
+    /** Whether the CPU has 8 int64 lanes (AVX-512, with a 64-bit lane permute by register). */
+    private static final boolean WIDE = LongVector.SPECIES_PREFERRED.length() >= 8;
+    private static final VectorSpecies<Long> S = WIDE ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
+    private static final int LANES = S.length(), BYTES = 8, BLOCK = 2 * LANES;
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
+    private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
+    private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 1);
+    // Sklansky steps as in IntBlockScan: lanes with bit d set take the last lane of the group of d before them.
+    private static final VectorShuffle<Long> FROM1 = groupLast(1), FROM2 = groupLast(2), FROM4 = groupLast(4);
+    private static final VectorMask<Long> BIT1 = withBit(1), BIT2 = withBit(2), BIT4 = withBit(4);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfLong ELEMENT = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -48,7 +56,7 @@ final class LongBlockScan implements ChunkScanner {
         long running = blocks(in, from * BYTES, out, from * BYTES, whole, carryBits);
         if (tail < to) {
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(BLOCK * BYTES, 32);
+                MemorySegment block = arena.allocate(BLOCK * BYTES, 64);
                 for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
                 MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
                 blocks(block, 0, block, 0, 1, running);
@@ -67,17 +75,54 @@ final class LongBlockScan implements ChunkScanner {
 
     /**
      * Scans {@code count} whole blocks from the running value {@code carry op R}; returns it after them.
-     * A scalar loop: int64 lanes have no cheap in-register prefix on AVX2 (no 64-bit lane permute by
-     * register), and one scalar add per element (one cycle) measured 1.5-1.8x faster than the 4-lane
-     * vector prefix. Integers are exact in any order, so this gives the same values.
+     * With 8 lanes (AVX-512) each vector's prefix forms in three Sklansky steps of a lane permute and
+     * a masked operation, as {@link IntBlockScan}: 0.26-0.29 ns per element in cache on a Sapphire
+     * Rapids VM, against 0.42-0.47 for the scalar loop. With 4 lanes (AVX2) a scalar loop: AVX2 has no
+     * 64-bit lane permute by register, and one scalar operation per element measured 1.5-1.8x faster
+     * than the 4-lane vector prefix. Integers are exact in any order, so both give the same values.
      */
     private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
-        long inBase = inByte / BYTES, outBase = outByte / BYTES, n = count * BLOCK;
-        for (long i = 0; i < n; i++) {
-            long before = r;
-            r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, inBase + i));
-            out.setAtIndex(ELEMENT, outBase + i, INCLUSIVE ? r : before);
+        if (!WIDE) {
+            long inBase = inByte / BYTES, outBase = outByte / BYTES, n = count * BLOCK;
+            for (long i = 0; i < n; i++) {
+                long before = r;
+                r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, inBase + i));
+                out.setAtIndex(ELEMENT, outBase + i, INCLUSIVE ? r : before);
+            }
+            return r;
         }
-        return r;
+        LongVector id = LongVector.broadcast(S, IDENTITY), running = LongVector.broadcast(S, r);
+        for (long b = 0; b < count; b++) {
+            long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
+            LongVector v0 = prefix(LongVector.fromMemorySegment(S, in, at, NATIVE));
+            LongVector v1 = prefix(LongVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE));
+            LongVector r1 = running.lanewise(LANE_OP, v0.rearrange(LAST));
+            if (INCLUSIVE) {
+                running.lanewise(LANE_OP, v0).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            } else {
+                running.lanewise(LANE_OP, v0.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o, NATIVE);
+                r1.lanewise(LANE_OP, v1.rearrange(UP1).blend(id, FIRST)).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
+            }
+            running = r1.lanewise(LANE_OP, v1.rearrange(LAST));
+        }
+        return running.lane(0);
+    }
+
+    /** The inclusive prefix of one vector's 8 lanes from the identity (the vector path only). */
+    private static LongVector prefix(LongVector v) {
+        v = v.lanewise(LANE_OP, v.rearrange(FROM1), BIT1);
+        v = v.lanewise(LANE_OP, v.rearrange(FROM2), BIT2);
+        return v.lanewise(LANE_OP, v.rearrange(FROM4), BIT4);
+    }
+
+    private static VectorShuffle<Long> groupLast(int d) {
+        return VectorShuffle.fromOp(S, i -> (i & -2 * d) + d - 1 & LANES - 1);
+    }
+
+    private static VectorMask<Long> withBit(int d) {
+        long bits = 0;
+        for (int i = 0; i < LANES; i++) if ((i & d) != 0) bits |= 1L << i;
+        return VectorMask.fromLong(S, bits);
     }
 }

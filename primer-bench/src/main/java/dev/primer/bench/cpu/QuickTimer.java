@@ -52,6 +52,12 @@ public final class QuickTimer {
                     MemoryBenchmark.read(fsumSeg, 0, half);
                     other.join();
                 };
+                case "update2" -> () -> {  // an in-place read + write pass, halves on two threads
+                    long half = (long) n * 2;
+                    var other = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> MemoryBenchmark.update(fsumSeg, half, 2 * half));
+                    MemoryBenchmark.update(fsumSeg, 0, half);
+                    other.join();
+                };
                 default -> throw new IllegalArgumentException(c);
             };
             Runnable timed = r;
