@@ -42,7 +42,9 @@ import java.util.function.LongConsumer;
  * queue never writes past its capacity, so bad offsets never make a kernel touch memory outside
  * {@code in}, {@code out}, {@code offsets} and the scratch, and leave the context and the scratch as
  * they were (the flags are cleared); {@code out} then holds unspecified values. The offsets buffer
- * itself must hold {@code segments + 1} values.
+ * itself must hold {@code segments + 1} values. {@code out} must not share a byte with {@code in} (its
+ * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
+ * {@code out} or {@code offsets}.
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
@@ -296,6 +298,7 @@ public final class GpuSegmentedReduce {
         }
         if (elements > 0) requirePointer(in, "in", type.byteSize());
         if (rows > 0) requirePointer(out, "out", outType.byteSize());
+        requireApart(in, elements * type.byteSize(), out, rows * outType.byteSize(), "out: overlaps in");
     }
 
     /** The argument checks of a segments call (shared with {@link GpuCustomSegmentedReduce}); the offsets' values are the kernels' to check. */
@@ -314,6 +317,25 @@ public final class GpuSegmentedReduce {
             throw new IllegalArgumentException("in: device address 0x" + Long.toHexString(in)
                     + " is not aligned to the " + type.byteSize() + "-byte element");
         }
+        long inBytes;
+        try {
+            inBytes = Math.multiplyExact(inLength, (long) type.byteSize());
+        } catch (ArithmeticException e) {
+            throw new IllegalArgumentException("inLength: " + inLength + " elements overflow a long in bytes");
+        }
+        long outBytes = segments * outType.byteSize();  // segments is bounded above
+        requireApart(in, inBytes, out, outBytes, "out: overlaps in");
+        requireApart(offsets, 8 * (segments + 1), out, outBytes, "offsets: overlaps out");
+    }
+
+    /**
+     * Throws IllegalArgumentException({@code message}) when the byte ranges {@code [a, a + aBytes)} and
+     * {@code [b, b + bBytes)} share a byte (empty ranges share none); unsigned, so no sum can wrap.
+     */
+    static void requireApart(long a, long aBytes, long b, long bBytes, String message) {
+        boolean overlap = aBytes > 0 && bBytes > 0
+                && (Long.compareUnsigned(b - a, aBytes) < 0 || Long.compareUnsigned(a - b, bBytes) < 0);
+        if (overlap) throw new IllegalArgumentException(message);
     }
 
     private static void requirePointer(long pointer, String name, int alignment) {

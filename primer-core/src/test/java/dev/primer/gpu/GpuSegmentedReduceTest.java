@@ -656,6 +656,15 @@ class GpuSegmentedReduceTest {
             assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 4, 3, buffer, 4));
             assertMessage("out", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, buffer, buffer, 3, 0, 4));
             assertMessage("in", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.DOUBLE, Op.MAX, buffer + 4, buffer, 3, buffer, 4));
+            // out must not share a byte with in (or, for segments, with the offsets); adjacent is fine.
+            assertMessage("out: overlaps in", () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, buffer, 4, 8, buffer + 124));
+            assertMessage("out: overlaps in", () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, buffer + 8, 2, 4, buffer));
+            assertMessage("out: overlaps in", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 512, 3, buffer + 64, 64));
+            assertMessage("offsets: overlaps out", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer + 512, 3, buffer + 540, 4));
+            assertMessage("offsets: overlaps out", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, buffer, buffer + 512, 3, buffer + 520, 4));
+            assertMessage("inLength", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.DOUBLE, Op.SUM, buffer, buffer + 512, 3, buffer + 640, Long.MAX_VALUE / 4));
+            GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MAX, buffer, 4, 8, buffer + 128);  // right after in
+            ctx.synchronize();
             assertThrows(NullPointerException.class, () -> GpuSegmentedReduce.reduceRows(null, DType.INT, Op.SUM, buffer, 1, 1, buffer));
         } finally {
             ctx.free(buffer);
