@@ -44,9 +44,10 @@
 //   segment, the queue a serial atomic per long lane). Staging each warp's segments in shared
 //   memory with one round of 16-byte loads was slower at every occupancy: the small kernel waits
 //   on too few warps, not on the loads of each. 2026-11-22: laying a warp's short segments end to
-//   end, shared equally by its lanes, was 0.5-0.87x, and 16 or 32 loads per lane_fold batch no
-//   faster: it issues about 400 instructions per warp of 32 power-law segments at half the issue
-//   rate, so fewer instructions per warp is the way on.)
+//   end, shared equally by its lanes, took 1.15-3.6x as long, and 16 or 32 loads per lane_fold
+//   batch gained 7% on uniform 1-32 lengths only and lost elsewhere: the kernel issues about 400
+//   instructions per warp of 32 power-law segments at half the issue rate, so fewer instructions
+//   per warp is the way on.)
 //   Chunks tile the flat range [offsets[0], offsets[nseg]) in pieces of C elements, where
 //   C = max(LONG_CHUNK_MIN, total / MAX_CHUNKS rounded up): every kernel computes C from the
 //   two end offsets, so scratch is bounded (MAX_CHUNKS) without the host knowing the total.

@@ -52,12 +52,16 @@ public final class QuickTimer {
                     MemoryBenchmark.read(fsumSeg, 0, half);
                     other.join();
                 };
-                case "update2" -> () -> {  // an in-place read + write pass, halves on two threads
+                case "update2" -> {  // an in-place read + write pass, halves on two threads, on its own copy
+                    if (n % 32 != 0) throw new IllegalArgumentException("update2: n must be a multiple of 32 (64-byte steps per half)");
+                    MemorySegment updated = MemorySegment.ofArray(floats.clone());
                     long half = (long) n * 2;
-                    var other = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> MemoryBenchmark.update(fsumSeg, half, 2 * half));
-                    MemoryBenchmark.update(fsumSeg, 0, half);
-                    other.join();
-                };
+                    yield () -> {
+                        var other = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> MemoryBenchmark.update(updated, half, 2 * half));
+                        MemoryBenchmark.update(updated, 0, half);
+                        other.join();
+                    };
+                }
                 default -> throw new IllegalArgumentException(c);
             };
             Runnable timed = r;
