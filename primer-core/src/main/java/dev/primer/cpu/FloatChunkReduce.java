@@ -51,6 +51,11 @@ final class FloatChunkReduce implements FloatingChunkReducer {
                 .convertShape(VectorOperators.F2D, D4, 0);
     }
 
+    private static DoubleVector widen8(MemorySegment in, long byteOffset) {
+        return (DoubleVector) FloatVector.fromMemorySegment(F8, in, byteOffset, NATIVE)
+                .convertShape(VectorOperators.F2D, D8, 0);
+    }
+
     private static double inDouble(MemorySegment in, long from, long to) {
         if (WIDE) return inDoubleWide(in, from, to);
         DoubleVector a0 = DoubleVector.broadcast(D4, OP == Op.PROD ? 1.0 : 0.0), a1 = a0, a2 = a0, a3 = a0;
@@ -73,18 +78,21 @@ final class FloatChunkReduce implements FloatingChunkReducer {
     /**
      * {@link #inDouble} with 8-lane vectors: {@code a0} holds lanes 0-7, {@code a1} lanes 8-15, each
      * lane adding the same elements in the same order; the halves then combine as the 4-lane
-     * registers do ({@code l[r] op l[r+4]}, op is commutative), so the bits are the same. Measured on
-     * a Sapphire Rapids VM, one thread, a chunk in L2: 40 GB/s against 31 for the 4-lane loop.
+     * registers do ({@code l[r] op l[r+4]}, operands in the same order), so the bits are the same.
+     * Measured on a Sapphire Rapids VM, one thread, a chunk in L2: 40 GB/s against 31 for the 4-lane
+     * loop.
      */
     private static double inDoubleWide(MemorySegment in, long from, long to) {
         DoubleVector a0 = DoubleVector.broadcast(D8, OP == Op.PROD ? 1.0 : 0.0), a1 = a0;
         long i = from, end = from + ((to - from) & ~15L);
         for (; i < end; i += 16) {
             long b = i * Float.BYTES;
-            a0 = a0.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b, NATIVE).convertShape(VectorOperators.F2D, D8, 0));
-            a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b + 32, NATIVE).convertShape(VectorOperators.F2D, D8, 0));
+            a0 = a0.lanewise(LANE_OP, widen8(in, b));
+            a1 = a1.lanewise(LANE_OP, widen8(in, b + 32));
         }
-        DoubleVector m = a0.lanewise(LANE_OP, a0.rearrange(SWAP_HALVES)).lanewise(LANE_OP, a1.lanewise(LANE_OP, a1.rearrange(SWAP_HALVES)));
+        // Lanes 0-3 of m: (l[r] op l[r+4]) op (l[r+8] op l[r+12]), as the 4-lane loop combines them.
+        DoubleVector m = a0.lanewise(LANE_OP, a0.rearrange(SWAP_HALVES))
+                .lanewise(LANE_OP, a1.lanewise(LANE_OP, a1.rearrange(SWAP_HALVES)));
         double r = LaneOps.apply(OP, LaneOps.apply(OP, m.lane(0), m.lane(1)), LaneOps.apply(OP, m.lane(2), m.lane(3)));
         for (; i < to; i++) {
             r = LaneOps.apply(OP, r, (double) in.getAtIndex(FLOAT, i));

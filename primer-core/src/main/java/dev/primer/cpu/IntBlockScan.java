@@ -32,9 +32,15 @@ final class IntBlockScan implements ChunkScanner {
     private static final VectorShuffle<Integer> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
     private static final VectorShuffle<Integer> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
     private static final VectorMask<Integer> FIRST = VectorMask.fromLong(S, 1);
-    // Sklansky steps of width d = 1, 2, 4, 8: lanes with bit d set take the last lane of the group of d before them.
-    private static final VectorShuffle<Integer> FROM1 = groupLast(1), FROM2 = groupLast(2), FROM4 = groupLast(4), FROM8 = groupLast(8);
-    private static final VectorMask<Integer> BIT1 = withBit(1), BIT2 = withBit(2), BIT4 = withBit(4), BIT8 = withBit(8);
+    // Sklansky steps of width d = 1, 2, 4, 8 (LaneOps.sklanskyShuffle and sklanskyLanes).
+    private static final VectorShuffle<Integer> FROM1 = LaneOps.sklanskyShuffle(S, 1),
+            FROM2 = LaneOps.sklanskyShuffle(S, 2),
+            FROM4 = LaneOps.sklanskyShuffle(S, 4),
+            FROM8 = LaneOps.sklanskyShuffle(S, 8);
+    private static final VectorMask<Integer> BIT1 = LaneOps.sklanskyLanes(S, 1),
+            BIT2 = LaneOps.sklanskyLanes(S, 2),
+            BIT4 = LaneOps.sklanskyLanes(S, 4),
+            BIT8 = LaneOps.sklanskyLanes(S, 8);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfInt ELEMENT = ValueLayout.JAVA_INT_UNALIGNED;
 
@@ -108,16 +114,5 @@ final class IntBlockScan implements ChunkScanner {
         v = v.lanewise(LANE_OP, v.rearrange(FROM2), BIT2);
         v = v.lanewise(LANE_OP, v.rearrange(FROM4), BIT4);
         return LANES == 16 ? v.lanewise(LANE_OP, v.rearrange(FROM8), BIT8) : v;
-    }
-
-    /** Lane i takes the last lane of the group of {@code d} before its own (used where bit d of i is set). */
-    private static VectorShuffle<Integer> groupLast(int d) {
-        return VectorShuffle.fromOp(S, i -> (i & -2 * d) + d - 1 & LANES - 1);
-    }
-
-    private static VectorMask<Integer> withBit(int d) {
-        long bits = 0;
-        for (int i = 0; i < LANES; i++) if ((i & d) != 0) bits |= 1L << i;
-        return VectorMask.fromLong(S, bits);
     }
 }

@@ -1,7 +1,10 @@
 package dev.primer.cpu;
 
 import dev.primer.Op;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorShuffle;
+import jdk.incubator.vector.VectorSpecies;
 
 /**
  * The operators as the Vector API names them, and on scalars.
@@ -86,5 +89,21 @@ final class LaneOps {
 
     private static IllegalArgumentException unsupported(Op op) {
         return new IllegalArgumentException("op: " + op + " is not defined for floating-point types");
+    }
+
+    /**
+     * A Sklansky step of width {@code d} (1, 2, 4, 8) in species {@code s}: lane i takes the last lane
+     * of the group of d before its own. Used where {@link #sklanskyLanes} is set.
+     */
+    static <E> VectorShuffle<E> sklanskyShuffle(VectorSpecies<E> s, int d) {
+        int lanes = s.length();
+        return VectorShuffle.fromOp(s, i -> (i & -2 * d) + d - 1 & lanes - 1);
+    }
+
+    /** The lanes a Sklansky step of width {@code d} updates: those with bit d set. */
+    static <E> VectorMask<E> sklanskyLanes(VectorSpecies<E> s, int d) {
+        long bits = 0;
+        for (int i = 0; i < s.length(); i++) if ((i & d) != 0) bits |= 1L << i;
+        return VectorMask.fromLong(s, bits);
     }
 }

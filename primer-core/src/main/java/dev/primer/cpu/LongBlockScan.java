@@ -33,9 +33,13 @@ final class LongBlockScan implements ChunkScanner {
     private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
     private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
     private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 1);
-    // Sklansky steps as in IntBlockScan: lanes with bit d set take the last lane of the group of d before them.
-    private static final VectorShuffle<Long> FROM1 = groupLast(1), FROM2 = groupLast(2), FROM4 = groupLast(4);
-    private static final VectorMask<Long> BIT1 = withBit(1), BIT2 = withBit(2), BIT4 = withBit(4);
+    // Sklansky steps of width d = 1, 2, 4 (LaneOps.sklanskyShuffle and sklanskyLanes).
+    private static final VectorShuffle<Long> FROM1 = LaneOps.sklanskyShuffle(S, 1),
+            FROM2 = LaneOps.sklanskyShuffle(S, 2),
+            FROM4 = LaneOps.sklanskyShuffle(S, 4);
+    private static final VectorMask<Long> BIT1 = LaneOps.sklanskyLanes(S, 1),
+            BIT2 = LaneOps.sklanskyLanes(S, 2),
+            BIT4 = LaneOps.sklanskyLanes(S, 4);
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfLong ELEMENT = ValueLayout.JAVA_LONG_UNALIGNED;
 
@@ -114,15 +118,5 @@ final class LongBlockScan implements ChunkScanner {
         v = v.lanewise(LANE_OP, v.rearrange(FROM1), BIT1);
         v = v.lanewise(LANE_OP, v.rearrange(FROM2), BIT2);
         return v.lanewise(LANE_OP, v.rearrange(FROM4), BIT4);
-    }
-
-    private static VectorShuffle<Long> groupLast(int d) {
-        return VectorShuffle.fromOp(S, i -> (i & -2 * d) + d - 1 & LANES - 1);
-    }
-
-    private static VectorMask<Long> withBit(int d) {
-        long bits = 0;
-        for (int i = 0; i < LANES; i++) if ((i & d) != 0) bits |= 1L << i;
-        return VectorMask.fromLong(S, bits);
     }
 }
