@@ -1,10 +1,10 @@
 package dev.primer.cpu;
 
+import static dev.primer.cpu.LongScanLanes.*;
+
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.Arena;
@@ -21,19 +21,8 @@ import java.nio.ByteOrder;
 final class IntToLongBlockScan implements ChunkScanner {
     private static final boolean INCLUSIVE = Specialized.spec(MethodHandles.lookup()).inclusive();
 
-    private static final boolean WIDE = LongVector.SPECIES_PREFERRED.length() >= 8;  // as LongBlockScan
-    private static final VectorSpecies<Long> S = WIDE ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
     private static final VectorSpecies<Integer> HALF = WIDE ? IntVector.SPECIES_256 : IntVector.SPECIES_128;
-    private static final int LANES = S.length(), BLOCK = 2 * LANES;
-    private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
-    private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
-    private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 1);
-    private static final VectorShuffle<Long> FROM1 = LaneOps.sklanskyShuffle(S, 1),
-            FROM2 = LaneOps.sklanskyShuffle(S, 2),
-            FROM4 = LaneOps.sklanskyShuffle(S, 4);
-    private static final VectorMask<Long> BIT1 = LaneOps.sklanskyLanes(S, 1),
-            BIT2 = LaneOps.sklanskyLanes(S, 2),
-            BIT4 = LaneOps.sklanskyLanes(S, 4);
+    private static final int BLOCK = 2 * LANES;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
 
     private static LongVector widen(MemorySegment in, long byteOffset) {

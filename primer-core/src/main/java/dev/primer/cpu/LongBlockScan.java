@@ -1,11 +1,10 @@
 package dev.primer.cpu;
 
+import static dev.primer.cpu.LongScanLanes.*;
+
 import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
-import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
-import jdk.incubator.vector.VectorShuffle;
-import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -26,20 +25,7 @@ final class LongBlockScan implements ChunkScanner {
     private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
     private static final long IDENTITY = LaneOps.integralIdentity(OP, Long.MIN_VALUE, Long.MAX_VALUE);
 
-    /** Whether the CPU has 8 int64 lanes (AVX-512, with a 64-bit lane permute by register). */
-    private static final boolean WIDE = LongVector.SPECIES_PREFERRED.length() >= 8;
-    private static final VectorSpecies<Long> S = WIDE ? LongVector.SPECIES_512 : LongVector.SPECIES_256;
-    private static final int LANES = S.length(), BYTES = 8, BLOCK = 2 * LANES;
-    private static final VectorShuffle<Long> LAST = VectorShuffle.fromOp(S, i -> LANES - 1);
-    private static final VectorShuffle<Long> UP1 = VectorShuffle.fromOp(S, i -> i - 1 & LANES - 1);
-    private static final VectorMask<Long> FIRST = VectorMask.fromLong(S, 1);
-    // Sklansky steps of width d = 1, 2, 4 (LaneOps.sklanskyShuffle and sklanskyLanes).
-    private static final VectorShuffle<Long> FROM1 = LaneOps.sklanskyShuffle(S, 1),
-            FROM2 = LaneOps.sklanskyShuffle(S, 2),
-            FROM4 = LaneOps.sklanskyShuffle(S, 4);
-    private static final VectorMask<Long> BIT1 = LaneOps.sklanskyLanes(S, 1),
-            BIT2 = LaneOps.sklanskyLanes(S, 2),
-            BIT4 = LaneOps.sklanskyLanes(S, 4);
+    private static final int BYTES = 8, BLOCK = 2 * LANES;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
     private static final ValueLayout.OfLong ELEMENT = ValueLayout.JAVA_LONG_UNALIGNED;
 
