@@ -12,7 +12,11 @@
 // NaNs and NaN init send warps back to the operator or to storing a NaN prefix; "selects" rows
 // time production's operator without the fast path (another type), on NaN-free data and on data
 // with a NaN first or one in three; "nan-unsafe" rows time the bare instruction alone, the bound
-// for any such path (right only without NaN). Several NaNs with different bits in one scan: the
+// for any such path (right only without NaN). Segmented scans take the fast path too (since the
+// eighteenth suite of 2026-11-22): "seg f32 max selects" rows are the operator without it, "seg f32
+// max minB 4" production's blocks per SM, and the NaN-first and one-in-three rows its ways back.
+// Build variants timed for it (fast rows unrolled or one at a time, the reduction alone) are in
+// bench/results/2026-11-22-nvidia-h200-lab.md. Several NaNs with different bits in one scan: the
 // host returns the first, as a sequential Math.max does; the device's choice is unspecified
 // (docs/semantics.md), and these data happen to agree (the NaN-dense rows use one payload).
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
@@ -334,6 +338,12 @@ int main(int argc, char** argv) {
         wrong += timed<5, true, float, NaNUnsafeMax<float>>("seg f32 max nan-unsafe", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<5, true, float, BranchyMin<float>>("seg f32 min branchy", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<5, true, float, Min<float>>("seg f32 min", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<4, true, float, Max<float>>("seg f32 max minB 4", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, SelectsMax<float>>("seg f32 max selects", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, SelectsMax<float>>("seg f32 max selects, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, Max<float>>("seg f32 max, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, SelectsMax<float>>("seg f32 max selects, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, Max<float>>("seg f32 max, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
         // Data with NaNs: the first element, or one in three (the fast path's way back).
         wrong += timed<6, false, float, SelectsMax<float>>("scan f32 max selects, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
         wrong += timed<6, false, float, Max<float>>("scan f32 max, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
@@ -346,6 +356,8 @@ int main(int argc, char** argv) {
         wrong += timed<4, true, double, BranchyMax<double>>("seg f64 max branchy", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<4, true, double, Max<double>>("seg f64 max", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<4, true, double, NaNUnsafeMax<double>>("seg f64 max nan-unsafe", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, SelectsMax<double>>("seg f64 max selects", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, Min<double>>("seg f64 min", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<6, false, int, Max<int>>("scan i32 max", iin, hi, n, (int*)out, copy_gbs, check);
         wrong += timed<5, true, int, Max<int>>("seg i32 max", iin, hi, n, (int*)out, copy_gbs, check);
     }

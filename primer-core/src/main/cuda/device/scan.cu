@@ -38,9 +38,10 @@
 // except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
 // they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
 // REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
-// max and float64 min and max (at 5 they spill 16-36 bytes); 6 spills nearly all of them (the
-// float32 min and max by flags alone would fit: 1.499 ms against 1.582 at 5 for 2^28, lab,
-// bench/lab/scan_ordered_lab.cu). int8 (16 items a chunk, folded rather than scanned in
+// max and float64 min and max (at 5 they spill 16-36 bytes), and for float32 min and max, whose
+// NaN fast path holds a fast and an exact way through (at 5 they spill 24 bytes by flags; 2^28,
+// 0.982 ms at 4 against 0.963 spilled, bench/lab/minmax_lab.cu); 6 spills nearly all of them.
+// int8 (16 items a chunk, folded rather than scanned in
 // registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
 // (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64
 // sums 5 (44; 6 spills on sm_80 and sm_89, not on sm_90).
@@ -90,8 +91,8 @@ PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5)
 PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5)
 PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5)
 PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
-PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 5)
-PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 5)
+PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
+PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
 PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
 PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)

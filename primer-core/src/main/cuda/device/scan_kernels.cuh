@@ -305,6 +305,11 @@ template <> struct NaNFreeForm<Min<float>> : CheaperWithoutNaN<MinOfNumbers<floa
 template <> struct NaNFreeForm<Max<float>> : CheaperWithoutNaN<MaxOfNumbers<float>> {};
 template <> struct NaNFreeForm<Min<double>> : CheaperWithoutNaN<MinOfNumbers<double>> {};
 template <> struct NaNFreeForm<Max<double>> : CheaperWithoutNaN<MaxOfNumbers<double>> {};
+/** A segmented operator's: the pair's select around its operator's NaN-free form. */
+template <typename Op, typename T> struct NaNFreeForm<SegmentedOp<Op, T>> {
+    using type = SegmentedOp<typename NaNFreeForm<Op>::type, T>;
+    static constexpr bool CHEAPER = NaNFreeForm<Op>::CHEAPER;
+};
 
 /**
  * How a tile is scanned (THREE WAYS above): EARLY_AGGREGATE for 4-byte values of 4-byte input under
@@ -962,7 +967,12 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // wherever this is called, so each call compiles to one of the two. (A bool rather than an
     // operator argument: nvcc 13.0's front end crashed on the generic lambdas that took one.)
     const typename NaNFreeForm<ScanOp>::type fast_scan_op{};
+    const typename NaNFreeForm<Op>::type fast_op{};
     auto combine = [&](bool fast, Acc x, Acc y) -> Acc { return fast ? fast_scan_op(x, y) : scan_op(x, y); };
+    auto value_of = [](Acc x) -> V {
+        if constexpr (SEGMENTED) return x.value;
+        else return x;
+    };
 
     // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
     // NaN (else false). Elements past the end are the identity (they only feed outputs that are not
@@ -981,7 +991,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                a[k] = Acc{head ? (fast ? fast_op(init, v) : op(init, v)) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
             }
@@ -1080,23 +1090,39 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float min and max, NaNFreeForm): each
-    // warp reduces its data with the bare instruction first, noting whether it read a NaN, and
-    // reduces again with the operator if it did. Then a warp whose data held no NaN, under a carried
-    // prefix (init included) that is not NaN, meets no NaN at all and scans its rows with the bare
-    // instruction; under a NaN prefix every output is that NaN (a NaN on the left is the result), so
-    // the warp stores it; any other warp (the one holding a scan's first NaN) scans with the
-    // operator. Each gives the operator's bits, on every run. 2^28 float32 or 2^27 float64, ms
+    // NAN FAST PATH (REDUCE_FIRST scans under Java's float min and max, NaNFreeForm). A warp that
+    // meets no NaN gets the operator's bits from the bare instruction, so it combines with that:
+    //   Plain scans reduce each warp's data with the bare instruction, noting whether they read a
+    //   NaN, and reduce again with the operator if they did. Segmented ones first test the warp's
+    //   staged data (and the init, which heads fold in) for NaN, a row at a time, and reduce once
+    //   with whichever form that allows. (Reducing twice spilled them, 188-232 bytes; so did the
+    //   test with its rows unrolled, which kept a whole tile's chunks in registers.)
+    //   Then a warp whose data held no NaN, under a carried prefix that is not NaN, scans its rows
+    //   with the bare instruction. Plain, under a NaN prefix, every output is that NaN (a NaN on the
+    //   left is the result), so the warp stores it. Any other warp (the one holding a scan's first
+    //   NaN; segmented, any warp holding a NaN or carrying one) scans with the operator, a row at a
+    //   time (unrolled, the compiler overlapped those rows with the fast ones and spilled).
+    // Each gives the operator's bits, on every run. 2^28 float32 or 2^27 float64, ms
     // (bench/lab/minmax_lab.cu): max 0.674 -> 0.570 (90% of the copy; 0.557 with the bare
-    // instruction alone, wrong for NaN), float64 0.863 -> 0.642. The exact rows go one at a time:
-    // the compiler overlapped them with the fast ones and spilled. Segmented scans keep the
-    // operator (float32 1.128 ms, float64 1.554): reducing with the bare instruction first spilled
-    // them (188-232 bytes); fast rows alone, chosen per row, gave float32 1.065 unrolled and 1.312
-    // one row at a time, float64 1.382 and 1.255 (unspilled: a gain left for later), and chosen per
-    // warp as here, 1.231 and 1.291.
-    constexpr bool NAN_FAST =
-        NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD && !SEGMENTED;
+    // instruction alone, wrong for NaN), float64 0.863 -> 0.642. Segmented, a head in about 1024:
+    // float32 max 1.131 -> 0.982 (0.963 at 5 blocks per SM, spilling 24 bytes; 1.147 with fast rows
+    // one at a time; 0.79 with the bare instruction alone), float64 1.548 -> 1.264 (1.337 with fast
+    // rows unrolled; bound 1.107); data with a NaN in every warp pays for the exact rows' going one
+    // at a time: float32 1.140 -> 1.31.
+    constexpr bool NAN_FAST = NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD;
+    constexpr int FAST_ROWS_UNROLLED = SEGMENTED && sizeof(V) == 8 ? 1 : ROWS;
     bool warp_nan = false;  // NAN_FAST: whether the warp's data holds a NaN (the same in every lane)
+    auto staged_data_has_nan = [&]() -> bool {
+        bool nan = false;  // staging writes zeros outside [0, n): only the data is tested
+#pragma unroll 1
+        for (int r = 0; r < ROWS; ++r) {
+            InT x[VEC];
+            scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) nan |= is_nan(x[k]);
+        }
+        return __any_sync(0xffffffffu, nan);
+    };
 
     // Each warp's total, left in shared memory. Commutative operators: each thread folds its chunks
     // (rows in any order) and the warp reduces its lanes' totals by a butterfly. The others keep
@@ -1119,18 +1145,37 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             }
             return fast ? warp_reduce(thread_total, fast_scan_op) : warp_reduce(thread_total, scan_op);
         } else {
-            Acc chunk_totals[ROWS];  // (no NaN fast path: that is for commutative operators)
+            Acc chunk_totals[ROWS];
 #pragma unroll
-            for (int r = 0; r < ROWS; ++r) chunk_totals[r] = chunk_total(r);
+            for (int r = 0; r < ROWS; ++r) {
+                if constexpr (NAN_FAST) {
+                    Acc a[VEC];
+                    int skip;
+                    scan_chunk_with(fast, r, a, skip);
+                    chunk_totals[r] = a[VEC - 1];
+                } else {
+                    chunk_totals[r] = chunk_total(r);
+                }
+            }
+            if constexpr (NAN_FAST) {
+                if (fast) return warp_reduce_rows_ordered(chunk_totals, fast_scan_op);
+            }
             return warp_reduce_rows_ordered(chunk_totals, scan_op);
         }
     };
     auto reduce_warps = [&]() {
         bool nan = false;
-        Acc warp_total = warp_total_with(NAN_FAST, nan);
-        if constexpr (NAN_FAST) {
-            warp_nan = __any_sync(0xffffffffu, nan);
+        Acc warp_total;
+        if constexpr (NAN_FAST && SEGMENTED) {
+            warp_nan = staged_data_has_nan() || is_nan(init);
             if (warp_nan) warp_total = warp_total_with(false, nan);
+            else warp_total = warp_total_with(true, nan);
+        } else {
+            warp_total = warp_total_with(NAN_FAST, nan);
+            if constexpr (NAN_FAST) {
+                warp_nan = __any_sync(0xffffffffu, nan);
+                if (warp_nan) warp_total = warp_total_with(false, nan);
+            }
         }
         if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
@@ -1178,13 +1223,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 store_chunk_outputs_with(fast, r, a, skip, chunk_prefix);
                 carry = combine(fast, carry, row_total);
             };
-            if (!warp_nan && !is_nan(carry)) {
-#pragma unroll
+            if (!warp_nan && !is_nan(value_of(carry))) {
+#pragma unroll (FAST_ROWS_UNROLLED)
                 for (int r = 0; r < ROWS; ++r) scan_row(true, r);
-            } else if (is_nan(carry)) {
+            } else if (!SEGMENTED && is_nan(value_of(carry))) {
                 OutT o[VEC];
 #pragma unroll
-                for (int k = 0; k < VEC; ++k) o[k] = (OutT)carry;
+                for (int k = 0; k < VEC; ++k) o[k] = (OutT)value_of(carry);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
             } else {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.LongPredicate;
+import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -304,8 +305,8 @@ class GpuScanTest {
      * values with signed zeros, at element 0 or several tiles in: from it to the end of its segment
      * every MIN and MAX output is that NaN, bit for bit, as Math.min and Math.max return it; before
      * it, and in later segments, the running extreme. Inclusive and exclusive, aligned and not, plain
-     * and segmented by flags. A NaN init, over data without NaN, is every output. (Plain scans of
-     * these take a fast path wherever a warp meets no NaN: these are its ways back.)
+     * and segmented by flags and by offsets. A NaN init, over data without NaN, is every output.
+     * (These scans take a fast path wherever a warp meets no NaN: these are its ways back.)
      */
     @Test
     void minAndMaxKeepTheBitsOfTheirNaN() {
@@ -367,82 +368,108 @@ class GpuScanTest {
                 if (segmented && nanAt + 20_000 < n) heads[(int) (nanAt + 20_000)] = 1;  // the NaN's segment ends before the array
             }
 
+            long[] expected = new long[(int) n];
             long init = GpuScan.identityBits(type, op);
+            long running = init;
+            boolean nanSeen = false;
+            for (long i = 0; i < n; i++) {
+                if (heads[(int) i] != 0) {
+                    running = init;
+                    nanSeen = false;
+                }
+                long before = running;
+                long bits = single ? x.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : x.getAtIndex(ValueLayout.JAVA_LONG, i);
+                if (!nanSeen && nanAt >= 0 && bits == nan) {
+                    nanSeen = true;
+                    running = nan;
+                } else if (!nanSeen) {
+                    running = single
+                            ? Float.floatToRawIntBits(extreme(op, Float.intBitsToFloat((int) running), Float.intBitsToFloat((int) bits)))
+                                    & 0xFFFF_FFFFL
+                            : Double.doubleToRawLongBits(extreme(op, Double.longBitsToDouble(running), Double.longBitsToDouble(bits)));
+                }
+                expected[(int) i] = inclusive ? running : before;
+            }
+            assertTrue(nanAt < 0 || nanSeen || segmented, what + ": the NaN was never reached");
+
+            // Segmented: by flags, and by offsets (segment starts at 0 and at every flagged element).
+            long[] starts = LongStream.concat(LongStream.range(1, n).filter(i -> heads[(int) i] != 0),
+                    LongStream.of(n)).toArray();
             long inBuf = ctx.allocate(size * (n + shift)), outBuf = ctx.allocate(size * (n + shift)), flags = ctx.allocate(n);
+            long offsets = ctx.allocate(8L * (starts.length + 1));
             try {
                 long in = inBuf + size * shift, out = outBuf + size * shift;
                 ctx.copyToDevice(in, x, size * n);
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
-                ctx.memset8(outBuf, (byte) 0xFF, size * (n + shift));
-                if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, init, in, flags, out, n);
-                else GpuScan.scan(ctx, type, type, op, inclusive, init, in, out, n);
-                MemorySegment got = arena.allocate(size * n, 8);
-                ctx.copyToHost(got, out, size * n);
-
-                long running = init;
-                boolean nanSeen = false;
-                for (long i = 0; i < n; i++) {
-                    if (heads[(int) i] != 0) {
-                        running = init;
-                        nanSeen = false;
-                    }
-                    long before = running;
-                    long bits = single ? x.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : x.getAtIndex(ValueLayout.JAVA_LONG, i);
-                    if (!nanSeen && nanAt >= 0 && bits == nan) {
-                        nanSeen = true;
-                        running = nan;
-                    } else if (!nanSeen) {
-                        running = single
-                                ? Float.floatToRawIntBits(extreme(op, Float.intBitsToFloat((int) running), Float.intBitsToFloat((int) bits)))
-                                        & 0xFFFF_FFFFL
-                                : Double.doubleToRawLongBits(extreme(op, Double.longBitsToDouble(running), Double.longBitsToDouble(bits)));
-                    }
-                    long expected = inclusive ? running : before;
-                    long g = single ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : got.getAtIndex(ValueLayout.JAVA_LONG, i);
-                    if (g != expected) {
-                        fail(what + ": element " + i + " expected bits 0x" + Long.toHexString(expected) + ", got 0x" + Long.toHexString(g));
+                MemorySegment offsetsHost = arena.allocate(8L * (starts.length + 1), 8);
+                offsetsHost.setAtIndex(ValueLayout.JAVA_LONG, 0, 0);
+                for (int k = 0; k < starts.length; k++) offsetsHost.setAtIndex(ValueLayout.JAVA_LONG, k + 1, starts[k]);
+                ctx.copyToDevice(offsets, offsetsHost, 8L * (starts.length + 1));
+                for (int way = 0; way < (segmented ? 2 : 1); way++) {
+                    ctx.memset8(outBuf, (byte) 0xFF, size * (n + shift));
+                    if (!segmented) GpuScan.scan(ctx, type, type, op, inclusive, init, in, out, n);
+                    else if (way == 0) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, init, in, flags, out, n);
+                    else GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, init, in, offsets, starts.length, out, n);
+                    MemorySegment got = arena.allocate(size * n, 8);
+                    ctx.copyToHost(got, out, size * n);
+                    for (long i = 0; i < n; i++) {
+                        long g = single ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL : got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                        if (g != expected[(int) i]) {
+                            fail(what + (segmented ? way == 0 ? " by flags" : " by offsets" : "") + ": element " + i + " expected bits 0x"
+                                    + Long.toHexString(expected[(int) i]) + ", got 0x" + Long.toHexString(g));
+                        }
                     }
                 }
-                assertTrue(nanAt < 0 || nanSeen || segmented, what + ": the NaN was never reached");
             } finally {
                 ctx.free(inBuf);
                 ctx.free(outBuf);
                 ctx.free(flags);
+                ctx.free(offsets);
             }
         }
     }
 
-    /** A NaN init and no NaN in the data: every output of a plain scan, inclusive or exclusive, is the init's bits. */
+    /**
+     * A NaN init and no NaN in the data: every output, inclusive or exclusive, is the init's bits,
+     * plain and segmented by flags (each segment starts with the init).
+     */
     private static void checkNaNInit(DType type, Op op, long nan, long n) {
         long size = type.byteSize();
         SplittableRandom random = new SplittableRandom(nan + op.ordinal());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = arena.allocate(size * n, 8);
+            byte[] heads = new byte[(int) n];
             for (long i = 0; i < n; i++) {
                 double v = random.nextDouble(-1000, 1000);
                 if (type == DType.FLOAT) x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) v);
                 else x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+                if (random.nextInt(3000) == 0) heads[(int) i] = 1;
             }
-            long in = ctx.allocate(size * n), out = ctx.allocate(size * n);
+            long in = ctx.allocate(size * n), out = ctx.allocate(size * n), flags = ctx.allocate(n);
             try {
                 ctx.copyToDevice(in, x, size * n);
-                for (boolean inclusive : new boolean[] {true, false}) {
-                    ctx.memset8(out, (byte) 0xFF, size * n);
-                    GpuScan.scan(ctx, type, type, op, inclusive, nan, in, out, n);
-                    MemorySegment got = arena.allocate(size * n, 8);
-                    ctx.copyToHost(got, out, size * n);
-                    for (long i = 0; i < n; i++) {
-                        long g = type == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL
-                                : got.getAtIndex(ValueLayout.JAVA_LONG, i);
-                        if (g != nan) {
-                            fail(type + " " + op + (inclusive ? " inclusive" : " exclusive") + " init NaN 0x" + Long.toHexString(nan)
-                                    + ": element " + i + " is 0x" + Long.toHexString(g));
+                ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
+                for (boolean segmented : new boolean[] {false, true}) {
+                    for (boolean inclusive : new boolean[] {true, false}) {
+                        ctx.memset8(out, (byte) 0xFF, size * n);
+                        if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, nan, in, flags, out, n);
+                        else GpuScan.scan(ctx, type, type, op, inclusive, nan, in, out, n);
+                        MemorySegment got = arena.allocate(size * n, 8);
+                        ctx.copyToHost(got, out, size * n);
+                        for (long i = 0; i < n; i++) {
+                            long g = type == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL
+                                    : got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                            if (g != nan) {
+                                fail(type + " " + op + (segmented ? " segmented" : "") + (inclusive ? " inclusive" : " exclusive")
+                                        + " init NaN 0x" + Long.toHexString(nan) + ": element " + i + " is 0x" + Long.toHexString(g));
+                            }
                         }
                     }
                 }
             } finally {
                 ctx.free(in);
                 ctx.free(out);
+                ctx.free(flags);
             }
         }
     }
