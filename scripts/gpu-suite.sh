@@ -57,11 +57,13 @@ for stage in $stages; do
         # The self-test's production scans span a few tiles at most; these cover many (the look-back),
         # the offsets check over a million segments, and the user-defined operators at every misalignment;
         # its segments reach 20000 elements (one long work item): the two segmented tests add long
-        # segments of several items, built-in (with the int64 overflow flag) and user-defined.
+        # segments of several items, built-in (with the int64 overflow flag) and user-defined; the NaN
+        # test takes float min and max scans, plain and segmented, through their fast and exact paths.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
             --select-method dev.primer.gpu.GpuScanTest#int32SumsIntoInt64 \
+            --select-method dev.primer.gpu.GpuScanTest#minAndMaxKeepTheBitsOfTheirNaN \
             --select-method dev.primer.gpu.GpuScanTest#decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten \
             --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#longSumOverflowIsFoundInChunkedRowsAndLongSegments \
