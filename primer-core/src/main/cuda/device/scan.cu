@@ -40,7 +40,8 @@
 // REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
 // max and float64 min and max (at 5 they spill 16-36 bytes), and for float32 min and max, whose
 // NaN fast path holds a fast and an exact way through (at 5 they spill 24 bytes by flags; 2^28,
-// 0.982 ms at 4 against 0.963 spilled, bench/lab/minmax_lab.cu); 6 spills nearly all of them.
+// with the NaN test a row at a time, 0.982 ms at 4 against 0.963 at 5 spilled,
+// bench/lab/minmax_lab.cu); 6 spills nearly all of them.
 // int8 (16 items a chunk, folded rather than scanned in
 // registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
 // (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64

@@ -1094,9 +1094,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // meets no NaN gets the operator's bits from the bare instruction, so it combines with that:
     //   Plain scans reduce each warp's data with the bare instruction, noting whether they read a
     //   NaN, and reduce again with the operator if they did. Segmented ones first test the warp's
-    //   staged data (and the init, which heads fold in) for NaN, a row at a time, and reduce once
-    //   with whichever form that allows. (Reducing twice spilled them, 188-232 bytes; so did the
-    //   test with its rows unrolled, which kept a whole tile's chunks in registers.)
+    //   staged data (and the init, which heads fold in) for NaN, four rows at a time, and reduce
+    //   once with whichever form that allows. (Reducing twice spilled them, 188-232 bytes; so did
+    //   the test with all eight rows unrolled, which loaded nearly all of a thread's chunks into
+    //   registers before testing one; four rows instead of one at a time: 2% faster.)
     //   Then a warp whose data held no NaN, under a carried prefix that is not NaN, scans its rows
     //   with the bare instruction. Plain, under a NaN prefix, every output is that NaN (a NaN on the
     //   left is the result), so the warp stores it. Any other warp (the one holding a scan's first
@@ -1105,16 +1106,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // Each gives the operator's bits, on every run. 2^28 float32 or 2^27 float64, ms
     // (bench/lab/minmax_lab.cu): max 0.674 -> 0.570 (90% of the copy; 0.557 with the bare
     // instruction alone, wrong for NaN), float64 0.863 -> 0.642. Segmented, a head in about 1024:
-    // float32 max 1.131 -> 0.982 (0.963 at 5 blocks per SM, spilling 24 bytes; 1.147 with fast rows
-    // one at a time; 0.79 with the bare instruction alone), float64 1.548 -> 1.264 (1.337 with fast
-    // rows unrolled; bound 1.107); data with a NaN in every warp pays for the exact rows' going one
-    // at a time: float32 1.140 -> 1.31.
+    // float32 max 1.131 -> 0.964 (with the test a row at a time: 0.982, and 0.963 at 5 blocks per
+    // SM, spilling 24 bytes; 1.147 with fast rows one at a time; 0.79 with the bare instruction
+    // alone), float64 1.548 -> 1.229 (1.337 with fast rows unrolled; bound 1.107); data with a NaN
+    // in every warp pays for the exact rows' going one at a time: float32 1.140 -> 1.30.
     constexpr bool NAN_FAST = NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD;
     constexpr int FAST_ROWS_UNROLLED = SEGMENTED && sizeof(V) == 8 ? 1 : ROWS;
     bool warp_nan = false;  // NAN_FAST: whether the warp's data holds a NaN (the same in every lane)
     auto staged_data_has_nan = [&]() -> bool {
         bool nan = false;  // staging writes zeros outside [0, n): only the data is tested
-#pragma unroll 1
+#pragma unroll 4
         for (int r = 0; r < ROWS; ++r) {
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
