@@ -12,8 +12,8 @@
 // NaNs and NaN init send warps back to the operator or to storing a NaN prefix; "selects" rows
 // time production's operator without the fast path (another type), on NaN-free data and on data
 // with a NaN first or one in three; "nan-unsafe" rows time the bare instruction alone, the bound
-// for any such path (right only without NaN). Segmented scans take the fast path too (since the
-// eighteenth suite of 2026-11-22): "seg f32 max selects" rows are the operator without it, "seg f32
+// for any such path (right only without NaN). Segmented scans take the fast path too (since step
+// 24, 2026-11-22): "seg f32 max selects" rows are the operator without it, "seg f32
 // max minB 4" production's blocks per SM, and the NaN-first and one-in-three rows its ways back.
 // Build variants timed for it (fast rows unrolled or one at a time, the reduction alone) are in
 // bench/results/2026-11-22-nvidia-h200-lab.md. Several NaNs with different bits in one scan: the
