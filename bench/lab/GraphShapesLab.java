@@ -42,8 +42,9 @@ public final class GraphShapesLab {
         Object[] fillArgs = {dummy, 0L, 0L};
         Object[] readArgs = {dummy, 0L, dummy};
 
-        // Warm-up: fill's eight graphs (grids 1-8) and its cuLaunchKernel path (grids 9-16), read's
-        // first graph (grid 1), each path launched 20000 times.
+        // Warm-up: fill's eight graphs (the first eight grids it meets: 1-4 and 9-12) and its
+        // cuLaunchKernel path (the rest of grids 1-16), read's first graph (grid 1), each path
+        // launched thousands of times.
         for (int i = 0; i < 20_000; i++) {
             fill.launch(1 + i % 8, 64, 0, fillArgs);
             fill.launch(9 + i % 8, 64, 0, fillArgs);
