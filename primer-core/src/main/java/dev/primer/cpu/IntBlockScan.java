@@ -90,7 +90,7 @@ final class IntBlockScan implements ChunkScanner {
             long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
             IntVector v0 = prefix(IntVector.fromMemorySegment(S, in, at, NATIVE));
             IntVector v1 = prefix(IntVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE));
-            IntVector total0 = v0.rearrange(LAST), r1 = running.lanewise(LANE_OP, total0);
+            IntVector r1 = running.lanewise(LANE_OP, v0.rearrange(LAST));
             if (INCLUSIVE) {
                 running.lanewise(LANE_OP, v0).intoMemorySegment(out, o, NATIVE);
                 r1.lanewise(LANE_OP, v1).intoMemorySegment(out, o + LANES * BYTES, NATIVE);
