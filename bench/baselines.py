@@ -278,6 +278,7 @@ def plan(quick, dry):
             ("sum_sync_f32_2^20", sum_sync, "sum", f32, (sync_n,)),
             ("rows_sum_f32_2048x262144", array_op, "rows_sum", f32, rows_a),
             ("rows_sum_f32_4Mx64", array_op, "rows_sum", f32, rows_b),
+            ("rows_sum_i8_2048x262144", array_op, "rows_sum", "int8", rows_a),
             ("segments_sum_f32_powerlaw", segments, "segments", f32, (seg_n,)),
             ("cumsum_f32", array_op, "cumsum", f32, (n,)),
             ("cumsum_i32", array_op, "cumsum", "int32", (n,)),

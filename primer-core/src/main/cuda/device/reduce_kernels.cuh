@@ -22,12 +22,13 @@
 //
 // Result layout: one R at *result (see reduce.cu for R per entry point).
 //
-// This header is self-contained (ops.cuh, warp/, block/ only; no host code), so NVRTC can
+// This header is self-contained (ops.cuh, thread/, warp/, block/ only; no host code), so NVRTC can
 // instantiate reduce_kernel<...> for a user-defined operator by including it.
 #pragma once
 #include "../ops.cuh"
 #include "../warp/warp_reduce.cuh"
 #include "../block/block_reduce.cuh"
+#include "../thread/packed_int8.cuh"
 
 namespace primer {
 
@@ -93,12 +94,9 @@ struct Int8SumFold {
     static __device__ __forceinline__ State init() { return 0; }
     static __device__ __forceinline__ State add(State s, int8_t x, long long, Op) { return s + (State)(long long)x; }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
-        int words[4];
-        __builtin_memcpy(words, &v, sizeof(words));
-        int vector_sum = 0;
-#pragma unroll
-        for (int w = 0; w < 4; ++w) vector_sum = __dp4a(words[w], 0x01010101, vector_sum);
-        return s + (State)(long long)vector_sum;
+        unsigned words[4];
+        int8_words(v, words);
+        return s + (State)(long long)int8x16_sum(words);
     }
     static __device__ __forceinline__ State finish(State s, Op) { return s; }
 };
@@ -111,18 +109,10 @@ struct Int8ProdFold {
     using State = unsigned long long;
     static __device__ __forceinline__ State init() { return 1; }
     static __device__ __forceinline__ State add(State s, int8_t x, long long, Op) { return s * (State)(long long)x; }
-    static __device__ __forceinline__ int word_product(unsigned word) {
-        int p = (int)(int8_t)(word & 0xff);
-#pragma unroll
-        for (int lane = 1; lane < 4; ++lane) p *= (int)(int8_t)((word >> (8 * lane)) & 0xff);
-        return p;
-    }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
         unsigned words[4];
-        __builtin_memcpy(words, &v, sizeof(words));
-        const long long low = (long long)word_product(words[0]) * word_product(words[1]);
-        const long long high = (long long)word_product(words[2]) * word_product(words[3]);
-        return s * (State)low * (State)high;  // wraps mod 2^64 like Java's long
+        int8_words(v, words);
+        return s * int8x16_product(words);  // wraps mod 2^64 like Java's long
     }
     static __device__ __forceinline__ State finish(State s, Op) { return s; }
 };
@@ -214,13 +204,8 @@ struct ArgExtremeFold {
     static __device__ __forceinline__ K vector_extreme(const Vec16<T>& v) {
         if constexpr (sizeof(T) == 1) {  // four bytes per instruction
             unsigned w[4];
-            __builtin_memcpy(w, &v, sizeof(w));
-            const unsigned m = MAX ? __vmaxs4(__vmaxs4(w[0], w[1]), __vmaxs4(w[2], w[3]))
-                                   : __vmins4(__vmins4(w[0], w[1]), __vmins4(w[2], w[3]));
-            K r = (K)(m & 0xff);
-#pragma unroll
-            for (int lane = 1; lane < 4; ++lane) r = pick_extreme<MAX>(r, (K)((m >> (8 * lane)) & 0xff));
-            return r;
+            int8_words(v, w);
+            return int8x16_extreme<MAX>(w);
         } else {
             K r = Key::of(v.item[0]);
 #pragma unroll
@@ -247,29 +232,6 @@ struct ThreadFold<T, KeyIndex<T>, ArgMin<T>> : ArgExtremeFold<T, ArgMin<T>, fals
 template <typename T>
 struct ThreadFold<T, KeyIndex<T>, ArgMax<T>> : ArgExtremeFold<T, ArgMax<T>, true> {};
 
-/** int8 lane-wise operators on four packed bytes at a time. */
-template <typename Op> struct PackedInt8;
-template <> struct PackedInt8<Min<int8_t>> {
-    static constexpr unsigned IDENTITY = 0x7f7f7f7fu;
-    static __device__ __forceinline__ unsigned apply(unsigned a, unsigned b) { return __vmins4(a, b); }
-};
-template <> struct PackedInt8<Max<int8_t>> {
-    static constexpr unsigned IDENTITY = 0x80808080u;
-    static __device__ __forceinline__ unsigned apply(unsigned a, unsigned b) { return __vmaxs4(a, b); }
-};
-template <> struct PackedInt8<BitAnd<int8_t>> {
-    static constexpr unsigned IDENTITY = 0xffffffffu;
-    static __device__ __forceinline__ unsigned apply(unsigned a, unsigned b) { return a & b; }
-};
-template <> struct PackedInt8<BitOr<int8_t>> {
-    static constexpr unsigned IDENTITY = 0u;
-    static __device__ __forceinline__ unsigned apply(unsigned a, unsigned b) { return a | b; }
-};
-template <> struct PackedInt8<BitXor<int8_t>> {
-    static constexpr unsigned IDENTITY = 0u;
-    static __device__ __forceinline__ unsigned apply(unsigned a, unsigned b) { return a ^ b; }
-};
-
 /** Keeps four int8 lanes in one word: one instruction per four elements, lanes folded at the end. */
 template <typename Op>
 struct PackedInt8Fold {
@@ -282,15 +244,10 @@ struct PackedInt8Fold {
     }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
         unsigned words[4];
-        __builtin_memcpy(words, &v, sizeof(words));
-        return P::apply(s, P::apply(P::apply(words[0], words[1]), P::apply(words[2], words[3])));
+        int8_words(v, words);
+        return P::apply(s, int8x16_packed<Op>(words));
     }
-    static __device__ __forceinline__ int8_t finish(State s, Op op) {
-        int8_t r = (int8_t)(s & 0xff);
-#pragma unroll
-        for (int lane = 1; lane < 4; ++lane) r = op(r, (int8_t)((s >> (8 * lane)) & 0xff));
-        return r;
-    }
+    static __device__ __forceinline__ int8_t finish(State s, Op op) { return int8x4_lanes(s, op); }
 };
 template <> struct ThreadFold<int8_t, int8_t, Min<int8_t>> : PackedInt8Fold<Min<int8_t>> {};
 template <> struct ThreadFold<int8_t, int8_t, Max<int8_t>> : PackedInt8Fold<Max<int8_t>> {};

@@ -1,6 +1,6 @@
 // Batched and segmented reduce entry points (see segmented_reduce_kernels.cuh for the algorithms),
 // one per (kernel, operator, dtype): segreduce_<kernel>_<op>_<suffix>, op in sum prod min max and
-// or xor argmin argmax, suffix in i32 i64 f32 f64. All are launched with 256 threads per block.
+// or xor argmin argmax, suffix in i8 i32 i64 f32 f64. All are launched with 256 threads per block.
 //
 //   segreduce_rows_vector_*             (const T* in, long long rows, long long cols, int log2_lanes,
 //                                        Out* out, unsigned char* scratch)
@@ -21,7 +21,7 @@
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
-//   int32 SUM, PROD:            int64 (64-bit, wraps like Java's long)
+//   int8, int32 SUM, PROD:      int64 (64-bit, wraps like Java's long)
 //   int64 SUM:                  int64 (exact 128-bit sum; a total outside the long range sets the
 //                               overflow flag in scratch, which GpuSegmentedReduce turns into an
 //                               ArithmeticException)
@@ -122,6 +122,8 @@ namespace seg = primer::segmented;
     PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS)  \
     PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
+PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)

@@ -81,11 +81,12 @@
 //              2 * MAX_CHUNKS work items, then MAX_CHUNKS ids of long segments of several items.
 //   Every partial slot is 16 bytes.
 //
-// Self-contained (ops.cuh, warp/, block/ only), so NVRTC can instantiate it for other operators.
+// Self-contained (ops.cuh, thread/, warp/, block/ only), so NVRTC can instantiate it for other operators.
 #pragma once
 #include "../ops.cuh"
 #include "../warp/warp_reduce.cuh"
 #include "../block/block_reduce.cuh"
+#include "../thread/packed_int8.cuh"
 
 namespace primer {
 namespace segmented {
@@ -170,6 +171,16 @@ struct alignas(16) Vector16 {
     static constexpr int ITEMS = 16 / (int)sizeof(T);
     T item[ITEMS];
 };
+/**
+ * int8 as four words of four bytes, never as sixteen bytes: the packed folds below take words, and
+ * sixteen byte values would hold a register each while a vector is in flight (nvcc does not pack
+ * them back), spilling every kernel that keeps several vectors in flight.
+ */
+template <>
+struct alignas(16) Vector16<int8_t> {
+    static constexpr int ITEMS = 16;
+    unsigned word[4];
+};
 
 template <typename T>
 __device__ __forceinline__ Vector16<T> load_vector(const Vector16<T>* p) {
@@ -180,20 +191,62 @@ __device__ __forceinline__ Vector16<T> load_vector(const Vector16<T>* p) {
 }
 
 /** Folds one vector as a small tree (one dependent step on the running accumulator per vector). */
+template <typename T, typename A, typename Op>
+struct VectorFold {
+    static __device__ __forceinline__ A apply(const Vector16<T>& v, long long first_index) {
+        constexpr int ITEMS = Vector16<T>::ITEMS;
+        Op op;
+        A t[ITEMS];
+#pragma unroll
+        for (int k = 0; k < ITEMS; ++k) t[k] = Lift<T, A>::apply(v.item[k], first_index + k);
+#pragma unroll
+        for (int step = 1; step < ITEMS; step *= 2) {
+#pragma unroll
+            for (int k = 0; k + step < ITEMS; k += 2 * step) t[k] = op(t[k], t[k + step]);
+        }
+        return t[0];
+    }
+};
+
+// int8 vectors fold four bytes per instruction (thread/packed_int8.cuh): lifted one by one, sixteen
+// elements would take sixteen to sixty-four registers, and spill.
+template <>
+struct VectorFold<int8_t, unsigned long long, Sum<unsigned long long>> {
+    static __device__ __forceinline__ unsigned long long apply(const Vector16<int8_t>& v, long long) {
+        return (unsigned long long)(long long)int8x16_sum(v.word);
+    }
+};
+template <>
+struct VectorFold<int8_t, unsigned long long, Prod<unsigned long long>> {
+    static __device__ __forceinline__ unsigned long long apply(const Vector16<int8_t>& v, long long) {
+        return int8x16_product(v.word);
+    }
+};
+template <typename Op>
+struct PackedVectorFold {
+    static __device__ __forceinline__ int8_t apply(const Vector16<int8_t>& v, long long) {
+        return int8x4_lanes(int8x16_packed<Op>(v.word), Op());
+    }
+};
+template <> struct VectorFold<int8_t, int8_t, Min<int8_t>> : PackedVectorFold<Min<int8_t>> {};
+template <> struct VectorFold<int8_t, int8_t, Max<int8_t>> : PackedVectorFold<Max<int8_t>> {};
+template <> struct VectorFold<int8_t, int8_t, BitAnd<int8_t>> : PackedVectorFold<BitAnd<int8_t>> {};
+template <> struct VectorFold<int8_t, int8_t, BitOr<int8_t>> : PackedVectorFold<BitOr<int8_t>> {};
+template <> struct VectorFold<int8_t, int8_t, BitXor<int8_t>> : PackedVectorFold<BitXor<int8_t>> {};
+/** The vector's extreme, then the first byte equal to it. */
+template <bool MAX>
+struct ArgVectorFold {
+    static __device__ __forceinline__ KeyIndex<int8_t> apply(const Vector16<int8_t>& v, long long first_index) {
+        const int8_t extreme = int8x16_extreme<MAX>(v.word);
+        return {extreme, first_index + int8x16_first_equal(v.word, extreme)};
+    }
+};
+template <> struct VectorFold<int8_t, KeyIndex<int8_t>, ArgMin<int8_t>> : ArgVectorFold<false> {};
+template <> struct VectorFold<int8_t, KeyIndex<int8_t>, ArgMax<int8_t>> : ArgVectorFold<true> {};
+
 template <class Rc>
 __device__ __forceinline__ typename Rc::A fold_vector(const Vector16<typename Rc::T>& v, long long first_index) {
-    using A = typename Rc::A;
-    constexpr int ITEMS = Vector16<typename Rc::T>::ITEMS;
-    typename Rc::Op op;
-    A t[ITEMS];
-#pragma unroll
-    for (int k = 0; k < ITEMS; ++k) t[k] = Lift<typename Rc::T, A>::apply(v.item[k], first_index + k);
-#pragma unroll
-    for (int step = 1; step < ITEMS; step *= 2) {
-#pragma unroll
-        for (int k = 0; k + step < ITEMS; k += 2 * step) t[k] = op(t[k], t[k + step]);
-    }
-    return t[0];
+    return VectorFold<typename Rc::T, typename Rc::A, typename Rc::Op>::apply(v, first_index);
 }
 
 /**
@@ -368,12 +421,15 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
                 }
             }
         } else {
-            for (int c0 = 0; c0 < n; c0 += lanes * VEC) {
-                T items[R][VEC];
+            // A lane loads SCALARS elements of each row per step: a vector's worth, but at most four
+            // (sixteen int8 bytes for each of R rows, a register each, would spill).
+            constexpr int SCALARS = VEC < 4 ? VEC : 4;
+            for (int c0 = 0; c0 < n; c0 += lanes * SCALARS) {
+                T items[R][SCALARS];
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
 #pragma unroll
-                    for (int k = 0; k < VEC; ++k) {
+                    for (int k = 0; k < SCALARS; ++k) {
                         const int c = c0 + lane_in_group + k * lanes;
                         if (row[r] < rows && c < n) items[r][k] = p[r][c];
                     }
@@ -381,7 +437,7 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
 #pragma unroll
-                    for (int k = 0; k < VEC; ++k) {
+                    for (int k = 0; k < SCALARS; ++k) {
                         const int c = c0 + lane_in_group + k * lanes;
                         if (row[r] < rows && c < n) acc[r] = op(acc[r], Lift<T, A>::apply(items[r][k], c));
                     }

@@ -176,7 +176,6 @@ public final class Primer implements AutoCloseable {
     /**
      * Reduces each row of a row-major (rows × cols) matrix. The result's type is the accumulator's:
      * int64 for int8/int32 SUM and PROD, float32 for float32 (accumulated in float64), else the input's.
-     * int8 runs on the CPU only; the GPU throws IllegalArgumentException.
      */
     public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, Op op) {
         checkRows(matrix, rows, cols, op);
@@ -196,7 +195,7 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceRowsCustom(matrix, op, rows, cols, out));
     }
 
-    /** Index within each row of its first minimum or maximum. int8: CPU only, as for {@link #reduceRows}. */
+    /** Index within each row of its first minimum or maximum; -1 for every row when cols = 0. */
     public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
         checkRows(matrix, rows, cols, Op.MIN);
         LongArray out = allocateLongs(rows);
@@ -205,7 +204,7 @@ public final class Primer implements AutoCloseable {
 
     /**
      * Reduces each segment [offsets[i], offsets[i+1]) of {@code values}; empty segments give the
-     * operator's identity. Output type and int8 support as for {@link #reduceRows}.
+     * operator's identity. Output type as for {@link #reduceRows}.
      */
     public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, Op op) {
         long segments = checkSegments(values, offsets, op);
@@ -225,7 +224,7 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceSegmentsCustom(values, op, offsets, out));
     }
 
-    /** Index within each segment of its first minimum or maximum; -1 for empty segments. int8: CPU only. */
+    /** Index within each segment of its first minimum or maximum; -1 for empty segments. */
     public synchronized LongArray argExtremeSegments(DeviceArray values, LongArray offsets, boolean max) {
         long segments = checkSegments(values, offsets, Op.MIN);
         LongArray out = allocateLongs(segments);

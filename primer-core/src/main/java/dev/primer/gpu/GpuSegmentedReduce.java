@@ -18,7 +18,7 @@ import java.util.function.LongConsumer;
  * {@code segmented_reduce} ({@code device/segmented_reduce.cu}); kernel choice: {@link SegmentedReducePolicy}.
  *
  * <p>Output element type ({@link #outputType}) is the accumulator's, so that GPU and CPU agree:
- * int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long); int64 SUM is
+ * int8 and int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long); int64 SUM is
  * accumulated exactly in 128 bits and a result that does not fit a long throws
  * {@link ArithmeticException} naming the first such row or segment; int64 PROD wraps; float32 SUM
  * and PROD are accumulated in double and rounded to float32 once per result (so batched float
@@ -69,11 +69,11 @@ public final class GpuSegmentedReduce {
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
-        requireType(in);
+        Objects.requireNonNull(in, "type");
         Objects.requireNonNull(op, "op");
         op.requireSupports(in, "op");
         return switch (op) {
-            case SUM, PROD -> in == DType.INT ? DType.LONG : in;
+            case SUM, PROD -> in == DType.BYTE || in == DType.INT ? DType.LONG : in;
             case MIN, MAX, AND, OR, XOR -> in;
         };
     }
@@ -101,7 +101,7 @@ public final class GpuSegmentedReduce {
     /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; int64. */
     public static void argExtremeRows(CudaContext ctx, DType type, boolean max, long in, long rows, long cols,
                                       long out) {
-        requireType(type);
+        Objects.requireNonNull(type, "type");
         checkRows(ctx, type, in, rows, cols, out, DType.LONG);
         if (rows == 0) return;
         launchRows(ctx, type, max ? "argmax" : "argmin", in, rows, cols, out, false);
@@ -113,7 +113,7 @@ public final class GpuSegmentedReduce {
      */
     public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
                                           long out, long inLength) {
-        requireType(type);
+        Objects.requireNonNull(type, "type");
         checkSegments(ctx, type, in, offsets, segments, out, DType.LONG, inLength);
         if (segments == 0) return;
         launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out, inLength, false);
@@ -275,14 +275,6 @@ public final class GpuSegmentedReduce {
     }
 
     // ---- argument checks ----
-
-    private static void requireType(DType type) {
-        Objects.requireNonNull(type, "type");
-        if (type == DType.BYTE) {
-            throw new IllegalArgumentException("type: " + type + " is not supported by batched/segmented reduce"
-                    + " (int32, int64, float32, float64)");
-        }
-    }
 
     /** The argument checks of a rows call (shared with {@link GpuCustomSegmentedReduce}): each names its argument. */
     static void checkRows(CudaContext ctx, DType type, long in, long rows, long cols, long out, DType outType) {

@@ -66,6 +66,13 @@ final class BigInputs {
         });
     }
 
+    /** Fills int8 device array {@code device} of n elements with value(0 .. n-1), each narrowed to a byte. */
+    static void uploadBytes(CudaContext ctx, long device, long n, LongToIntFunction value) {
+        upload(ctx, device, n, 1, (host, start, count) -> {
+            for (long j = 0; j < count; j++) host.set(ValueLayout.JAVA_BYTE, j, (byte) value.applyAsInt(start + j));
+        });
+    }
+
     /**
      * Every element of the int32 scan at {@code out} against the host's left fold of value(i) with
      * op, restarting from init at each i where head holds (i == 0 at least); inclusive or exclusive.

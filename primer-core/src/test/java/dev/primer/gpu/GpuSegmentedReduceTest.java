@@ -37,13 +37,16 @@ import org.junit.jupiter.params.provider.MethodSource;
  * compensated (Neumaier) sum rounded once.
  */
 class GpuSegmentedReduceTest {
-    private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
+    private static final DType[] TYPES = {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final double EPS_DOUBLE = Math.ulp(1.0) / 2;  // 2^-53
 
-    /** Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk. */
+    /**
+     * Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk.
+     * int8 vectors hold 16 elements, so it takes the last two for thread-per-row vectors and a warp per row.
+     */
     private static final long[][] SHAPES = {
             {1, 1}, {3, 0}, {5, 31}, {7, 33}, {1000, 1}, {333, 7}, {17, 1025}, {4096, 64}, {100, 128},
-            {17000, 300}, {2, (1 << 20) + 3}, {64, 100003}};
+            {17000, 300}, {2, (1 << 20) + 3}, {64, 100003}, {999, 16}, {4300, 999}};
 
     private CudaContext ctx;
 
@@ -69,7 +72,7 @@ class GpuSegmentedReduceTest {
 
     /** A slice one element in: rows are not 16-byte aligned, so heads and scalar paths are taken. */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = DType.class, names = {"INT", "LONG", "FLOAT", "DOUBLE"})
+    @EnumSource(DType.class)
     void rowsOfAnUnalignedSliceMatchReference(DType type) {
         checkRowsAllOps(type, 4096, 64, 1, 5);
         checkRowsAllOps(type, 100, 4000, 3, 6);
@@ -470,16 +473,17 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Rows and segments of int32 over more than 2^31 elements: one row of all of them, three rows of
-     * about 7 * 10^8, and segments across 2^31 (and an empty one); SUM (into int64), MAX and argmax
-     * against one host pass. The largest value sits past 2^31, so argmax needs 64-bit indices.
-     * Needs ~9 GB of device memory.
+     * Rows and segments of int32 or int8 over more than 2^31 elements: one row of all of them, three
+     * rows of about 7 * 10^8, and segments across 2^31 (and an empty one); SUM (into int64), MAX and
+     * argmax against one host pass. The largest value sits past 2^31, so argmax needs 64-bit indices.
+     * Needs ~9 GB (int32) or ~3 GB (int8) of device memory.
      */
-    @Test
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DType.class, names = {"INT", "BYTE"})
     @Tag(BigInputs.TAG)
-    void rowsAndSegmentsBeyondTwoToThe31() {
+    void rowsAndSegmentsBeyondTwoToThe31(DType type) {
         long n = (1L << 31) + 5, peak = (1L << 31) + 1, cols3 = n / 3;
-        long need = 4 * n + (1L << 30);
+        long need = type.byteSize() * n + (1L << 30);
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
         long[] offsets = {0, 5, 5, (1L << 31) - 3, (1L << 31) + 2, n};
         // Every range asked for, as [begin, end): the row of n, the three rows, the segments.
@@ -488,28 +492,33 @@ class GpuSegmentedReduceTest {
         for (long r = 0; r < 3; r++) ranges.add(new long[] {r * cols3, (r + 1) * cols3});
         for (int k = 0; k + 1 < offsets.length; k++) ranges.add(new long[] {offsets[k], offsets[k + 1]});
         long[] sum = new long[ranges.size()], max = new long[ranges.size()], argmax = new long[ranges.size()];
-        LongToIntFunction value = i -> i == peak ? 5000 : BigInputs.value(i);
+        LongToIntFunction value = type == DType.INT ? i -> i == peak ? 5000 : BigInputs.value(i)
+                : i -> i == peak ? Byte.MAX_VALUE : BigInputs.value(i) / 10;  // int8: [-100, 100] but the peak
         hostReduce(ranges, value, sum, max, argmax);
+        if (type == DType.BYTE) {  // an empty MAX is the type's smallest value
+            for (int r = 0; r < ranges.size(); r++) if (ranges.get(r)[0] == ranges.get(r)[1]) max[r] = Byte.MIN_VALUE;
+        }
 
-        long in = ctx.allocate(4 * n), out = ctx.allocate(8 * 8);
+        long in = ctx.allocate(type.byteSize() * n), out = ctx.allocate(8 * 8);
         try (Arena arena = Arena.ofConfined()) {
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             try {
-                BigInputs.uploadInts(ctx, in, n, value);
+                if (type == DType.INT) BigInputs.uploadInts(ctx, in, n, value);
+                else BigInputs.uploadBytes(ctx, in, n, value);
                 int segments = offsets.length - 1;
                 for (Op op : new Op[] {Op.SUM, Op.MAX, null}) {  // null: argmax
                     long[] got = new long[ranges.size()];
                     int k = 0;
                     for (long[] shape : new long[][] {{1, n}, {3, cols3}}) {
                         ctx.memset8(out, (byte) 0xA5, 8 * 8);
-                        if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, in, shape[0], shape[1], out);
-                        else GpuSegmentedReduce.reduceRows(ctx, DType.INT, op, in, shape[0], shape[1], out);
-                        k = readResults(arena, out, op, (int) shape[0], got, k);
+                        if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, true, in, shape[0], shape[1], out);
+                        else GpuSegmentedReduce.reduceRows(ctx, type, op, in, shape[0], shape[1], out);
+                        k = readResults(arena, out, type, op, (int) shape[0], got, k);
                     }
                     ctx.memset8(out, (byte) 0xA5, 8 * 8);
-                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, DType.INT, true, in, off, segments, out, n);
-                    else GpuSegmentedReduce.reduceSegments(ctx, DType.INT, op, in, off, segments, out, n);
-                    readResults(arena, out, op, segments, got, k);
+                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, true, in, off, segments, out, n);
+                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, off, segments, out, n);
+                    readResults(arena, out, type, op, segments, got, k);
                     long[] want = op == Op.SUM ? sum : op == Op.MAX ? max : argmax;
                     for (int r = 0; r < ranges.size(); r++) {
                         assertEquals(want[r], got[r], (op == null ? "argmax" : op) + " over [" + ranges.get(r)[0] + ", "
@@ -525,11 +534,12 @@ class GpuSegmentedReduceTest {
         }
     }
 
-    /** Copies count results (int32 for MAX, int64 for SUM and argmax) into got from index k; returns the next index. */
-    private int readResults(Arena arena, long out, Op op, int count, long[] got, int k) {
+    /** Copies count results (the input type for MAX, int64 for SUM and argmax) into got from index k; returns the next index. */
+    private int readResults(Arena arena, long out, DType type, Op op, int count, long[] got, int k) {
         MemorySegment r = download(arena, out, 8L * count);
         for (int i = 0; i < count; i++) {
-            got[k + i] = op == Op.MAX ? r.getAtIndex(ValueLayout.JAVA_INT, i) : r.getAtIndex(ValueLayout.JAVA_LONG, i);
+            got[k + i] = op != Op.MAX ? r.getAtIndex(ValueLayout.JAVA_LONG, i)
+                    : type == DType.INT ? r.getAtIndex(ValueLayout.JAVA_INT, i) : r.get(ValueLayout.JAVA_BYTE, i);
         }
         return k + count;
     }
@@ -633,7 +643,10 @@ class GpuSegmentedReduceTest {
         assertEquals(DType.FLOAT, GpuSegmentedReduce.outputType(DType.FLOAT, Op.MIN));
         assertEquals(DType.DOUBLE, GpuSegmentedReduce.outputType(DType.DOUBLE, Op.PROD));
         assertThrows(IllegalArgumentException.class, () -> GpuSegmentedReduce.outputType(DType.FLOAT, Op.AND));
-        assertThrows(IllegalArgumentException.class, () -> GpuSegmentedReduce.outputType(DType.BYTE, Op.SUM));
+        assertEquals(DType.LONG, GpuSegmentedReduce.outputType(DType.BYTE, Op.SUM));
+        assertEquals(DType.LONG, GpuSegmentedReduce.outputType(DType.BYTE, Op.PROD));
+        assertEquals(DType.BYTE, GpuSegmentedReduce.outputType(DType.BYTE, Op.MIN));
+        assertEquals(DType.BYTE, GpuSegmentedReduce.outputType(DType.BYTE, Op.AND));
     }
 
     @Test
@@ -648,8 +661,6 @@ class GpuSegmentedReduceTest {
             assertMessage("out", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 2, 4, 0));
             assertMessage("out", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, buffer, 2, 4, buffer + 4));
             assertMessage("op", () -> GpuSegmentedReduce.reduceRows(ctx, DType.DOUBLE, Op.OR, buffer, 2, 4, buffer));
-            assertMessage("type", () -> GpuSegmentedReduce.reduceRows(ctx, DType.BYTE, Op.SUM, buffer, 2, 4, buffer));
-            assertMessage("type", () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.BYTE, true, buffer, 2, 4, buffer));
             assertMessage("segments", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, -1, buffer, 4));
             assertMessage("inLength", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, buffer, 3, buffer, -1));
             assertMessage("offsets", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, buffer, 0, 3, buffer, 4));
@@ -693,31 +704,39 @@ class GpuSegmentedReduceTest {
         long deviceOffsets = rows < 0 ? upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets)) : 0;
         String what = (op == null ? (argMax ? "ARGMAX" : "ARGMIN") : op.toString()) + " " + type
                 + (rows < 0 ? " segments=" + results : " rows=" + rows + " cols=" + cols + " +" + offsetElements);
+        // One-byte results run twice, under two poisons: a random byte matches a single poison once in 256.
+        byte[] poisons = outType.byteSize() == 1 ? new byte[] {(byte) 0xFF, 0x5A} : new byte[] {(byte) 0xFF};
         try {
-            ctx.memset8(out, (byte) 0xFF, outBytes);
-            long start = in + offsetElements * type.byteSize();
-            if (rows >= 0) {
-                if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
-                else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out);
-            } else {
-                long inLength = data.segment.byteSize() / type.byteSize();
-                if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
-                else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength);
-            }
-            MemorySegment got = download(arena, out, outBytes);
-            for (int r = 0; r < results; r++) {
-                long begin = offsets[r], end = offsets[r + 1];
-                if (op == null) {
-                    long expected = data.argExtreme(begin, end, argMax);
-                    long actual = got.getAtIndex(ValueLayout.JAVA_LONG, r);
-                    if (expected != actual) fail(what + ": result " + r + " expected index " + expected + " but was " + actual);
-                } else if (outType == DType.INT || outType == DType.LONG) {
-                    long expected = data.integral(op, begin, end);
-                    long actual = outType == DType.INT ? got.getAtIndex(ValueLayout.JAVA_INT, r) : got.getAtIndex(ValueLayout.JAVA_LONG, r);
-                    if (expected != actual) fail(what + ": result " + r + " expected " + expected + " but was " + actual);
+            for (byte poison : poisons) {
+                ctx.memset8(out, poison, outBytes);
+                long start = in + offsetElements * type.byteSize();
+                if (rows >= 0) {
+                    if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
+                    else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out);
                 } else {
-                    double actual = outType == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_FLOAT, r) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, r);
-                    data.checkFloating(op, begin, end, actual, outType, what + ": result " + r);
+                    long inLength = data.segment.byteSize() / type.byteSize();
+                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
+                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength);
+                }
+                MemorySegment got = download(arena, out, outBytes);
+                for (int r = 0; r < results; r++) {
+                    long begin = offsets[r], end = offsets[r + 1];
+                    if (op == null) {
+                        long expected = data.argExtreme(begin, end, argMax);
+                        long actual = got.getAtIndex(ValueLayout.JAVA_LONG, r);
+                        if (expected != actual) fail(what + ": result " + r + " expected index " + expected + " but was " + actual);
+                    } else if (!outType.isFloatingPoint()) {
+                        long expected = data.integral(op, begin, end);
+                        long actual = switch (outType) {
+                            case BYTE -> got.get(ValueLayout.JAVA_BYTE, r);
+                            case INT -> got.getAtIndex(ValueLayout.JAVA_INT, r);
+                            default -> got.getAtIndex(ValueLayout.JAVA_LONG, r);
+                        };
+                        if (expected != actual) fail(what + ": result " + r + " expected " + expected + " but was " + actual);
+                    } else {
+                        double actual = outType == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_FLOAT, r) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, r);
+                        data.checkFloating(op, begin, end, actual, outType, what + ": result " + r);
+                    }
                 }
             }
         } finally {
@@ -754,6 +773,7 @@ class GpuSegmentedReduceTest {
             MemorySegment s = arena.allocate(type.layout(), Math.max(n, 1));
             for (long i = 0; i < n; i++) {
                 switch (type) {
+                    case BYTE -> s.set(ValueLayout.JAVA_BYTE, i, (byte) (special ? random.nextInt(7) - 3 : random.nextInt()));
                     case INT -> s.setAtIndex(ValueLayout.JAVA_INT, i, special ? random.nextInt(7) - 3 : random.nextInt());
                     case LONG -> s.setAtIndex(ValueLayout.JAVA_LONG, i,
                             special ? random.nextInt(7) - 3 : random.nextLong() >> 20);  // random signs: sums stay far below 2^63
@@ -782,7 +802,11 @@ class GpuSegmentedReduceTest {
         }
 
         long asLong(long i) {
-            return type == DType.INT ? segment.getAtIndex(ValueLayout.JAVA_INT, i) : segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+            return switch (type) {
+                case BYTE -> segment.get(ValueLayout.JAVA_BYTE, i);
+                case INT -> segment.getAtIndex(ValueLayout.JAVA_INT, i);
+                default -> segment.getAtIndex(ValueLayout.JAVA_LONG, i);
+            };
         }
 
         double asDouble(long i) {
@@ -795,8 +819,8 @@ class GpuSegmentedReduceTest {
                 case SUM, OR, XOR -> 0;
                 case PROD -> 1;
                 case AND -> -1;
-                case MIN -> type == DType.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
-                case MAX -> type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+                case MIN -> type == DType.BYTE ? Byte.MAX_VALUE : type == DType.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
+                case MAX -> type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
             };
             for (long i = begin; i < end; i++) {
                 long x = asLong(i);

@@ -31,7 +31,7 @@ final class CheckLog {
                 problem = "threw IllegalArgumentException: " + e.getMessage();
                 if (verbose) e.printStackTrace(out);
             } else {
-                // The facade accepts it, a backend declines it (e.g. int8 rows on the GPU): a gap, not a wrong answer.
+                // The facade accepts it, a backend declines it (e.g. an int8 user-defined operator on the GPU): a gap, not a wrong answer.
                 skipped++;
                 out.println("skip  " + name + ": " + e.getMessage());
                 out.flush();

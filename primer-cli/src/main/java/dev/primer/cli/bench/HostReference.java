@@ -11,7 +11,7 @@ final class HostReference {
 
     /** Sum of elements [from, to) in float64 (exact in int64 for integer types, returned as double). */
     static double sum(MemorySegment s, DType type, long from, long to) {
-        if (type == DType.INT || type == DType.LONG) {
+        if (!type.isFloatingPoint()) {
             long total = 0;
             for (long i = from; i < to; i++) total += integral(s, type, i);
             return total;
