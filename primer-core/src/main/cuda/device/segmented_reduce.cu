@@ -1,6 +1,7 @@
 // Batched and segmented reduce entry points (see segmented_reduce_kernels.cuh for the algorithms),
 // one per (kernel, operator, dtype): segreduce_<kernel>_<op>_<suffix>, op in sum prod min max and
-// or xor argmin argmax, suffix in i8 i32 i64 f32 f64. All are launched with 256 threads per block.
+// or xor argmin argmax (and sum_exact for i32), suffix in i8 i32 i64 f32 f64. All are launched with
+// 256 threads per block.
 //
 //   segreduce_rows_vector_*             (const T* in, long long rows, long long cols, int log2_lanes,
 //                                        Out* out, unsigned char* scratch)
@@ -21,7 +22,10 @@
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
-//   int8, int32 SUM, PROD:      int64 (64-bit, wraps like Java's long)
+//   int8, int32 SUM, PROD:      int64 (64-bit, wraps like Java's long; exact while a row or segment
+//                               holds at most 2^32 int32 elements)
+//   int32 SUM, sum_exact:       int64 (exact 128-bit sum, the overflow flag as for int64 SUM): the
+//                               host takes it when a row or segment may hold more than 2^32 elements
 //   int64 SUM:                  int64 (exact 128-bit sum; a total outside the long range sets the
 //                               overflow flag in scratch, which GpuSegmentedReduce turns into an
 //                               ArithmeticException)
@@ -125,6 +129,7 @@ namespace seg = primer::segmented;
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)

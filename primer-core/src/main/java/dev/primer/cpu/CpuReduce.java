@@ -54,21 +54,23 @@ public final class CpuReduce {
         }
         if (n == 0) return Reductions.identityBits(type, op);
         if (isExact(type, op)) return exactRange(in, 0, n).longValueExact("the sum");
-        if (type == DType.INT && op == Op.SUM && n > INT_SUM_RANGE) return intSumInRanges(in, n, INT_SUM_RANGE);
+        if (type == DType.INT && op == Op.SUM && n > INT_SUM_RANGE) return intSumInRanges(in, 0, n, INT_SUM_RANGE);
         return integralRange(integralKernel(type, op), op, in, 0, n);
     }
 
     /**
-     * int32 SUM of {@code n} elements in consecutive ranges of at most {@code range} elements (at most
-     * {@link #INT_SUM_RANGE}, so each range's sum is exact), combined by {@link Reductions#combineIntSums}.
+     * int32 SUM of elements [{@code from}, {@code to}) in consecutive ranges of at most {@code range}
+     * elements (at most {@link #INT_SUM_RANGE}, so each range's sum is exact), combined by
+     * {@link Reductions#combineIntSums}: ArithmeticException when the total does not fit a long.
      */
-    static long intSumInRanges(MemorySegment in, long n, long range) {
+    static long intSumInRanges(MemorySegment in, long from, long to, long range) {
         if (range < 1 || range > INT_SUM_RANGE) throw new IllegalArgumentException("range must be in [1, 2^32]: " + range);
         IntegralChunkReducer kernel = integralKernel(DType.INT, Op.SUM);
+        long n = to - from;
         long[] rangeSums = new long[Math.toIntExact((n + range - 1) / range)];
         for (int r = 0; r < rangeSums.length; r++) {
-            long from = r * range, to = Math.min(n, from + range);
-            rangeSums[r] = integralRange(kernel, Op.SUM, in, from, to);
+            long begin = from + r * range, end = Math.min(to, begin + range);
+            rangeSums[r] = integralRange(kernel, Op.SUM, in, begin, end);
         }
         return Reductions.combineIntSums(rangeSums, n);
     }

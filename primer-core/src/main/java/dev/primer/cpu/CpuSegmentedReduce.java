@@ -23,7 +23,9 @@ import java.util.function.LongUnaryOperator;
  * MAX -Infinity or MIN_VALUE, AND all ones, OR/XOR 0. Argmin/argmax store int64 indices within the
  * segment, -1 for an empty one. An int64 SUM that overflows in any segment throws
  * ArithmeticException naming the first such segment (the contents of {@code out} are then
- * unspecified).
+ * unspecified); so does an int32 SUM, which can leave int64 only in a segment of more than 2^32
+ * elements: such a segment is summed as {@link CpuReduce} sums a long array, in exact ranges of 2^32
+ * elements added in 128 bits.
  */
 public final class CpuSegmentedReduce {
     private CpuSegmentedReduce() {}
@@ -39,7 +41,7 @@ public final class CpuSegmentedReduce {
         long n = Checks.product(rows, cols);
         Checks.holds(in, n, type, "in");
         Checks.holds(out, rows, outputType(type, op), "out");
-        reduce(type, op, in, rows, k -> k * cols, out);
+        reduce(type, op, in, rows, k -> k * cols, out, CpuReduce.INT_SUM_RANGE);
     }
 
     /**
@@ -49,10 +51,16 @@ public final class CpuSegmentedReduce {
      */
     public static void reduceSegments(DType type, Op op, MemorySegment in, MemorySegment offsets, long segments,
                                       MemorySegment out) {
+        reduceSegments(type, op, in, offsets, segments, out, CpuReduce.INT_SUM_RANGE);
+    }
+
+    /** As above, int32 SUM segments longer than {@code intSumRange} summed in exact ranges of that many (tests shorten it). */
+    static void reduceSegments(DType type, Op op, MemorySegment in, MemorySegment offsets, long segments,
+                               MemorySegment out, long intSumRange) {
         checkTypeOp(type, op);
         Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
         Checks.holds(out, segments, outputType(type, op), "out");
-        reduce(type, op, in, segments, offset(offsets), out);
+        reduce(type, op, in, segments, offset(offsets), out, intSumRange);
     }
 
     /** Index within each row of its first maximum ({@code max}) or minimum; int64 {@code out}. */
@@ -85,10 +93,11 @@ public final class CpuSegmentedReduce {
     }
 
     private static void reduce(DType type, Op op, MemorySegment in, long count, LongUnaryOperator start,
-                               MemorySegment out) {
+                               MemorySegment out, long intSumRange) {
         DType outType = outputType(type, op);
         long identity = Reductions.identityBits(outType, op);
         boolean exact = CpuReduce.isExact(type, op);
+        boolean intSum = type == DType.INT && op == Op.SUM;
         FloatingChunkReducer floating = type.isFloatingPoint() ? CpuReduce.floatingKernel(type, op) : null;
         IntegralChunkReducer integral = type.isFloatingPoint() || exact ? null : CpuReduce.integralKernel(type, op);
         LongAccumulator firstOverflow = new LongAccumulator(Math::min, Long.MAX_VALUE);
@@ -109,15 +118,25 @@ public final class CpuSegmentedReduce {
                     ExactLongSum sum = CpuReduce.exactRange(in, from, to);
                     if (!sum.fitsLong()) firstOverflow.accumulate(k);
                     out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k, sum.low());
+                } else if (intSum && to - from > intSumRange) {
+                    try {
+                        out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k, CpuReduce.intSumInRanges(in, from, to, intSumRange));
+                    } catch (ArithmeticException overflow) {
+                        firstOverflow.accumulate(k);
+                    }
                 } else {
                     storeBits(out, outType, k, CpuReduce.integralRange(integral, op, in, from, to));
                 }
             }
         });
         long k = firstOverflow.get();
-        if (k != Long.MAX_VALUE) {
-            CpuReduce.exactRange(in, start.applyAsLong(k), start.applyAsLong(k + 1))
-                    .longValueExact("the sum of segment " + k);
+        if (k == Long.MAX_VALUE) return;
+        long from = start.applyAsLong(k), to = start.applyAsLong(k + 1);
+        if (exact) CpuReduce.exactRange(in, from, to).longValueExact("the sum of segment " + k);
+        try {
+            CpuReduce.intSumInRanges(in, from, to, intSumRange);
+        } catch (ArithmeticException overflow) {
+            throw new ArithmeticException("segment " + k + ": " + overflow.getMessage());
         }
     }
 

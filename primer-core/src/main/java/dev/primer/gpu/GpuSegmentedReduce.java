@@ -2,6 +2,7 @@ package dev.primer.gpu;
 
 import dev.primer.DType;
 import dev.primer.Op;
+import dev.primer.Reductions;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
 
@@ -18,7 +19,9 @@ import java.util.function.LongConsumer;
  * {@code segmented_reduce} ({@code device/segmented_reduce.cu}); kernel choice: {@link SegmentedReducePolicy}.
  *
  * <p>Output element type ({@link #outputType}) is the accumulator's, so that GPU and CPU agree:
- * int8 and int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long); int64 SUM is
+ * int8 and int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long; an
+ * int32 SUM over rows or segments that may hold more than 2^32 elements is accumulated in 128 bits,
+ * and one that does not fit a long throws {@link ArithmeticException}, as int64 SUM does); int64 SUM is
  * accumulated exactly in 128 bits and a result that does not fit a long throws
  * {@link ArithmeticException} naming the first such row or segment; int64 PROD wraps; float32 SUM
  * and PROD are accumulated in double and rounded to float32 once per result (so batched float
@@ -80,10 +83,17 @@ public final class GpuSegmentedReduce {
 
     /** {@code out[r] = op over in[r * cols, (r + 1) * cols)} for r in [0, rows); out holds outputType elements. */
     public static void reduceRows(CudaContext ctx, DType type, Op op, long in, long rows, long cols, long out) {
+        reduceRows(ctx, type, op, in, rows, cols, out, Reductions.INT_SUM_EXACT_ELEMENTS);
+    }
+
+    /** As above, int32 SUM rows longer than {@code exactIntSumAbove} summed in 128 bits (tests lower it to 0). */
+    static void reduceRows(CudaContext ctx, DType type, Op op, long in, long rows, long cols, long out,
+                           long exactIntSumAbove) {
         DType outType = outputType(type, op);
         checkRows(ctx, type, in, rows, cols, out, outType);
         if (rows == 0) return;
-        launchRows(ctx, type, kernelOp(op), in, rows, cols, out, checksOverflow(type, op));
+        boolean exact = exactIntSum(type, op, cols, exactIntSumAbove);
+        launchRows(ctx, type, exact ? "sum_exact" : kernelOp(op), in, rows, cols, out, exact || checksOverflow(type, op));
     }
 
     /**
@@ -92,10 +102,18 @@ public final class GpuSegmentedReduce {
      */
     public static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments,
                                       long out, long inLength) {
+        reduceSegments(ctx, type, op, in, offsets, segments, out, inLength, Reductions.INT_SUM_EXACT_ELEMENTS);
+    }
+
+    /** As above, int32 SUM segments summed in 128 bits when in holds more than {@code exactIntSumAbove} elements (tests lower it to 0). */
+    static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out,
+                               long inLength, long exactIntSumAbove) {
         DType outType = outputType(type, op);
         checkSegments(ctx, type, in, offsets, segments, out, outType, inLength);
         if (segments == 0) return;
-        launchSegments(ctx, type, kernelOp(op), in, offsets, segments, out, inLength, checksOverflow(type, op));
+        boolean exact = exactIntSum(type, op, inLength, exactIntSumAbove);  // no segment is longer than in
+        launchSegments(ctx, type, exact ? "sum_exact" : kernelOp(op), in, offsets, segments, out, inLength,
+                exact || checksOverflow(type, op));
     }
 
     /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; int64. */
@@ -257,6 +275,16 @@ public final class GpuSegmentedReduce {
     }
 
     /**
+     * Whether an int32 SUM over rows or segments of up to {@code longest} elements takes the exact
+     * kernels: a 64-bit sum of at most 2^32 int32 values is always exact (the public calls' {@code
+     * above}), a longer one may overflow. Those sum in 128 bits and raise the overflow flag as int64
+     * SUM does (slower: the host takes them only then).
+     */
+    private static boolean exactIntSum(DType type, Op op, long longest, long above) {
+        return type == DType.INT && op == Op.SUM && longest > above;
+    }
+
+    /**
      * Reads and clears the overflow flag in {@code scratch}: 2^63 - (first overflowing index), or 0.
      * The caller holds the scratch lock since its launches, so the flag is its own.
      */
@@ -270,8 +298,8 @@ public final class GpuSegmentedReduce {
     /** Throws for a raised overflow flag (2^63 - first overflowing index). */
     private static void throwOverflow(long flag, String what) {
         long first = Long.MIN_VALUE - flag;
-        throw new ArithmeticException("int64 sum overflows a long in " + what + " " + first
-                + " (the sum is exact in 128 bits but does not fit the int64 output)");
+        throw new ArithmeticException("the sum overflows a long in " + what + " " + first
+                + " (it is exact in 128 bits but does not fit the int64 output)");
     }
 
     // ---- argument checks ----

@@ -311,11 +311,12 @@ class CpuReduceTest {
         long expected = integralReference(DType.INT, Op.SUM, in, n);
         assertEquals(expected, CpuReduce.reduceIntegral(DType.INT, Op.SUM, in, n));
         for (long range : new long[] {1, 7, 65535, 65536, 65537, 100_003, n - 1, n, 1L << 32}) {
-            assertEquals(expected, CpuReduce.intSumInRanges(in, n, range), "range " + range);
-            assertEquals(expected - in.getAtIndex(ValueLayout.JAVA_INT, n - 1), CpuReduce.intSumInRanges(in, n - 1, range), "range " + range);
+            assertEquals(expected, CpuReduce.intSumInRanges(in, 0, n, range), "range " + range);
+            assertEquals(expected - in.getAtIndex(ValueLayout.JAVA_INT, n - 1), CpuReduce.intSumInRanges(in, 0, n - 1, range), "range " + range);
+            assertEquals(expected - in.getAtIndex(ValueLayout.JAVA_INT, 0), CpuReduce.intSumInRanges(in, 1, n, range), "range " + range);
         }
-        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, n, 0));
-        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, n, (1L << 32) + 1));
+        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, 0, n, 0));
+        assertMessage(IllegalArgumentException.class, "range", () -> CpuReduce.intSumInRanges(in, 0, n, (1L << 32) + 1));
     }
 
     @Test

@@ -146,6 +146,33 @@ class CpuSegmentedReduceTest {
         assertEquals(3, out.getAtIndex(ValueLayout.JAVA_LONG, 0));
     }
 
+    /**
+     * int32 SUM segments longer than 2^32 elements are summed in exact ranges; with the range shortened
+     * to a few elements, segments of every length around it give the plain int64 sums (segments
+     * this short cannot leave int64: the overflow itself needs 2^32 elements, GpuSegmentedReduceTest).
+     */
+    @Test
+    void int32SumsInExactRangesMatchThePlainSums() {
+        Random r = new Random(5);
+        int n = 5000;
+        MemorySegment in = TestArrays.allocate(DType.INT, n);
+        for (int i = 0; i < n; i++) {
+            int pick = r.nextInt(3);
+            in.setAtIndex(ValueLayout.JAVA_INT, i, pick == 0 ? Integer.MAX_VALUE : pick == 1 ? Integer.MIN_VALUE : r.nextInt());
+        }
+        long[] bounds = {3, 3, 4, 10, 11, 17, 100, 1000, 1001, n};
+        long segments = bounds.length - 1;
+        MemorySegment out = TestArrays.allocate(DType.LONG, segments);
+        for (long range : new long[] {1, 6, 7, 1 << 10}) {
+            CpuSegmentedReduce.reduceSegments(DType.INT, Op.SUM, in, TestArrays.longs(bounds), segments, out, range);
+            for (int k = 0; k < segments; k++) {
+                long expected = 0;
+                for (long i = bounds[k]; i < bounds[k + 1]; i++) expected += in.getAtIndex(ValueLayout.JAVA_INT, i);
+                assertEquals(expected, out.getAtIndex(ValueLayout.JAVA_LONG, k), "range " + range + " segment " + k);
+            }
+        }
+    }
+
     @Test
     void resultsDoNotDependOnTheThreadCount() {
         long rows = 3, cols = 5 * 65536 + 7;

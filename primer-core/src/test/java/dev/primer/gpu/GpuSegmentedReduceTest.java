@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.primer.DType;
 import dev.primer.Op;
+import dev.primer.Reductions;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 
@@ -77,6 +78,29 @@ class GpuSegmentedReduceTest {
         checkRowsAllOps(type, 4096, 64, 1, 5);
         checkRowsAllOps(type, 100, 4000, 3, 6);
         checkRowsAllOps(type, 3, 50000, 1, 7);
+    }
+
+    /**
+     * The 128-bit int32 SUM kernels, which the public calls take only beyond 2^32 elements per row or
+     * segment, forced at every shape and layout, over values that are mostly MAX_VALUE or MIN_VALUE:
+     * the exact sums.
+     */
+    @Test
+    void int32SumsThrough128BitKernelsMatchReference() {
+        try (Arena arena = Arena.ofConfined()) {
+            for (long[] shape : SHAPES) {
+                long rows = shape[0], cols = shape[1];
+                Host data = Host.extremeInts(arena, rows * cols + 1, new Random(rows + cols));
+                long[] offsets = new long[(int) rows + 1];
+                for (int r = 0; r <= rows; r++) offsets[r] = 1 + r * cols;
+                runAndCheck(data, Op.SUM, false, offsets, 1, rows, cols, arena, 0);
+            }
+            for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw"}) {
+                long[] offsets = layout(layout, new Random(layout.hashCode()));
+                Host data = Host.extremeInts(arena, offsets[offsets.length - 1], new Random(layout.hashCode() + 1));
+                runAndCheck(data, Op.SUM, false, offsets, 0, -1, -1, arena, 0);
+            }
+        }
     }
 
     @Test
@@ -534,6 +558,46 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    /**
+     * An int32 SUM of a row or segment of more than 2^32 elements can leave int64: it is summed in 128
+     * bits and throws ArithmeticException naming the first row or segment that does not fit a long,
+     * while one that fits, however close to the edge, is exact. 2^32 + 3 values of MAX_VALUE sum to
+     * 2^63 + 2^31 - 3; without their first element, to 2^63 - 2. Filled on the device: ~16 GiB.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void int32SumsOverMoreThan2To32ElementsAreExactOrThrow() {
+        long n = (1L << 32) + 3;
+        long need = 4 * n + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        long in = ctx.allocate(4 * n), out = ctx.allocate(16);
+        try (Arena arena = Arena.ofConfined()) {
+            long fits = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 1, n));
+            long overflows = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 0, n));
+            try {
+                ctx.memset32(in, Integer.MAX_VALUE, n);
+                ArithmeticException row = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
+                assertTrue(row.getMessage().contains("row 0"), row.getMessage());
+                ArithmeticException segment = assertThrows(ArithmeticException.class,
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, overflows, 2, out, n));
+                assertTrue(segment.getMessage().contains("segment 1"), segment.getMessage());
+                // The flags were cleared: the next call, which fits, is exact.
+                ctx.memset8(out, (byte) 0xA5, 16);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, fits, 2, out, n);
+                assertEquals(List.of((long) Integer.MAX_VALUE, Long.MAX_VALUE - 1), longs(download(arena, out, 16), 2));
+                ctx.memset32(in, Integer.MIN_VALUE, n);  // -2^63 - 3 * 2^31
+                assertThrows(ArithmeticException.class, () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
+            } finally {
+                ctx.free(fits);
+                ctx.free(overflows);
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
     /** Copies count results (the input type for MAX, int64 for SUM and argmax) into got from index k; returns the next index. */
     private int readResults(Arena arena, long out, DType type, Op op, int count, long[] got, int k) {
         MemorySegment r = download(arena, out, 8L * count);
@@ -695,6 +759,12 @@ class GpuSegmentedReduceTest {
      */
     private void runAndCheck(Host data, Op op, boolean argMax, long[] offsets, long offsetElements, long rows, long cols,
                              Arena arena) {
+        runAndCheck(data, op, argMax, offsets, offsetElements, rows, cols, arena, Reductions.INT_SUM_EXACT_ELEMENTS);
+    }
+
+    /** As above; int32 SUM takes the 128-bit kernels beyond {@code exactIntSumAbove} elements per row or segment. */
+    private void runAndCheck(Host data, Op op, boolean argMax, long[] offsets, long offsetElements, long rows, long cols,
+                             Arena arena, long exactIntSumAbove) {
         DType type = data.type;
         int results = offsets.length - 1;
         DType outType = op == null ? DType.LONG : GpuSegmentedReduce.outputType(type, op);
@@ -712,11 +782,11 @@ class GpuSegmentedReduceTest {
                 long start = in + offsetElements * type.byteSize();
                 if (rows >= 0) {
                     if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
-                    else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out);
+                    else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out, exactIntSumAbove);
                 } else {
                     long inLength = data.segment.byteSize() / type.byteSize();
                     if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
-                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength);
+                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength, exactIntSumAbove);
                 }
                 MemorySegment got = download(arena, out, outBytes);
                 for (int r = 0; r < results; r++) {
@@ -787,6 +857,16 @@ class GpuSegmentedReduceTest {
                 }
             }
             return new Host(type, s);
+        }
+
+        /** int32 values, most of them MAX_VALUE or MIN_VALUE (the extremes of every lift to a wider sum). */
+        static Host extremeInts(Arena arena, long n, Random random) {
+            MemorySegment s = arena.allocate(ValueLayout.JAVA_INT, Math.max(n, 1));
+            for (long i = 0; i < n; i++) {
+                int pick = random.nextInt(5);
+                s.setAtIndex(ValueLayout.JAVA_INT, i, pick < 2 ? Integer.MAX_VALUE : pick < 4 ? Integer.MIN_VALUE : random.nextInt());
+            }
+            return new Host(DType.INT, s);
         }
 
         /** Floats near 1 (products stay finite over a million factors); random integers (products wrap). */
