@@ -217,9 +217,15 @@ struct ArgExtremeFold {
         const K m = vector_extreme(v);
         if (wins(m, s.key) || s.index < 0) {
             int at = ITEMS - 1;
+            if constexpr (sizeof(T) == 1) {  // four bytes per comparison
+                unsigned w[4];
+                int8_words(v, w);
+                at = int8x16_first_equal(w, (int8_t)m);
+            } else {
 #pragma unroll
-            for (int k = ITEMS - 2; k >= 0; --k) {
-                if (Key::of(v.item[k]) == m) at = k;
+                for (int k = ITEMS - 2; k >= 0; --k) {
+                    if (Key::of(v.item[k]) == m) at = k;
+                }
             }
             s = State{m, first_index + at};
         }

@@ -22,10 +22,11 @@
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
-//   int8, int32 SUM, PROD:      int64 (64-bit, wraps like Java's long; exact while a row or segment
-//                               holds at most 2^32 int32 elements)
-//   int32 SUM, sum_exact:       int64 (exact 128-bit sum, the overflow flag as for int64 SUM): the
+//   int8, int32 SUM:            int64 (64-bit, always exact: the host gives these kernels no row or
+//                               segment of more than 2^32 int32 elements)
+//   int32 sum_exact:            int64 (exact 128-bit sum, the overflow flag as for int64 SUM): the
 //                               host takes it when a row or segment may hold more than 2^32 elements
+//   int8, int32 PROD:           int64 (64-bit, wraps like Java's long)
 //   int64 SUM:                  int64 (exact 128-bit sum; a total outside the long range sets the
 //                               overflow flag in scratch, which GpuSegmentedReduce turns into an
 //                               ArithmeticException)
@@ -48,7 +49,7 @@ namespace seg = primer::segmented;
 // thread in flight at 4 blocks per SM read fastest, see the .cuh); segments_small for four too
 // (more warps in flight: power-law segments 0.434 -> 0.339 ms, see the .cuh), SMALL_BLOCKS below, except
 // where that spills on sm_80 to sm_90: three for argmin/argmax and float64 min/max, two for
-// float64 argmin/argmax and int64 sum.
+// float64 argmin/argmax and the 128-bit sums (int64 sum, int32 sum_exact).
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
 #define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
 #define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 4)

@@ -26,7 +26,7 @@
 //   loads changed nothing.)
 //
 // CSR segments (lengths vary freely, e.g. power law), three launches; the host reads the header
-// back once afterwards (offsets check, int64 SUM overflow):
+// back once afterwards (offsets check, 128-bit sum overflow):
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
@@ -72,7 +72,8 @@
 //
 // Scratch layout (zero-filled once by the host; counters are put back to zero by the host after
 // each call):
-//   [0, 8)     overflow flag: int64 SUM that does not fit a long sets it to 2^63 - (first index)
+//   [0, 8)     overflow flag: a 128-bit sum (int64 SUM, int32 sum_exact) that does not fit a long
+//              sets it to 2^63 - (first index)
 //   [8, 16)    count of queued work items (segments)
 //   [16, 24)   count of long segments of more than one work item (segments)
 //   [24, 28)   malformed-offsets flags (segments): BAD_BOUNDS | DECREASING | QUEUE_FULL
@@ -154,7 +155,7 @@ struct Finish<KeyIndex<T>, long long> {
     static __device__ __forceinline__ long long apply(KeyIndex<T> a, long long, unsigned long long*) { return a.index; }
 };
 #if !defined(__CUDACC_RTC__) || defined(__CUDACC_RTC_INT128__)  // NVRTC: only with --device-int128
-/** int64 SUM is exact in 128 bits; a total outside the long range raises the overflow flag. */
+/** 128-bit sums (int64 SUM, int32 sum_exact) are exact; a total outside the long range raises the overflow flag. */
 template <>
 struct Finish<__int128, long long> {
     static __device__ __forceinline__ long long apply(__int128 a, long long which, unsigned long long* flag) {

@@ -36,7 +36,7 @@ __device__ __forceinline__ int int8x4_product(unsigned word) {
 
 /** The product of 16 int8 values mod 2^64, as Java's long multiplication wraps. */
 __device__ __forceinline__ unsigned long long int8x16_product(const unsigned (&w)[4]) {
-    const long long low = (long long)int8x4_product(w[0]) * int8x4_product(w[1]);   // exact: < 2^56
+    const long long low = (long long)int8x4_product(w[0]) * int8x4_product(w[1]);   // exact: <= 2^56
     const long long high = (long long)int8x4_product(w[2]) * int8x4_product(w[3]);
     return (unsigned long long)low * (unsigned long long)high;
 }

@@ -176,6 +176,8 @@ public final class Primer implements AutoCloseable {
     /**
      * Reduces each row of a row-major (rows × cols) matrix. The result's type is the accumulator's:
      * int64 for int8/int32 SUM and PROD, float32 for float32 (accumulated in float64), else the input's.
+     * Integer sums are exact: one that does not fit a long (an int64 SUM, or an int32 SUM of a row of
+     * more than 2^32 elements) throws ArithmeticException naming the first such row.
      */
     public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, Op op) {
         checkRows(matrix, rows, cols, op);
@@ -204,7 +206,7 @@ public final class Primer implements AutoCloseable {
 
     /**
      * Reduces each segment [offsets[i], offsets[i+1]) of {@code values}; empty segments give the
-     * operator's identity. Output type as for {@link #reduceRows}.
+     * operator's identity. Output type and exact integer sums as for {@link #reduceRows}.
      */
     public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, Op op) {
         long segments = checkSegments(values, offsets, op);

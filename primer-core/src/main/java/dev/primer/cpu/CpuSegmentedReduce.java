@@ -22,7 +22,7 @@ import java.util.function.LongUnaryOperator;
  * type. An empty segment gives the identity: SUM 0, PROD 1, MIN +Infinity or the type's MAX_VALUE,
  * MAX -Infinity or MIN_VALUE, AND all ones, OR/XOR 0. Argmin/argmax store int64 indices within the
  * segment, -1 for an empty one. An int64 SUM that overflows in any segment throws
- * ArithmeticException naming the first such segment (the contents of {@code out} are then
+ * ArithmeticException naming the first such row or segment (the contents of {@code out} are then
  * unspecified); so does an int32 SUM, which can leave int64 only in a segment of more than 2^32
  * elements: such a segment is summed as {@link CpuReduce} sums a long array, in exact ranges of 2^32
  * elements added in 128 bits.
@@ -41,7 +41,7 @@ public final class CpuSegmentedReduce {
         long n = Checks.product(rows, cols);
         Checks.holds(in, n, type, "in");
         Checks.holds(out, rows, outputType(type, op), "out");
-        reduce(type, op, in, rows, k -> k * cols, out, CpuReduce.INT_SUM_RANGE);
+        reduce(type, op, in, rows, k -> k * cols, out, CpuReduce.INT_SUM_RANGE, "row");
     }
 
     /**
@@ -60,7 +60,7 @@ public final class CpuSegmentedReduce {
         checkTypeOp(type, op);
         Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
         Checks.holds(out, segments, outputType(type, op), "out");
-        reduce(type, op, in, segments, offset(offsets), out, intSumRange);
+        reduce(type, op, in, segments, offset(offsets), out, intSumRange, "segment");
     }
 
     /** Index within each row of its first maximum ({@code max}) or minimum; int64 {@code out}. */
@@ -92,8 +92,9 @@ public final class CpuSegmentedReduce {
         return k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k);
     }
 
+    /** {@code what}: "row" or "segment", for the overflow message. */
     private static void reduce(DType type, Op op, MemorySegment in, long count, LongUnaryOperator start,
-                               MemorySegment out, long intSumRange) {
+                               MemorySegment out, long intSumRange, String what) {
         DType outType = outputType(type, op);
         long identity = Reductions.identityBits(outType, op);
         boolean exact = CpuReduce.isExact(type, op);
@@ -131,13 +132,18 @@ public final class CpuSegmentedReduce {
         });
         long k = firstOverflow.get();
         if (k == Long.MAX_VALUE) return;
+        // The first overflowing one, summed again for the message (it has failed already).
         long from = start.applyAsLong(k), to = start.applyAsLong(k + 1);
-        if (exact) CpuReduce.exactRange(in, from, to).longValueExact("the sum of segment " + k);
-        try {
-            CpuReduce.intSumInRanges(in, from, to, intSumRange);
-        } catch (ArithmeticException overflow) {
-            throw new ArithmeticException("segment " + k + ": " + overflow.getMessage());
+        if (exact) {
+            CpuReduce.exactRange(in, from, to).longValueExact("the sum of " + what + " " + k);
+        } else {
+            try {
+                CpuReduce.intSumInRanges(in, from, to, intSumRange);
+            } catch (ArithmeticException overflow) {
+                throw new ArithmeticException(what + " " + k + ": " + overflow.getMessage());
+            }
         }
+        throw new AssertionError(what + " " + k + " overflowed once but not when summed again");
     }
 
     private static void argExtreme(DType type, boolean max, MemorySegment in, long count, LongUnaryOperator start,

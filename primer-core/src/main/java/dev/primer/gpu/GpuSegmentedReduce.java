@@ -51,7 +51,7 @@ import java.util.function.LongConsumer;
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
- * SUM, the overflow flag); batched rows wait only for int64 SUM. Calls from several threads on one
+ * SUM and 128-bit int32 SUM, the overflow flag); batched rows wait only for those sums. Calls from several threads on one
  * context are safe: each holds the context's scratch lock for this class while it uses the shared
  * scratch.
  */
@@ -86,7 +86,11 @@ public final class GpuSegmentedReduce {
         reduceRows(ctx, type, op, in, rows, cols, out, Reductions.INT_SUM_EXACT_ELEMENTS);
     }
 
-    /** As above, int32 SUM rows longer than {@code exactIntSumAbove} summed in 128 bits (tests lower it to 0). */
+    /**
+     * As above, int32 SUM rows longer than {@code exactIntSumAbove} elements summed in 128 bits: the
+     * public call passes 2^32 (the longest row a 64-bit sum always holds), tests pass 0 to reach the
+     * 128-bit kernels at small shapes.
+     */
     static void reduceRows(CudaContext ctx, DType type, Op op, long in, long rows, long cols, long out,
                            long exactIntSumAbove) {
         DType outType = outputType(type, op);
@@ -105,13 +109,18 @@ public final class GpuSegmentedReduce {
         reduceSegments(ctx, type, op, in, offsets, segments, out, inLength, Reductions.INT_SUM_EXACT_ELEMENTS);
     }
 
-    /** As above, int32 SUM segments summed in 128 bits when in holds more than {@code exactIntSumAbove} elements (tests lower it to 0). */
+    /**
+     * As above, int32 SUM segments summed in 128 bits when {@code in} holds more than {@code
+     * exactIntSumAbove} elements (no segment is longer; the kernels do not know the longest one
+     * before they run). So over more than 2^32 elements every int32 SUM of segments takes the 128-bit
+     * kernels, at half the blocks per SM for short segments. Tests pass 0.
+     */
     static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out,
                                long inLength, long exactIntSumAbove) {
         DType outType = outputType(type, op);
         checkSegments(ctx, type, in, offsets, segments, out, outType, inLength);
         if (segments == 0) return;
-        boolean exact = exactIntSum(type, op, inLength, exactIntSumAbove);  // no segment is longer than in
+        boolean exact = exactIntSum(type, op, inLength, exactIntSumAbove);
         launchSegments(ctx, type, exact ? "sum_exact" : kernelOp(op), in, offsets, segments, out, inLength,
                 exact || checksOverflow(type, op));
     }
@@ -142,7 +151,7 @@ public final class GpuSegmentedReduce {
     // The scratch buffer is the context's, shared by every thread and Primer on it, and all of them
     // issue on the one stream. Each call holds the owner's scratch lock from taking the pointer
     // (which may free and move the buffer when it grows) until its last launch or memset on it is
-    // issued and its flags are read and cleared (rows: int64 SUM's overflow flag; segments: the
+    // issued and its flags are read and cleared (rows: the 128-bit sums' overflow flag; segments: the
     // header with the offsets flags and the overflow flag): otherwise another thread's launches
     // could run between ours and take or overwrite our partials, work counters or flags.
 
@@ -190,7 +199,7 @@ public final class GpuSegmentedReduce {
      * Issues {@code launches} (given the scratch pointer) on the segmented path's scratch, under its
      * lock, then puts the work-item and long-segment counters back to zero for the next call. With
      * {@code offsets} (not 0), the one synchronize of a segmented call follows: the offsets check
-     * (and, with {@code checkOverflow}, int64 SUM's overflow flag) come back in one small readback of
+     * (and, with {@code checkOverflow}, the 128-bit sums' overflow flag) come back in one small readback of
      * the header, cleared before anything throws. Row segments (offsets 0) cannot be malformed: no
      * readback, nothing waits. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce})
      * share the layout, the scratch and this sequence.
@@ -275,10 +284,10 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * Whether an int32 SUM over rows or segments of up to {@code longest} elements takes the exact
-     * kernels: a 64-bit sum of at most 2^32 int32 values is always exact (the public calls' {@code
-     * above}), a longer one may overflow. Those sum in 128 bits and raise the overflow flag as int64
-     * SUM does (slower: the host takes them only then).
+     * Whether an int32 SUM over rows or segments of up to {@code longest} elements takes the 128-bit
+     * kernels ({@code sum_exact}, with the overflow flag of int64 SUM): yes beyond {@code above}
+     * elements. The public calls pass 2^32: a 64-bit sum of that many int32 values is always exact,
+     * of more it may overflow.
      */
     private static boolean exactIntSum(DType type, Op op, long longest, long above) {
         return type == DType.INT && op == Op.SUM && longest > above;

@@ -9,13 +9,19 @@ import dev.primer.DType;
 import dev.primer.Op;
 import dev.primer.Reductions;
 
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
 
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -171,6 +177,45 @@ class CpuSegmentedReduceTest {
                 assertEquals(expected, out.getAtIndex(ValueLayout.JAVA_LONG, k), "range " + range + " segment " + k);
             }
         }
+    }
+
+    /**
+     * int32 SUM of a row or segment of more than 2^32 elements: exact, and ArithmeticException naming
+     * the first row or segment whose sum does not fit a long. 2^32 + 2^25 values of 0x7f7f7f7f sum
+     * past 2^63; 2^32 + 1 of them do not. Needs 16 GiB: runs where 32 GiB are free (the GPU machine's
+     * test stage), skips elsewhere (CI).
+     */
+    @Test
+    @Tag("large")
+    void int32SumsOverMoreThan2To32ElementsAreExactOrThrow() throws IOException {
+        long n = (1L << 32) + (1L << 25);
+        long available = availableMemory();
+        Assumptions.assumeTrue(available > 32L << 30, () -> "needs 32 GiB of free memory, " + (available >> 30) + " GiB are");
+        try (Arena arena = Arena.ofShared()) {  // the backend's worker threads read it
+            MemorySegment in = arena.allocate(4 * n, 64);
+            in.fill((byte) 0x7f);
+            long value = 0x7f7f7f7fL;
+            MemorySegment out = TestArrays.allocate(DType.LONG, 2);
+            ArithmeticException row = assertThrows(ArithmeticException.class,
+                    () -> CpuSegmentedReduce.reduceRows(DType.INT, Op.SUM, in, 1, n, out));
+            assertTrue(row.getMessage().startsWith("row 0: int32 sum overflows int64"), row.getMessage());
+            ArithmeticException segment = assertThrows(ArithmeticException.class,
+                    () -> CpuSegmentedReduce.reduceSegments(DType.INT, Op.SUM, in, TestArrays.longs(0, 0, n), 2, out));
+            assertTrue(segment.getMessage().startsWith("segment 1: int32 sum overflows int64"), segment.getMessage());
+            CpuSegmentedReduce.reduceSegments(DType.INT, Op.SUM, in, TestArrays.longs(0, (1L << 25) - 1, n), 2, out);
+            assertEquals(value * ((1L << 25) - 1), out.getAtIndex(ValueLayout.JAVA_LONG, 0));
+            assertEquals(value * ((1L << 32) + 1), out.getAtIndex(ValueLayout.JAVA_LONG, 1));
+        }
+    }
+
+    /** MemAvailable from /proc/meminfo in bytes (Linux), or 0 where there is none. */
+    private static long availableMemory() throws IOException {
+        Path meminfo = Path.of("/proc/meminfo");
+        if (!Files.isReadable(meminfo)) return 0;
+        for (String line : Files.readAllLines(meminfo)) {
+            if (line.startsWith("MemAvailable:")) return 1024 * Long.parseLong(line.replaceAll("[^0-9]", ""));
+        }
+        return 0;
     }
 
     @Test

@@ -43,7 +43,8 @@ class GpuSegmentedReduceTest {
 
     /**
      * Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk.
-     * int8 vectors hold 16 elements, so it takes the last two for thread-per-row vectors and a warp per row.
+     * int8 vectors hold 16 elements, so it takes the last two for thread-per-row vectors and a warp per row
+     * (4300 rows reach the warp-per-row kernel on up to 134 SMs: 32 rows per SM).
      */
     private static final long[][] SHAPES = {
             {1, 1}, {3, 0}, {5, 31}, {7, 33}, {1000, 1}, {333, 7}, {17, 1025}, {4096, 64}, {100, 128},
@@ -91,9 +92,11 @@ class GpuSegmentedReduceTest {
             for (long[] shape : SHAPES) {
                 long rows = shape[0], cols = shape[1];
                 Host data = Host.extremeInts(arena, rows * cols + 1, new Random(rows + cols));
-                long[] offsets = new long[(int) rows + 1];
-                for (int r = 0; r <= rows; r++) offsets[r] = 1 + r * cols;
-                runAndCheck(data, Op.SUM, false, offsets, 1, rows, cols, arena, 0);
+                for (long first : new long[] {0, 1}) {  // aligned rows (vector loads) and misaligned ones
+                    long[] offsets = new long[(int) rows + 1];
+                    for (int r = 0; r <= rows; r++) offsets[r] = first + r * cols;
+                    runAndCheck(data, Op.SUM, false, offsets, first, rows, cols, arena, 0);
+                }
             }
             for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw"}) {
                 long[] offsets = layout(layout, new Random(layout.hashCode()));
@@ -837,13 +840,16 @@ class GpuSegmentedReduceTest {
     /** Host data of one dtype with the Java reference of every operator. */
     private record Host(DType type, MemorySegment segment) {
         private static final double[] SPECIAL_FLOATS = {Double.NaN, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0};
+        /** int8 ties, and the extremes that are also MIN's and MAX's identities. */
+        private static final byte[] SPECIAL_BYTES = {Byte.MIN_VALUE, -3, -2, -1, 0, 1, 2, 3, Byte.MAX_VALUE};
 
         /** Random values; `special` draws many duplicates (and NaN, +-0.0 for floats) to test ties. */
         static Host random(Arena arena, DType type, long n, boolean special, Random random) {
             MemorySegment s = arena.allocate(type.layout(), Math.max(n, 1));
             for (long i = 0; i < n; i++) {
                 switch (type) {
-                    case BYTE -> s.set(ValueLayout.JAVA_BYTE, i, (byte) (special ? random.nextInt(7) - 3 : random.nextInt()));
+                    case BYTE -> s.set(ValueLayout.JAVA_BYTE, i, special ? SPECIAL_BYTES[random.nextInt(SPECIAL_BYTES.length)]
+                            : (byte) random.nextInt());
                     case INT -> s.setAtIndex(ValueLayout.JAVA_INT, i, special ? random.nextInt(7) - 3 : random.nextInt());
                     case LONG -> s.setAtIndex(ValueLayout.JAVA_LONG, i,
                             special ? random.nextInt(7) - 3 : random.nextLong() >> 20);  // random signs: sums stay far below 2^63
@@ -869,9 +875,22 @@ class GpuSegmentedReduceTest {
             return new Host(DType.INT, s);
         }
 
-        /** Floats near 1 (products stay finite over a million factors); random integers (products wrap). */
+        /**
+         * Floats near 1 (products stay finite over a million factors); odd random integers (products
+         * wrap, and an even factor's powers of two would soon leave only zero mod 2^64).
+         */
         static Host forProduct(Arena arena, DType type, long n, Random random) {
-            if (!type.isFloatingPoint()) return random(arena, type, n, false, random);
+            if (!type.isFloatingPoint()) {
+                Host h = random(arena, type, n, false, random);
+                for (long i = 0; i < n; i++) {
+                    switch (type) {
+                        case BYTE -> h.segment.set(ValueLayout.JAVA_BYTE, i, (byte) (h.segment.get(ValueLayout.JAVA_BYTE, i) | 1));
+                        case INT -> h.segment.setAtIndex(ValueLayout.JAVA_INT, i, h.segment.getAtIndex(ValueLayout.JAVA_INT, i) | 1);
+                        default -> h.segment.setAtIndex(ValueLayout.JAVA_LONG, i, h.segment.getAtIndex(ValueLayout.JAVA_LONG, i) | 1);
+                    }
+                }
+                return h;
+            }
             MemorySegment s = arena.allocate(type.layout(), Math.max(n, 1));
             for (long i = 0; i < n; i++) {
                 double v = 1 + (random.nextDouble() - 0.5) * 0.02;
