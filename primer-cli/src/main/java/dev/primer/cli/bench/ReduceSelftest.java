@@ -79,7 +79,7 @@ final class ReduceSelftest {
     }
 
     static void argExtreme(CheckLog log, Twins t, boolean quick) {
-        for (DType type : List.of(DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE)) {
+        for (DType type : DType.values()) {
             for (boolean max : new boolean[] {false, true}) {
                 for (long n : sizes(quick)) {
                     long seed = 7000L + 10L * type.ordinal() + n + (max ? 1 : 0);
