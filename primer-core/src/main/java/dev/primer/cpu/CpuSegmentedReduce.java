@@ -24,8 +24,8 @@ import java.util.function.LongUnaryOperator;
  * segment, -1 for an empty one. An int64 SUM that overflows in any segment throws
  * ArithmeticException naming the first such row or segment (the contents of {@code out} are then
  * unspecified); so does an int32 SUM, which can leave int64 only in a segment of more than 2^32
- * elements: such a segment is summed as {@link CpuReduce} sums a long array, in exact ranges of 2^32
- * elements added in 128 bits.
+ * elements: such a segment is summed as {@link CpuReduce} sums an int32 array that long, in exact
+ * ranges of 2^32 elements added in 128 bits.
  */
 public final class CpuSegmentedReduce {
     private CpuSegmentedReduce() {}

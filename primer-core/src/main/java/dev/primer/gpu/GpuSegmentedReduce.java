@@ -21,8 +21,8 @@ import java.util.function.LongConsumer;
  * <p>Output element type ({@link #outputType}) is the accumulator's, so that GPU and CPU agree:
  * int8 and int32 SUM and PROD give int64 (accumulated in 64 bits; PROD wraps like Java's long; an
  * int32 SUM over rows or segments that may hold more than 2^32 elements is accumulated in 128 bits,
- * and one that does not fit a long throws {@link ArithmeticException}, as int64 SUM does); int64 SUM is
- * accumulated exactly in 128 bits and a result that does not fit a long throws
+ * and one that does not fit a long throws {@link ArithmeticException}, as int64 SUM does); int64
+ * SUM is accumulated exactly in 128 bits and a result that does not fit a long throws
  * {@link ArithmeticException} naming the first such row or segment; int64 PROD wraps; float32 SUM
  * and PROD are accumulated in double and rounded to float32 once per result (so batched float
  * outputs are float32 arrays); float64 stays float64; MIN, MAX, AND, OR, XOR keep the input type
@@ -51,9 +51,9 @@ import java.util.function.LongConsumer;
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
- * SUM and 128-bit int32 SUM, the overflow flag); batched rows wait only for those sums. Calls from several threads on one
- * context are safe: each holds the context's scratch lock for this class while it uses the shared
- * scratch.
+ * SUM and 128-bit int32 SUM, the overflow flag); batched rows wait only for those sums. Calls from
+ * several threads on one context are safe: each holds the context's scratch lock for this class
+ * while it uses the shared scratch.
  */
 public final class GpuSegmentedReduce {
     private GpuSegmentedReduce() {}
