@@ -233,19 +233,16 @@ class GpuSegmentedReduceTest {
             long out = ctx.allocate(8 * 5);
             long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 4));
             try {
-                ArithmeticException e = assertThrows(ArithmeticException.class,
-                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 5, 4, out));
-                assertTrue(e.getMessage().contains("row 1"), e.getMessage());
+                assertOverflowIn("row 1", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 5, 4, out));
                 // The flag was cleared: row 0 alone is fine.
                 GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out, values.length);
                 MemorySegment back = download(arena, out, 8);
                 assertEquals(0, back.getAtIndex(ValueLayout.JAVA_LONG, 0), "max + max - max - max");
                 long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
                 try {
-                    ArithmeticException e2 = assertThrows(ArithmeticException.class,
+                    assertOverflowIn("segment 1",
                             () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out,
                                     values.length));
-                    assertTrue(e2.getMessage().contains("segment 1"), e2.getMessage());
                 } finally {
                     ctx.free(offsetsOverflow);
                 }
@@ -275,24 +272,19 @@ class GpuSegmentedReduceTest {
             assertEquals(0, (32_999 / c - 30_000 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 1 is one work item");
             long oneItemOffsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 30_000, 33_000));
             try {
-                ArithmeticException e = assertThrows(ArithmeticException.class,
-                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
-                assertTrue(e.getMessage().contains("row 0"), e.getMessage());
-                ArithmeticException e2 = assertThrows(ArithmeticException.class,
+                assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
+                assertOverflowIn("segment 2",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out, n));
-                assertTrue(e2.getMessage().contains("segment 2"), e2.getMessage());
                 // Both one-item segments overflow: the smaller index is reported.
                 for (long i : new long[] {20_000, 20_001, 30_000, 30_001}) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE);
                 ctx.copyToDevice(in, host, 8 * n);
-                ArithmeticException e3 = assertThrows(ArithmeticException.class,
+                assertOverflowIn("segment 0",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
-                assertTrue(e3.getMessage().contains("segment 0"), e3.getMessage());
                 // Segment 1 alone overflows (segment 0's two large values now cancel).
                 host.setAtIndex(ValueLayout.JAVA_LONG, 20_000, -Long.MAX_VALUE);
                 ctx.copyToDevice(in, host, 8 * n);
-                ArithmeticException e4 = assertThrows(ArithmeticException.class,
+                assertOverflowIn("segment 1",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
-                assertTrue(e4.getMessage().contains("segment 1"), e4.getMessage());
                 // Without an overflow no flag is raised, and both results are written by this call.
                 host.setAtIndex(ValueLayout.JAVA_LONG, 30_000, -Long.MAX_VALUE);
                 ctx.copyToDevice(in, host, 8 * n);
@@ -579,18 +571,15 @@ class GpuSegmentedReduceTest {
             long overflows = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 0, n));
             try {
                 ctx.memset32(in, Integer.MAX_VALUE, n);
-                ArithmeticException row = assertThrows(ArithmeticException.class,
-                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
-                assertTrue(row.getMessage().contains("row 0"), row.getMessage());
-                ArithmeticException segment = assertThrows(ArithmeticException.class,
+                assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
+                assertOverflowIn("segment 1",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, overflows, 2, out, n));
-                assertTrue(segment.getMessage().contains("segment 1"), segment.getMessage());
                 // The flags were cleared: the next call, which fits, is exact.
                 ctx.memset8(out, (byte) 0xA5, 16);
                 GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, fits, 2, out, n);
                 assertEquals(List.of((long) Integer.MAX_VALUE, Long.MAX_VALUE - 1), longs(download(arena, out, 16), 2));
                 ctx.memset32(in, Integer.MIN_VALUE, n);  // -2^63 - 3 * 2^31
-                assertThrows(ArithmeticException.class, () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
+                assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
             } finally {
                 ctx.free(fits);
                 ctx.free(overflows);
@@ -747,6 +736,12 @@ class GpuSegmentedReduceTest {
         } finally {
             ctx.free(buffer);
         }
+    }
+
+    /** The call throws ArithmeticException naming where the sum overflowed ("row 0", "segment 2"). */
+    private static void assertOverflowIn(String where, Runnable call) {
+        ArithmeticException e = assertThrows(ArithmeticException.class, call::run);
+        assertTrue(e.getMessage().contains(where), () -> "should name " + where + ": " + e.getMessage());
     }
 
     private static void assertMessage(String argument, Runnable call) {
