@@ -1,8 +1,10 @@
 // CSR segmented reduce by merge path (lab code for segments_flat_lab.cu, not built by Maven; it needs
-// the headers with segments_flat.patch applied). Measured on the H200 on 2026-11-22 (lab file): it
-// beat the classic kernels 1.2-2x on power-law and one-element segments and lost 0.5-0.96x on
-// uniform short and long ones; Nsight Compute showed it bound by instruction issue (~70 thread
-// instructions per item). Kept for the next attempt.
+// the headers with segments_flat.patch applied). Three builds of the tile kernel: segments_flat,
+// segments_flat2 (no branches in the walk, cp.async staging) and segments_flat3 (the open segment's
+// end in a register, 16-bit bounds, more steps per thread). Measured on the H200 on 2026-11-22
+// (lab file): flat3 beat the classic kernels 1.3-2.2x on power-law lengths and lost up to 1.5x on
+// uniform short ones; Nsight Compute showed the kernels bound by instruction issue. Kept for the
+// next attempt.
 //
 // The classic kernels (segmented_reduce_kernels.cuh) give a lane, a warp or a block to each
 // segment; with millions of segments of a few elements (power-law lengths) a warp spends most of
@@ -412,6 +414,138 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
         acc = close ? Op::identity() : take ? folded : acc;
         ia += close ? 1 : 0;
         jb += take ? 1 : 0;
+    }
+
+    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
+    Segmented<A> before[1];
+    NoBlockPrefix no_prefix;
+    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op},
+                                                                      smem.scan, no_prefix);
+    const bool first_continues = smem.first_start < j0;
+    if (closed) {
+        const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
+        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
+        else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
+    }
+    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
+}
+
+template <class Rc, int BLOCK, int ITEMS>
+struct Flat3Storage {
+    static constexpr int TILE = BLOCK * ITEMS;
+    static_assert(TILE < 65536, "bounds are 16-bit");
+    unsigned short bounds[TILE + 1];  // offsets[i0 + k] - (first value of the tile), clamped into [0, nb]
+    typename Rc::T values[TILE];
+    BlockScanStorage<Segmented<typename Rc::A>, BLOCK> scan;
+    long long first_start;  // offsets[i0] relative to the first value of all (clamped)
+};
+
+/**
+ * segments_flat2 with a cheaper walk and more steps per thread: the end of the open segment stays
+ * in a register (one shared load per closed segment, not per step), 16-bit bounds and values staged
+ * by cp.async leave room for 20-odd steps, and the offsets come through registers four rounds at a
+ * time, checked against their neighbour by a shuffle.
+ */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void segments_flat3(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               long long in_length, long long tiles,
+                                               typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    using Op = typename Rc::Op;
+    constexpr int TILE = BLOCK * ITEMS;
+    constexpr unsigned FULL = 0xffffffffu;
+    __shared__ Flat3Storage<Rc, BLOCK, ITEMS> smem;
+    Op op;
+    const long long t = blockIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31;
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;
+    const long long steps = nseg + range.values();
+    const long long d0 = t * TILE < steps ? t * TILE : steps;
+    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
+    if (d0 >= d1) return;
+    const long long* splits = flat_splits(scratch);
+    const long long i0 = splits[t], i1 = splits[t + 1];
+    const long long j0 = d0 - i0, j1 = d1 - i1;
+    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
+        if (tid == 0) atomicOr(malformed_flags(scratch), UNSORTED);
+        return;
+    }
+    const int na = (int)(i1 - i0), nb = (int)(j1 - j0);
+
+    const long long first_value = range.base + j0;
+    const T* tile_values = in + first_value;
+    for (int k = tid; k < nb; k += BLOCK) {
+        if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
+        else smem.values[k] = tile_values[k];
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    constexpr int ROUNDS = 4;  // offsets in flight per thread
+    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {  // uniform: the shuffles need whole warps
+        long long offset[ROUNDS], next[ROUNDS];
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            offset[r] = k <= na ? __ldg(offsets + i0 + k) : 0;
+            next[r] = lane == 31 && k < na ? __ldg(offsets + i0 + k + 1) : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            const long long right = __shfl_down_sync(FULL, offset[r], 1);
+            if (lane != 31) next[r] = right;
+            if (k < na && offset[r] > next[r]) {
+                atomicOr(malformed_flags(scratch), Constants::DECREASING);
+                mark_overflow(first_decrease(scratch), i0 + k);
+            }
+            if (k <= na) {
+                const long long local = offset[r] - first_value;
+                smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
+                if (k == 0) smem.first_start = range.clamp(offset[r]);
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+
+    const int k_begin = tid * ITEMS < na + nb ? tid * ITEMS : na + nb;
+    const int count = (k_begin + ITEMS < na + nb ? k_begin + ITEMS : na + nb) - k_begin;
+    int lo = k_begin - nb > 0 ? k_begin - nb : 0, hi = k_begin < na ? k_begin : na;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if ((int)smem.bounds[mid + 1] + mid + 1 <= k_begin) lo = mid + 1;
+        else hi = mid;
+    }
+    int ia = lo, jb = k_begin - lo;
+    const int first_closed = ia;
+    int end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;  // the open segment's end; past nb: none
+    long long start = 0;  // the open segment's start, relative to the tile (ArgMin/ArgMax only)
+    if constexpr (CarriesIndex<A>::value) start = ia == 0 ? smem.first_start - j0 : (long long)smem.bounds[ia];
+    bool closed = false;
+    A first_partial = Op::identity();
+    A acc = Op::identity();
+    unsigned long long* flag = overflow_flag(scratch);
+    Out* tile_out = out + i0;
+#pragma unroll
+    for (int step = 0; step < ITEMS; ++step) {
+        if (step < count) {
+            if (end <= jb) {  // close segment i0 + ia
+                if (closed) tile_out[ia] = Finish<A, Out>::apply(acc, i0 + ia, flag);
+                else first_partial = acc;
+                closed = true;
+                acc = Op::identity();
+                if constexpr (CarriesIndex<A>::value) start = end;
+                ++ia;
+                end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;
+            } else {
+                const T x = smem.values[jb < nb ? jb : 0];
+                acc = op(acc, Lift<T, A>::apply(x, jb - start));
+                ++jb;
+            }
+        }
     }
 
     const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
