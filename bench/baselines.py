@@ -235,15 +235,16 @@ def segments(lib, name, op, dtype, shape, reps, offsets):
     if lib.name != "torch":
         return []
     t, n, nseg = lib.t, int(offsets[-1]), len(offsets) - 1
+    size = np.dtype(dtype).itemsize
     lengths = t.from_numpy(np.diff(offsets)).to(lib.dev)
-    nbuf = buffer_count(lib, 4 * n)
+    nbuf = buffer_count(lib, size * n)
     xs = [lib.random((n,), dtype) for _ in range(nbuf)]
     results = []
     try:
         def seg(x):
             return t.segment_reduce(x, "sum", lengths=lengths, unsafe=True)
         times, out = time_calls(lib, lambda i: seg(xs[i % nbuf]), reps)
-        results.append(record(name, "torch", "segment_reduce", dtype, (n,), 4 * n + 8 * nseg, out,
+        results.append(record(name, "torch", "segment_reduce", dtype, (n,), size * n + 8 * nseg, out,
                               lib, times, nbuf, segments=nseg))
     except Exception as e:
         results.append({"name": name, "library": "torch", "error": f"{type(e).__name__}: {e}"})
@@ -253,7 +254,7 @@ def segments(lib, name, op, dtype, shape, reps, offsets):
         def scatter(x):
             return t.zeros(nseg, dtype=x.dtype, device=lib.dev).index_add_(0, ids, x)
         times, out = time_calls(lib, lambda i: scatter(xs[i % nbuf]), reps)
-        results.append(record(name, "torch-index_add", "index_add_", dtype, (n,), 4 * n + 8 * n,
+        results.append(record(name, "torch-index_add", "index_add_", dtype, (n,), size * n + 8 * n,
                               out, lib, times, nbuf, segments=nseg))
     except Exception as e:
         results.append({"name": name, "library": "torch-index_add",
@@ -280,6 +281,7 @@ def plan(quick, dry):
             ("rows_sum_f32_4Mx64", array_op, "rows_sum", f32, rows_b),
             ("rows_sum_i8_2048x262144", array_op, "rows_sum", "int8", rows_a),
             ("segments_sum_f32_powerlaw", segments, "segments", f32, (seg_n,)),
+            ("segments_sum_i64_powerlaw", segments, "segments", "int64", (seg_n,)),
             ("cumsum_f32", array_op, "cumsum", f32, (n,)),
             ("cumsum_i32", array_op, "cumsum", "int32", (n,)),
             ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,)),

@@ -58,7 +58,8 @@ for stage in $stages; do
         # the offsets check over a million segments, and the user-defined operators at every misalignment;
         # its segments reach 20000 elements (one long work item): three segmented tests add long
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
-        # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); the NaN
+        # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
+        # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets; the NaN
         # test takes float min and max scans, plain and segmented, through their fast and exact paths.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
@@ -69,6 +70,8 @@ for stage in $stages; do
             --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#longSumOverflowIsFoundInChunkedRowsAndLongSegments \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#int32SumsThrough128BitKernelsMatchReference \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#mergePathSumsMatchReferenceAcrossTiles \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1
         local rc2=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-tests-$tool.log" | tail -n 3

@@ -1,10 +1,11 @@
 // CSR segmented reduce by merge path (lab code for segments_flat_lab.cu, not built by Maven; it needs
-// the headers with segments_flat.patch applied). Three builds of the tile kernel: segments_flat,
-// segments_flat2 (no branches in the walk, cp.async staging) and segments_flat3 (the open segment's
-// end in a register, 16-bit bounds, more steps per thread). Measured on the H200 on 2026-11-22
-// (lab file): flat3 beat the classic kernels 1.3-2.2x on power-law lengths and lost up to 1.5x on
-// uniform short ones; Nsight Compute showed the kernels bound by instruction issue. Kept for the
-// next attempt.
+// the headers with segments_flat.patch applied). Four builds of the tile kernel: segments_flat,
+// segments_flat2 (no branches in the walk, cp.async staging), segments_flat3 (the open segment's
+// end in a register, 16-bit bounds, more steps per thread) and segments_flat4 (the walk by
+// segment). Measured on the H200 on 2026-11-22 (lab file): flat3 beat the classic kernels 1.3-2.2x
+// on power-law lengths and lost up to 1.5x on uniform short ones; Nsight Compute showed the kernels
+// bound by instruction issue. flat3 became device/segmented_reduce_merge_path.cuh for the 128-bit
+// sums; the rest stays here for the next attempt.
 //
 // The classic kernels (segmented_reduce_kernels.cuh) give a lane, a warp or a block to each
 // segment; with millions of segments of a few elements (power-law lengths) a warp spends most of
@@ -547,6 +548,129 @@ __device__ __forceinline__ void segments_flat3(const typename Rc::T* __restrict_
             }
         }
     }
+
+    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
+    Segmented<A> before[1];
+    NoBlockPrefix no_prefix;
+    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op},
+                                                                      smem.scan, no_prefix);
+    const bool first_continues = smem.first_start < j0;
+    if (closed) {
+        const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
+        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
+        else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
+    }
+    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
+}
+
+/**
+ * segments_flat3 with the walk by segment: each thread finds where the next one starts (a second
+ * binary search), then folds the values of each segment it closes in a tight loop, and the open
+ * tail after them: no merge test per value.
+ */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               long long in_length, long long tiles,
+                                               typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    using Op = typename Rc::Op;
+    constexpr int TILE = BLOCK * ITEMS;
+    constexpr unsigned FULL = 0xffffffffu;
+    __shared__ Flat3Storage<Rc, BLOCK, ITEMS> smem;
+    Op op;
+    const long long t = blockIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31;
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;
+    const long long steps = nseg + range.values();
+    const long long d0 = t * TILE < steps ? t * TILE : steps;
+    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
+    if (d0 >= d1) return;
+    const long long* splits = flat_splits(scratch);
+    const long long i0 = splits[t], i1 = splits[t + 1];
+    const long long j0 = d0 - i0, j1 = d1 - i1;
+    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
+        if (tid == 0) atomicOr(malformed_flags(scratch), UNSORTED);
+        return;
+    }
+    const int na = (int)(i1 - i0), nb = (int)(j1 - j0);
+
+    const long long first_value = range.base + j0;
+    const T* tile_values = in + first_value;
+    for (int k = tid; k < nb; k += BLOCK) {
+        if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
+        else smem.values[k] = tile_values[k];
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    constexpr int ROUNDS = 4;  // offsets in flight per thread
+    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {  // uniform: the shuffles need whole warps
+        long long offset[ROUNDS], next[ROUNDS];
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            offset[r] = k <= na ? __ldg(offsets + i0 + k) : 0;
+            next[r] = lane == 31 && k < na ? __ldg(offsets + i0 + k + 1) : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            const long long right = __shfl_down_sync(FULL, offset[r], 1);
+            if (lane != 31) next[r] = right;
+            if (k < na && offset[r] > next[r]) {
+                atomicOr(malformed_flags(scratch), Constants::DECREASING);
+                mark_overflow(first_decrease(scratch), i0 + k);
+            }
+            if (k <= na) {
+                const long long local = offset[r] - first_value;
+                smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
+                if (k == 0) smem.first_start = range.clamp(offset[r]);
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+
+    const int k_begin = tid * ITEMS < na + nb ? tid * ITEMS : na + nb;
+    const int count = (k_begin + ITEMS < na + nb ? k_begin + ITEMS : na + nb) - k_begin;
+    int lo = k_begin - nb > 0 ? k_begin - nb : 0, hi = k_begin < na ? k_begin : na;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if ((int)smem.bounds[mid + 1] + mid + 1 <= k_begin) lo = mid + 1;
+        else hi = mid;
+    }
+    int ia = lo, jb = k_begin - lo;
+    // Where the next thread starts: this thread closes segments [ia, ia_end) and folds values [jb, jb_end).
+    const int k_last = k_begin + count;
+    int lo2 = k_last - nb > 0 ? k_last - nb : 0, hi2 = k_last < na ? k_last : na;
+    while (lo2 < hi2) {
+        const int mid = (lo2 + hi2) >> 1;
+        if ((int)smem.bounds[mid + 1] + mid + 1 <= k_last) lo2 = mid + 1;
+        else hi2 = mid;
+    }
+    const int ia_end = lo2, jb_end = k_last - lo2;
+    const int first_closed = ia;
+    long long start = 0;  // the open segment's start, relative to the tile (ArgMin/ArgMax only)
+    if constexpr (CarriesIndex<A>::value) start = ia == 0 ? smem.first_start - j0 : (long long)smem.bounds[ia];
+    A first_partial = Op::identity();
+    A acc = Op::identity();
+    unsigned long long* flag = overflow_flag(scratch);
+    Out* tile_out = out + i0;
+    int j = jb;
+    for (int s = ia; s < ia_end; ++s) {  // segments closing here: fold up to each one's end
+        const int end = smem.bounds[s + 1];
+#pragma unroll 4
+        for (; j < end; ++j) acc = op(acc, Lift<T, A>::apply(smem.values[j], j - start));
+        if (s == ia) first_partial = acc;
+        else tile_out[s] = Finish<A, Out>::apply(acc, i0 + s, flag);
+        acc = Op::identity();
+        if constexpr (CarriesIndex<A>::value) start = end;
+    }
+#pragma unroll 4
+    for (; j < jb_end; ++j) acc = op(acc, Lift<T, A>::apply(smem.values[j], j - start));
+    const bool closed = ia_end > ia;
 
     const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
     Segmented<A> before[1];

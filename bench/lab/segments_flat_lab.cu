@@ -81,6 +81,12 @@ __global__ void __launch_bounds__(BLOCK) k_flat3(const typename Rc::T* __restric
                                                  typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
     seg::segments_flat3<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, out, scratch);
 }
+template <class Rc, int ITEMS>
+__global__ void __launch_bounds__(BLOCK) k_flat4(const typename Rc::T* __restrict__ in, const long long* __restrict__ offsets,
+                                                 long long nseg, long long in_length, long long tiles,
+                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    seg::segments_flat4<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, out, scratch);
+}
 template <class Rc>
 __global__ void __launch_bounds__(BLOCK) k_fixup(const long long* __restrict__ offsets, long long nseg, long long in_length,
                                                  long long tile_items, long long tiles, typename Rc::Out* __restrict__ out,
@@ -225,19 +231,20 @@ static void run(const char* only, const char* recipe, const Dist& d, const std::
  * The three flat launches at ITEMS steps per thread (DIRECT: results straight to out; THREADS: the
  * partition by a thread per boundary); checked, hashed, run twice (same bits).
  */
-template <class Rc, int ITEMS, bool DIRECT = false, bool THREADS = false, bool V2 = false, bool V3 = false>
+template <class Rc, int ITEMS, bool DIRECT = false, bool THREADS = false, bool V2 = false, bool V3 = false, bool V4 = false>
 static void flat(const char* only, const char* recipe, const Dist& d, const std::vector<typename Rc::T>& host,
                  const typename Rc::T* din, const long long* doff, typename Rc::Out* dout, unsigned char* scratch) {
     using Out = typename Rc::Out;
     char name[160];
-    snprintf(name, sizeof name, "%s %s flat%s%d%s%s", recipe, d.name.c_str(), V3 ? "v3_" : V2 ? "v2_" : "", ITEMS, DIRECT ? "d" : "", THREADS ? "t" : "");
+    snprintf(name, sizeof name, "%s %s flat%s%d%s%s", recipe, d.name.c_str(), V4 ? "v4_" : V3 ? "v3_" : V2 ? "v2_" : "", ITEMS, DIRECT ? "d" : "", THREADS ? "t" : "");
     if (!selected(only, name)) return;
     const long long nseg = (long long)d.offsets.size() - 1, n = d.offsets.back();
     if (nseg == 0) return;
     constexpr long long TILE = (long long)BLOCK * ITEMS;
     const long long tiles = (n + nseg + TILE - 1) / TILE;
     int occ;
-    if constexpr (V3) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_flat3<Rc, ITEMS>, BLOCK, 0));
+    if constexpr (V4) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_flat4<Rc, ITEMS>, BLOCK, 0));
+    else if constexpr (V3) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_flat3<Rc, ITEMS>, BLOCK, 0));
     else if constexpr (V2) CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_flat2<Rc, ITEMS>, BLOCK, 0));
     else CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_flat<Rc, ITEMS, DIRECT>, BLOCK, 0));
     auto partition_only = [&]() {
@@ -246,7 +253,8 @@ static void flat(const char* only, const char* recipe, const Dist& d, const std:
     };
     auto all = [&]() {
         partition_only();
-        if constexpr (V3) k_flat3<Rc, ITEMS><<<tiles, BLOCK>>>(din, doff, nseg, n, tiles, dout, scratch);
+        if constexpr (V4) k_flat4<Rc, ITEMS><<<tiles, BLOCK>>>(din, doff, nseg, n, tiles, dout, scratch);
+        else if constexpr (V3) k_flat3<Rc, ITEMS><<<tiles, BLOCK>>>(din, doff, nseg, n, tiles, dout, scratch);
         else if constexpr (V2) k_flat2<Rc, ITEMS><<<tiles, BLOCK>>>(din, doff, nseg, n, tiles, dout, scratch);
         else k_flat<Rc, ITEMS, DIRECT><<<tiles, BLOCK>>>(din, doff, nseg, n, tiles, dout, scratch);
         k_fixup<Rc><<<(tiles + BLOCK / 32 - 1) / (BLOCK / 32), BLOCK>>>(doff, nseg, n, TILE, tiles, dout, scratch);
@@ -293,14 +301,16 @@ static void recipe_rows(const char* only, const char* recipe, const std::vector<
         if constexpr (sizeof(typename Rc::T) == 4) {
             flat<Rc, 11, true, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 11, true, true, true>(only, recipe, d, host, din, doff, dout, scratch);
-            flat<Rc, 15, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
-            flat<Rc, 19, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 23, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 15, true, true, false, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 23, true, true, false, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 31, true, true, false, false, true>(only, recipe, d, host, din, doff, dout, scratch);
         } else {
             flat<Rc, 8, true, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 7, true, true, true>(only, recipe, d, host, din, doff, dout, scratch);
-            flat<Rc, 9, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 13, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 9, true, true, false, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 13, true, true, false, false, true>(only, recipe, d, host, din, doff, dout, scratch);
         }
         CK(cudaFree(doff));
         CK(cudaFree(dout));

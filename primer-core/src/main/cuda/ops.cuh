@@ -167,4 +167,24 @@ template <typename T> struct ArgMax {
     }
 };
 
+/**
+ * A value and whether a segment starts (a head) within the span it covers, and the operator that
+ * restarts at a head: the left value is dropped when the right span holds a head. Segmented scans
+ * and the merge-path segmented reduce combine these; the earlier operand stays on the left.
+ */
+template <typename T>
+struct Segmented {
+    T value;
+    int head;
+};
+
+template <typename Op, typename T>
+struct SegmentedOp {
+    Op op;
+    static __device__ __forceinline__ Segmented<T> identity() { return {Op::identity(), 0}; }
+    __device__ __forceinline__ Segmented<T> operator()(Segmented<T> a, Segmented<T> b) const {
+        return {b.head ? b.value : op(a.value, b.value), a.head | b.head};
+    }
+};
+
 }  // namespace primer

@@ -230,21 +230,8 @@ struct ScanShape {
 // ---------------------------------------------------------------------------------------------
 // Segmented values and operators.
 
-/** A value and whether a segment starts within the span it covers. */
-template <typename T>
-struct Segmented {
-    T value;
-    int head;
-};
-
-template <typename Op, typename T>
-struct SegmentedOp {
-    Op op;
-    static __device__ __forceinline__ Segmented<T> identity() { return {Op::identity(), 0}; }
-    __device__ __forceinline__ Segmented<T> operator()(Segmented<T> a, Segmented<T> b) const {
-        return {b.head ? b.value : op(a.value, b.value), a.head | b.head};
-    }
-};
+// Segmented<T> and SegmentedOp (a value with a head flag, and the operator that restarts at a
+// head) are in ops.cuh: the merge-path segmented reduce scans them too.
 
 /** Integer sums and products: they wrap, so any association gives the same bits. */
 template <typename Op> struct WrapsExactly { static constexpr bool value = false; };

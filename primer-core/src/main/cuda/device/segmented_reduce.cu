@@ -21,6 +21,17 @@
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
+// The 128-bit sums over CSR segments (sum_i64, sum_exact_i32) take the merge path instead
+// (segmented_reduce_merge_path.cuh), tiles of TILE = 256 * MERGE_PATH_ITEMS steps, tiles >= ceil((in_length + nseg) / TILE):
+//   segreduce_merge_path_partition      (const long long* offsets, long long nseg, long long in_length,
+//                                        long long tile_items, long long tiles, unsigned char* scratch)
+//                                        grid: ceil((tiles + 1) / 256)
+//   segreduce_merge_path_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
+//                                        long long tiles, Out* out, unsigned char* scratch)   grid: tiles
+//   segreduce_merge_path_fixup_*        (const long long* offsets, long long nseg, long long in_length,
+//                                        long long tile_items, long long tiles, Out* out, unsigned char* scratch)
+//                                        grid: ceil(tiles / 8)
+//
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
 //   int8, int32 SUM:            int64 (64-bit, always exact: the host gives these kernels no row or
 //                               segment of more than 2^32 int32 elements)
@@ -37,6 +48,7 @@
 //   float64 SUM, PROD, MIN, MAX: float64
 //   ARGMIN, ARGMAX:             int64 index within the row / segment, -1 when it is empty
 #include "segmented_reduce_kernels.cuh"
+#include "segmented_reduce_merge_path.cuh"
 
 using primer::KeyIndex;
 using Wide = unsigned long long;
@@ -109,6 +121,29 @@ namespace seg = primer::segmented;
                                                                                   out, scratch);                     \
     }
 
+/** The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared. */
+#define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT)                                                                 \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
+    segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
+                                         long long nseg, long long in_length, long long tiles,                       \
+                                         OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
+        seg::merge_path_tile<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::Constants::MERGE_PATH_ITEMS>(   \
+            in, offsets, nseg, in_length, tiles, out, scratch);                                                      \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
+    segreduce_merge_path_fixup_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \
+                                               long long in_length, long long tile_items, long long tiles,           \
+                                               OUT* __restrict__ out, unsigned char* __restrict__ scratch) {         \
+        seg::merge_path_fixup<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(offsets, nseg, in_length,           \
+                                                                                  tile_items, tiles, out, scratch);  \
+    }
+
+extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
+segreduce_merge_path_partition(const long long* __restrict__ offsets, long long nseg, long long in_length,
+                               long long tile_items, long long tiles, unsigned char* __restrict__ scratch) {
+    seg::merge_path_partition<seg::Constants::BLOCK_THREADS>(offsets, nseg, in_length, tile_items, tiles, scratch);
+}
+
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \
     PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4)                   \
     PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4)                                   \
@@ -131,8 +166,10 @@ PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
+PRIMER_SEGRED_MERGE_PATH(sum_exact, i32, int32_t, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
+PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
 PRIMER_SEGRED_FLOATING(f64, double, 3, 2)

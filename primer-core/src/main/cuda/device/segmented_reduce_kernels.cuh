@@ -107,6 +107,7 @@ struct Constants {
     static constexpr long long MAX_CHUNKS = 1LL << 16;
     static constexpr long long CHUNK_ALIGN = 64;      // C is a multiple of this
     static constexpr long long ITEM_CHUNKS = 16;      // chunks per queued work item
+    static constexpr int MERGE_PATH_ITEMS = 13;       // merge-path steps per thread (segmented_reduce_merge_path.cuh)
     static constexpr int SLOT_BYTES = 16;
     static constexpr int HEADER_BYTES = 256;
     static constexpr int OVERFLOW_FLAG_OFFSET = 0;

@@ -51,6 +51,11 @@ __device__ __forceinline__ __int128 shfl_xor(__int128 value, int lane_mask) {
     const long long high = __shfl_xor_sync(0xffffffffu, (long long)(value >> 64), lane_mask);
     return (__int128)(((unsigned __int128)(unsigned long long)high << 64) | low);
 }
+__device__ __forceinline__ __int128 shfl_down_words(__int128 value, unsigned delta) {
+    const unsigned long long low = __shfl_down_sync(0xffffffffu, (unsigned long long)value, delta);
+    const long long high = __shfl_down_sync(0xffffffffu, (long long)(value >> 64), delta);
+    return (__int128)(((unsigned __int128)(unsigned long long)high << 64) | low);
+}
 
 /** Key and index go separately, so the padding of KeyIndex<float> / KeyIndex<int> is not shuffled. */
 template <typename T>

@@ -40,6 +40,27 @@ __device__ __forceinline__ T shfl_words(T value, int source_lane) {
     return value;
 }
 
+#if !defined(__CUDACC_RTC__) || defined(__CUDACC_RTC_INT128__)  // NVRTC: only with --device-int128
+// 128-bit integers as two halves: a byte copy of them would go through local memory. The merge-path
+// segmented reduce scans int64 sums as Segmented<__int128>, hence the overloads for those too.
+__device__ __forceinline__ __int128 shfl_up_words(__int128 value, unsigned delta) {
+    const unsigned long long low = __shfl_up_sync(FULL_MASK, (unsigned long long)value, delta);
+    const long long high = __shfl_up_sync(FULL_MASK, (long long)(value >> 64), delta);
+    return (__int128)(((unsigned __int128)(unsigned long long)high << 64) | low);
+}
+__device__ __forceinline__ __int128 shfl_words(__int128 value, int source_lane) {
+    const unsigned long long low = __shfl_sync(FULL_MASK, (unsigned long long)value, source_lane);
+    const long long high = __shfl_sync(FULL_MASK, (long long)(value >> 64), source_lane);
+    return (__int128)(((unsigned __int128)(unsigned long long)high << 64) | low);
+}
+__device__ __forceinline__ Segmented<__int128> shfl_up_words(Segmented<__int128> value, unsigned delta) {
+    return {shfl_up_words(value.value, delta), __shfl_up_sync(FULL_MASK, value.head, delta)};
+}
+__device__ __forceinline__ Segmented<__int128> shfl_words(Segmented<__int128> value, int source_lane) {
+    return {shfl_words(value.value, source_lane), __shfl_sync(FULL_MASK, value.head, source_lane)};
+}
+#endif
+
 }  // namespace warp_scan_detail
 
 /** This thread's lane in its warp (0..31), whatever the block's shape. */

@@ -49,6 +49,12 @@ import java.util.function.LongConsumer;
  * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
  * {@code out} or {@code offsets}.
  *
+ * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except the
+ * 128-bit sums (int64 SUM, and int32 SUM over more than 2^32 elements), which take the merge path:
+ * every thread the same number of steps whatever the lengths ({@link SegmentedReducePolicy}). If
+ * decreasing offsets leave the merge path's tiles unchained, the classic kernels run again to name
+ * the first decreasing pair.
+ *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
  * SUM and 128-bit int32 SUM, the overflow flag); batched rows wait only for those sums. Calls from
@@ -68,7 +74,7 @@ public final class GpuSegmentedReduce {
     private static final long MALFORMED_OFFSET = 24;
     private static final long FIRST_DECREASE_OFFSET = 32;
     private static final int HEADER_READ_BYTES = 40;
-    private static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
+    private static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4, UNSORTED = 8;
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
@@ -182,6 +188,8 @@ public final class GpuSegmentedReduce {
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow) {
+        // Only decreasing offsets make the merge path refuse; the classic kernels then name the pair.
+        if (takesMergePath(type, op) && launchMergePath(ctx, type, op, in, offsets, segments, out, inLength)) return;
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         CudaKernel small = kernel(ctx, "segments_small", op, type);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
@@ -195,6 +203,32 @@ public final class GpuSegmentedReduce {
         }, offsets, segments, inLength, checkOverflow);
     }
 
+    /** The 128-bit sums over CSR segments take the merge path (see SegmentedReducePolicy). */
+    private static boolean takesMergePath(DType type, String op) {
+        return op.equals("sum_exact") || (type == DType.LONG && op.equals("sum"));
+    }
+
+    /**
+     * The merge path's three launches and its readback; false, with nothing thrown, when its tiles did
+     * not chain, which only decreasing offsets cause: the caller then runs the classic kernels.
+     */
+    private static boolean launchMergePath(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+                                           long out, long inLength) {
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
+        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments);
+        CudaKernel partition = ctx.module(MODULE).kernel("segreduce_merge_path_partition");
+        CudaKernel walk = kernel(ctx, "merge_path", op, type);
+        CudaKernel fixup = kernel(ctx, "merge_path_fixup", op, type);
+        return withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles), scratch -> {
+            partition.launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block), block, 0, offsets, segments, inLength,
+                    tile, tiles, scratch);
+            walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
+            fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0, offsets, segments, inLength, tile,
+                    tiles, out, scratch);
+        }, offsets, segments, inLength, true);
+    }
+
     /**
      * Issues {@code launches} (given the scratch pointer) on the segmented path's scratch, under its
      * lock, then puts the work-item and long-segment counters back to zero for the next call. With
@@ -206,11 +240,18 @@ public final class GpuSegmentedReduce {
      */
     static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
                                     boolean checkOverflow) {
+        withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments, inLength,
+                checkOverflow);
+    }
+
+    /** As above with {@code scratchBytes} of scratch; false when the merge path's tiles did not chain. */
+    private static boolean withSegmentsScratch(CudaContext ctx, long scratchBytes, LongConsumer launches, long offsets,
+                                               long segments, long inLength, boolean checkOverflow) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
-            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+            long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
             launches.accept(scratch);
             ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
-            if (offsets != 0) checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
+            return offsets == 0 || checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
         }
     }
 
@@ -219,14 +260,16 @@ public final class GpuSegmentedReduce {
      * malformed offsets (IllegalArgumentException) or, with {@code checkOverflow}, an int64 SUM that
      * does not fit a long (ArithmeticException). Any flag that is up is cleared first, so the next
      * call starts clean. The caller holds the scratch lock since its launches, so the flags are its own.
+     * Returns false, without throwing, when the merge path's tiles did not chain (UNSORTED): its
+     * decreasing-offset report may then miss the first pair, and the caller reruns the classic kernels.
      */
-    private static void checkHeader(CudaContext ctx, long scratch, long offsets, long segments, long inLength,
-                                    boolean checkOverflow) {
+    private static boolean checkHeader(CudaContext ctx, long scratch, long offsets, long segments, long inLength,
+                                       boolean checkOverflow) {
         MemorySegment header = ctx.readback(scratch, HEADER_READ_BYTES);
         long overflow = header.get(ValueLayout.JAVA_LONG, SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);
         int malformed = header.get(ValueLayout.JAVA_INT, MALFORMED_OFFSET);
         long firstDecrease = header.get(ValueLayout.JAVA_LONG, FIRST_DECREASE_OFFSET);
-        if (overflow == 0 && malformed == 0 && firstDecrease == 0) return;
+        if (overflow == 0 && malformed == 0 && firstDecrease == 0) return true;
         ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);
         if ((malformed & BAD_BOUNDS) != 0) {
             long begin = readLong(ctx, offsets), end = readLong(ctx, offsets + 8 * segments);
@@ -238,6 +281,7 @@ public final class GpuSegmentedReduce {
             throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
                     + inLength + " elements of in");
         }
+        if ((malformed & UNSORTED) != 0) return false;
         if (malformed != 0 || firstDecrease != 0) {
             if (firstDecrease != 0) {
                 long s = Long.MIN_VALUE - firstDecrease;
@@ -250,6 +294,7 @@ public final class GpuSegmentedReduce {
                     + " long-segment work queue)");
         }
         if (checkOverflow && overflow != 0) throwOverflow(overflow, "segment");
+        return true;
     }
 
     private static long readLong(CudaContext ctx, long pointer) {

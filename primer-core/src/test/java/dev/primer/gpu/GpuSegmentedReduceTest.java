@@ -106,6 +106,45 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    /**
+     * The 128-bit sums take the merge path (SegmentedReducePolicy): segments laid around its tiles of
+     * MERGE_PATH_TILE steps (a step folds a value or closes a segment) -- ending on, just before and
+     * just after tile boundaries, spanning one, two and hundreds of tiles, empty ones at the seams, all
+     * of one element -- and values beyond the last offset (the grid is sized from in's length), as
+     * int64 SUM and as int32 SUM in 128 bits (forced).
+     */
+    @Test
+    void mergePathSumsMatchReferenceAcrossTiles() {
+        long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
+        List<long[]> layouts = new ArrayList<>();
+        List<Long> lengths = new ArrayList<>();
+        for (long l : new long[] {tile - 1, 0, 1, tile, 0, 0, tile + 1, 2 * tile - 3, 7, 300 * tile + 5, 0, 2, tile - 2}) {
+            lengths.add(l);
+        }
+        layouts.add(offsetsOf(3, lengths));
+        Random random = new Random(31);
+        lengths.clear();
+        for (int i = 0; i < 6000; i++) lengths.add(random.nextInt(8) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
+        layouts.add(offsetsOf(tile - 5, lengths));
+        lengths.clear();
+        for (int i = 0; i < 3 * tile + 17; i++) lengths.add(1L);
+        layouts.add(offsetsOf(0, lengths));
+        try (Arena arena = Arena.ofConfined()) {
+            for (long[] offsets : layouts) {
+                long n = offsets[offsets.length - 1] + 2 * tile + 9;  // beyond the last offset: tiles of no work
+                runAndCheck(Host.random(arena, DType.LONG, n, false, new Random(n)), Op.SUM, false, offsets, 0, -1, -1, arena);
+                runAndCheck(Host.extremeInts(arena, n, new Random(n + 1)), Op.SUM, false, offsets, 0, -1, -1, arena, 0);
+            }
+        }
+    }
+
+    private static long[] offsetsOf(long base, List<Long> lengths) {
+        long[] offsets = new long[lengths.size() + 1];
+        offsets[0] = base;
+        for (int i = 0; i < lengths.size(); i++) offsets[i + 1] = offsets[i] + lengths.get(i);
+        return offsets;
+    }
+
     @Test
     void zeroRowsIsANoOp() {
         GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, 0, 0, 10, 0);
@@ -448,6 +487,47 @@ class GpuSegmentedReduceTest {
                 }
             } finally {
                 ctx.free(in);
+                ctx.free(out);
+            }
+        }
+    }
+
+    /**
+     * Decreasing offsets on the merge path (int64 SUM, int32 SUM in 128 bits): whether or not they
+     * leave its tiles unchained (then the classic kernels run again), the message names the first
+     * decreasing pair, and the next call is right.
+     */
+    @Test
+    void decreasingOffsetsOnTheMergePathNameTheFirstPair() {
+        long n = 100_000;
+        long[] many = new long[2001];
+        for (int k = 1; k < many.length; k++) many[k] = many[k - 1] + 40;
+        many[1500] = 5;  // offsets[1499] = 59960 > offsets[1500] = 5
+        many[1700] = 3;
+        long[][] bad = {{0, 90_000, 10, 20, n}, {0, 10, 20, 15, n}, {0, n, 0, n, 0, n}, many};
+        String[] fragments = {"offsets[1] = 90000 > offsets[2] = 10", "offsets[2] = 20 > offsets[3] = 15",
+                "offsets[1] = 100000 > offsets[2] = 0", "offsets[1499] = 59960 > offsets[1500] = 5"};
+        try (Arena arena = Arena.ofConfined()) {
+            long inLong = upload(Host.random(arena, DType.LONG, n, false, new Random(37)).segment);
+            long inInt = upload(Host.random(arena, DType.INT, n, false, new Random(41)).segment);
+            long out = ctx.allocate(8L * many.length);
+            try {
+                for (int c = 0; c < bad.length; c++) {
+                    long[] offsets = bad[c];
+                    long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                    try {
+                        assertOffsetsRejected(fragments[c], () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
+                                inLong, off, offsets.length - 1, out, n));
+                        assertOffsetsRejected(fragments[c], () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM,
+                                inInt, off, offsets.length - 1, out, n, 0));
+                    } finally {
+                        ctx.free(off);
+                    }
+                    assertValidSegmentsStillCorrect(arena, "after " + fragments[c]);
+                }
+            } finally {
+                ctx.free(inLong);
+                ctx.free(inInt);
                 ctx.free(out);
             }
         }

@@ -1,0 +1,292 @@
+// CSR segmented reduce by merge path: every thread takes the same number of steps, whatever the
+// segment lengths (Merrill & Garland's merge-based SpMV, ModernGPU's segreduce). Taken for the
+// 128-bit sums (int64 SUM, int32 sum_exact), whose classic kernels (segmented_reduce_kernels.cuh)
+// run at two blocks per SM and wait on the longest segment of each warp.
+//
+//   The work is the merge of two sorted lists: the segment ends (offsets[1..nseg], "A") and the
+//   value indices (0..n-1, "B"). Walking it, a thread either folds the next value into the open
+//   segment or closes that segment: segment i closes before value j when end(i) <= j. So among the
+//   first d steps, the A items are the segments with key(i) = end(i) + i + 1 <= d: a binary search.
+//
+//   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
+//                         the offsets.
+//   merge_path_tile       a block per tile of BLOCK * ITEMS steps: the tile's values (cp.async) and
+//                         offsets (checked and clamped on the way) go to shared memory; each thread
+//                         finds its first step by a binary search there and walks ITEMS steps, the
+//                         open segment's end in a register; a block-wide segmented scan of the
+//                         threads' open partials (a closed segment starts anew) gives each thread
+//                         what precedes the first segment it closes. The tile's open partial goes to
+//                         scratch, and so does its first segment's part when that segment began in
+//                         an earlier tile.
+//   merge_path_fixup      a warp per such tile: folds the open partials of the tiles the segment
+//                         spans, in tile order (each lane a contiguous run, then in lane order), then
+//                         the tile's part, and writes the result.
+//   (Measured on an H200, 2^26 int64 values, bench/lab/segments_flat_lab.cu, 2026-11-22: power-law
+//   lengths 0.695 -> 0.347 ms, a quarter of them empty 0.829 -> 0.373, all of one element 1.554 ->
+//   0.946, uniform 1-8 0.394 -> 0.371, 100 or 3000 alike 1.01-1.09x, uniform 1-32 0.262 -> 0.279.
+//   For the float recipes it lost up to 1.5x on uniform short segments: they keep the classic kernels.)
+//
+// Every combination keeps the earlier operand on the left and which thread folds what depends only
+// on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
+//
+// Malformed offsets: bad end offsets raise BAD_BOUNDS and nothing is read; each tile checks the
+// pairs offsets[s] > offsets[s+1] of the segments it closes (DECREASING, keeping the first such s).
+// With decreasing offsets the searches may give tiles that do not chain (a boundary's A count below
+// its predecessor's): such a tile raises UNSORTED and does nothing, and the host reruns the classic
+// kernels for the exact message. Every offset is clamped into [offsets[0], offsets[nseg]] and every
+// count into the tile, so no kernel touches memory outside its buffers whatever the offsets.
+//
+// Scratch (after the 256-byte header of segmented_reduce_kernels.cuh): tiles + 1 splits (int64, the
+// A count at each boundary), padded to 16 bytes, then a 16-byte slot per tile for its open partial,
+// then one per tile for its first segment's part.
+#pragma once
+#include "segmented_reduce_kernels.cuh"
+#include "../block/block_scan.cuh"
+
+namespace primer {
+namespace segmented {
+
+/** Malformed-offsets flag of the merge path: the tiles' splits did not chain (decreasing offsets only). */
+constexpr unsigned UNSORTED = 8;
+
+__device__ __forceinline__ long long* merge_path_splits(unsigned char* scratch) {
+    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
+}
+template <typename A>
+__device__ __forceinline__ A* merge_path_open_slot(unsigned char* scratch, long long tiles, long long t) {
+    const long long splits_bytes = (8 * (tiles + 1) + 15) / 16 * 16;
+    return reinterpret_cast<A*>(scratch + Constants::HEADER_BYTES + splits_bytes + t * Constants::SLOT_BYTES);
+}
+template <typename A>
+__device__ __forceinline__ A* merge_path_first_slot(unsigned char* scratch, long long tiles, long long t) {
+    return merge_path_open_slot<A>(scratch, tiles, tiles + t);
+}
+
+/** The flat range [base, end) the segments cover. */
+struct FlatRange {
+    long long base, end;
+    __device__ __forceinline__ long long values() const { return end - base; }
+    /** An offset clamped into the range, relative to its start. */
+    __device__ __forceinline__ long long clamp(long long offset) const {
+        return (offset < base ? base : offset > end ? end : offset) - base;
+    }
+};
+/** Reads offsets[0] and offsets[nseg]; false (nothing may be read) for bad end offsets. */
+__device__ __forceinline__ bool read_flat_range(const long long* offsets, long long nseg, long long in_length,
+                                                FlatRange& r) {
+    r.base = __ldg(offsets);
+    r.end = __ldg(offsets + nseg);
+    return r.base >= 0 && r.end >= r.base && r.end <= in_length;
+}
+
+/**
+ * A thread per tile boundary t in [0, tiles]: splits[t] = the number of segments closed within the
+ * first min(t * tile_items, nseg + values) merge steps. Raises BAD_BOUNDS for bad end offsets.
+ */
+template <int BLOCK>
+__device__ __forceinline__ void merge_path_partition(const long long* __restrict__ offsets, long long nseg,
+                                                     long long in_length, long long tile_items, long long tiles,
+                                                     unsigned char* __restrict__ scratch) {
+    const long long t = (long long)blockIdx.x * BLOCK + threadIdx.x;
+    if (t > tiles) return;
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) {
+        if (t == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+        return;
+    }
+    const long long values = range.values(), steps = nseg + values;
+    const long long d = t * tile_items < steps ? t * tile_items : steps;
+    long long lo = d - values > 0 ? d - values : 0, hi = d < nseg ? d : nseg;  // the count lies in [lo, hi]
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (range.clamp(__ldg(offsets + mid + 1)) + mid + 1 <= d) lo = mid + 1;
+        else hi = mid;
+    }
+    merge_path_splits(scratch)[t] = lo;
+}
+
+/** Whether the accumulator carries an index (ArgMin/ArgMax): only then does the walk compute one. */
+template <typename A> struct CarriesIndex { static constexpr bool value = false; };
+template <typename T> struct CarriesIndex<KeyIndex<T>> { static constexpr bool value = true; };
+
+/** An asynchronous 4- or 8-byte copy from global to shared memory (cp.async, sm_80 and later). */
+template <typename T>
+__device__ __forceinline__ void copy_async(T* shared, const T* global) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(shared)),
+                 "l"(global), "n"((int)sizeof(T)) : "memory");
+}
+
+template <class Rc, int BLOCK, int ITEMS>
+struct MergePathStorage {
+    static constexpr int TILE = BLOCK * ITEMS;
+    static_assert(TILE < 65536, "bounds are 16-bit");
+    unsigned short bounds[TILE + 1];  // offsets[i0 + k] - (the tile's first value), clamped into [0, nb]
+    typename Rc::T values[TILE];
+    BlockScanStorage<Segmented<typename Rc::A>, BLOCK> scan;
+    long long first_start;  // offsets[i0] relative to the first value of all (clamped)
+};
+
+/** A block per tile of BLOCK * ITEMS merge steps; see the header comment. */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
+                                                const long long* __restrict__ offsets, long long nseg,
+                                                long long in_length, long long tiles,
+                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    using Op = typename Rc::Op;
+    constexpr int TILE = BLOCK * ITEMS;
+    constexpr unsigned FULL = 0xffffffffu;
+    __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
+    Op op;
+    const long long t = blockIdx.x;
+    const int tid = threadIdx.x, lane = tid & 31;
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;  // the partition raised BAD_BOUNDS
+    const long long steps = nseg + range.values();
+    const long long d0 = t * TILE < steps ? t * TILE : steps;
+    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
+    if (d0 >= d1) return;  // past the end: the host sizes the grid from an upper bound
+    const long long* splits = merge_path_splits(scratch);
+    const long long i0 = splits[t], i1 = splits[t + 1];  // segments [i0, i1) close in this tile
+    const long long j0 = d0 - i0, j1 = d1 - i1;          // values [j0, j1) are folded in it
+    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
+        if (tid == 0) atomicOr(malformed_flags(scratch), UNSORTED);
+        return;
+    }
+    const int na = (int)(i1 - i0), nb = (int)(j1 - j0);  // na + nb = d1 - d0 <= TILE
+
+    // Stage the values (no registers held across the round trip) and the offsets, checking each
+    // against its neighbour (a shuffle; lane 31 loads its own) and clamping it into the tile.
+    const long long first_value = range.base + j0;
+    const T* tile_values = in + first_value;
+    for (int k = tid; k < nb; k += BLOCK) {
+        if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
+        else smem.values[k] = tile_values[k];
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+    constexpr int ROUNDS = 4;  // offsets in flight per thread
+    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {  // a uniform trip count: the shuffles need whole warps
+        long long offset[ROUNDS], next[ROUNDS];
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            offset[r] = k <= na ? __ldg(offsets + i0 + k) : 0;
+            next[r] = lane == 31 && k < na ? __ldg(offsets + i0 + k + 1) : 0;
+        }
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const int k = k0 + r * BLOCK + tid;
+            const long long right = __shfl_down_sync(FULL, offset[r], 1);
+            if (lane != 31) next[r] = right;
+            if (k < na && offset[r] > next[r]) {
+                atomicOr(malformed_flags(scratch), Constants::DECREASING);
+                mark_overflow(first_decrease(scratch), i0 + k);  // keeps the smallest s
+            }
+            if (k <= na) {
+                const long long local = offset[r] - first_value;  // clamped into the tile, hence into the range
+                smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
+                if (k == 0) smem.first_start = range.clamp(offset[r]);
+            }
+        }
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+
+    // This thread's steps [k_begin, k_begin + count): where it enters the merge, then the walk.
+    const int k_begin = tid * ITEMS < na + nb ? tid * ITEMS : na + nb;
+    const int count = (k_begin + ITEMS < na + nb ? k_begin + ITEMS : na + nb) - k_begin;
+    int lo = k_begin - nb > 0 ? k_begin - nb : 0, hi = k_begin < na ? k_begin : na;
+    while (lo < hi) {  // the segments closed within the tile's first k_begin steps
+        const int mid = (lo + hi) >> 1;
+        if ((int)smem.bounds[mid + 1] + mid + 1 <= k_begin) lo = mid + 1;
+        else hi = mid;
+    }
+    int ia = lo, jb = k_begin - lo;
+    const int first_closed = ia;                                  // the first segment this thread may close
+    int end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;        // the open segment's end; past nb: none
+    long long start = 0;  // the open segment's start, relative to the tile (ArgMin/ArgMax only)
+    if constexpr (CarriesIndex<A>::value) start = ia == 0 ? smem.first_start - j0 : (long long)smem.bounds[ia];
+    bool closed = false;
+    A first_partial = Op::identity();  // what this thread folded of its first closed segment
+    A acc = Op::identity();
+    unsigned long long* flag = overflow_flag(scratch);
+    Out* tile_out = out + i0;
+#pragma unroll
+    for (int step = 0; step < ITEMS; ++step) {
+        if (step < count) {
+            if (end <= jb) {  // close segment i0 + ia
+                if (closed) tile_out[ia] = Finish<A, Out>::apply(acc, i0 + ia, flag);
+                else first_partial = acc;
+                closed = true;
+                acc = Op::identity();
+                if constexpr (CarriesIndex<A>::value) start = end;
+                ++ia;
+                end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;
+            } else {
+                acc = op(acc, Lift<T, A>::apply(smem.values[jb < nb ? jb : 0], jb - start));
+                ++jb;
+            }
+        }
+    }
+
+    // What precedes each thread's first closed segment within the tile: a segmented scan of the
+    // threads' open partials, where a thread that closed a segment starts anew.
+    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
+    Segmented<A> before[1];
+    NoBlockPrefix no_prefix;
+    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op},
+                                                                      smem.scan, no_prefix);
+    const bool first_continues = smem.first_start < j0;  // segment i0 began in an earlier tile
+    if (closed) {
+        const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
+        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
+        else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
+    }
+    if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
+}
+
+/**
+ * A warp per tile t: if the tile closes a segment that began in an earlier tile, folds the open
+ * partials of the tiles from the one where it began up to t - 1, then the tile's own part, and
+ * writes the result.
+ */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ offsets, long long nseg,
+                                                 long long in_length, long long tile_items, long long tiles,
+                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    using Op = typename Rc::Op;
+    Op op;
+    const long long t = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
+    const int lane = threadIdx.x & 31;
+    if (t == 0 || t >= tiles) return;
+    if (*malformed_flags(scratch) != 0) return;  // the host throws or reruns the classic kernels
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;
+    const long long d = t * tile_items;
+    if (d >= nseg + range.values()) return;
+    const long long* splits = merge_path_splits(scratch);
+    const long long s = splits[t];
+    if (splits[t + 1] <= s) return;  // the tile closes no segment
+    const long long start = range.clamp(__ldg(offsets + s));
+    if (start >= d - s) return;  // segment s begins in this tile
+    // Segment s - 1 closed at step start + s - 1 (its end is s's start), in tile `from`; every open
+    // partial from there up to tile t - 1 belongs to s.
+    const long long from = s == 0 ? 0 : (start + s - 1) / tile_items;
+    const long long per_lane = (t - from + 31) / 32;
+    const long long first = from + lane * per_lane;
+    const long long last = first + per_lane < t ? first + per_lane : t;
+    A acc = Op::identity();
+    for (long long u = first; u < last; ++u) acc = op(acc, *merge_path_open_slot<A>(scratch, tiles, u));
+    acc = warp_reduce_ordered(acc, op);
+    if (lane == 0) {
+        acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t));
+        out[s] = Finish<A, typename Rc::Out>::apply(acc, s, overflow_flag(scratch));
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer
