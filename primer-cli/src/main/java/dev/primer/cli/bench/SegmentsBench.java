@@ -64,7 +64,7 @@ final class SegmentsBench {
             double worst = 0;
             for (long i : checked) {
                 if (i < 0 || i >= count) continue;
-                double expected = HostReference.sum(host, DType.FLOAT, seg.offset(i), seg.offset(i + 1));
+                double expected = HostReference.sum(host, type, seg.offset(i), seg.offset(i + 1));
                 double actual = type == DType.FLOAT ? result.getAtIndex(ValueLayout.JAVA_FLOAT, i)
                         : result.getAtIndex(ValueLayout.JAVA_LONG, i);  // +-1000 each: exact in a double
                 worst = Math.max(worst, HostReference.relativeError(actual, expected));
