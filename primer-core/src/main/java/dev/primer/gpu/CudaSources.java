@@ -24,7 +24,7 @@ final class CudaSources {
     static final List<String> HEADERS = List.of("ops.cuh", "thread/packed_int8.cuh", "warp/warp_reduce.cuh",
             "warp/warp_scan.cuh", "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
             "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/segmented_reduce_kernels.cuh",
-            "device/ordered_segmented_reduce_kernels.cuh");
+            "device/ordered_segmented_reduce_kernels.cuh", "device/segmented_reduce_merge_path.cuh");
 
     private record Unpacked(Path root, String hash) {}
 
