@@ -50,10 +50,10 @@ import java.util.function.LongConsumer;
  * {@code out} or {@code offsets}.
  *
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except the
- * 128-bit sums (int64 SUM, and int32 SUM over more than 2^32 elements), which take the merge path:
- * every thread the same number of steps whatever the lengths ({@link SegmentedReducePolicy}). If
- * decreasing offsets leave the merge path's tiles unchained, the classic kernels run again to name
- * the first decreasing pair.
+ * 128-bit sums (int64 SUM, and int32 SUM over more than 2^32 elements) over many short segments,
+ * which take the merge path: every thread the same number of steps whatever the lengths
+ * ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge path's tiles unchained,
+ * the classic kernels run again to name the first decreasing pair.
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
@@ -189,7 +189,10 @@ public final class GpuSegmentedReduce {
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow) {
         // Only decreasing offsets make the merge path refuse; the classic kernels then name the pair.
-        if (takesMergePath(type, op) && launchMergePath(ctx, type, op, in, offsets, segments, out, inLength)) return;
+        if (takesMergePath(type, op, inLength, segments)
+                && launchMergePath(ctx, type, op, in, offsets, segments, out, inLength)) {
+            return;
+        }
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         CudaKernel small = kernel(ctx, "segments_small", op, type);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
@@ -203,9 +206,10 @@ public final class GpuSegmentedReduce {
         }, offsets, segments, inLength, checkOverflow);
     }
 
-    /** The 128-bit sums over CSR segments take the merge path (see SegmentedReducePolicy). */
-    private static boolean takesMergePath(DType type, String op) {
-        return op.equals("sum_exact") || (type == DType.LONG && op.equals("sum"));
+    /** The 128-bit sums over many short CSR segments take the merge path (see SegmentedReducePolicy). */
+    static boolean takesMergePath(DType type, String op, long inLength, long segments) {
+        boolean sum128 = op.equals("sum_exact") || (type == DType.LONG && op.equals("sum"));
+        return sum128 && SegmentedReducePolicy.mergePathFits(inLength, segments);
     }
 
     /**
@@ -240,8 +244,10 @@ public final class GpuSegmentedReduce {
      */
     static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
                                     boolean checkOverflow) {
-        withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments, inLength,
-                checkOverflow);
+        if (!withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments,
+                inLength, checkOverflow)) {
+            throw new IllegalStateException("the classic segmented kernels raised the merge path's UNSORTED flag");
+        }
     }
 
     /** As above with {@code scratchBytes} of scratch; false when the merge path's tiles did not chain. */

@@ -35,11 +35,14 @@ import dev.primer.DType;
  * the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  *
  * <p>The 128-bit sums (int64 SUM, int32 SUM in 128 bits) take the merge path instead
- * ({@code segmented_reduce_merge_path.cuh}): tiles of {@link #MERGE_PATH_TILE} steps (a step folds
- * a value or closes a segment), so every thread does the same work whatever the lengths. Measured on
- * an H200 (2^26 int64 values): 2x on power-law lengths, 1.6x on segments of one element, 0.94-1.1x
- * on uniform ones. Three launches too; the scratch holds a split per tile boundary and two 16-byte
- * slots per tile, sized from {@code inLength + segments}, an upper bound of the steps.
+ * ({@code segmented_reduce_merge_path.cuh}) when {@code in} holds at most
+ * {@link #MERGE_PATH_MAX_AVERAGE} elements per segment: tiles of {@link #MERGE_PATH_TILE} steps (a
+ * step folds a value or closes a segment), so every thread does the same work whatever the lengths.
+ * Measured on an H200 (2^26 int64 values): 2x on power-law lengths, 1.6x on segments of one element,
+ * 0.94-1.1x on uniform ones. Three launches too; the grid and the scratch (a split per tile boundary,
+ * two 16-byte slots per tile) are sized from {@code inLength + segments}, because the host does not
+ * read the offsets: hence the bound on elements per segment, or a few segments over a large
+ * {@code in} would launch a block for every tile of it.
  */
 public final class SegmentedReducePolicy {
     private SegmentedReducePolicy() {}
@@ -84,6 +87,18 @@ public final class SegmentedReducePolicy {
     /** Merge-path steps per thread and per tile (the .cuh's MERGE_PATH_ITEMS, 256 threads). */
     static final int MERGE_PATH_ITEMS = 13;
     static final long MERGE_PATH_TILE = (long) BLOCK_THREADS * MERGE_PATH_ITEMS;
+
+    /**
+     * The merge path is taken when {@code inLength <= MERGE_PATH_MAX_AVERAGE * segments}: many short
+     * segments, where it gains (lengths 1 to ~100 in the lab), and a grid of at most one tile per ~50
+     * segments even when the offsets cover only part of {@code in}.
+     */
+    static final long MERGE_PATH_MAX_AVERAGE = 64;
+
+    /** Whether segments over {@code inLength} elements take the merge path (for the 128-bit sums). */
+    static boolean mergePathFits(long inLength, long segments) {
+        return inLength / MERGE_PATH_MAX_AVERAGE <= segments;
+    }
 
     /** Tiles of the merge path for segments over {@code inLength} elements: enough for every step. */
     static long mergePathTiles(long inLength, long segments) {

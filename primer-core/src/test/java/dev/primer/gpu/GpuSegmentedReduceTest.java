@@ -107,24 +107,28 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * The 128-bit sums take the merge path (SegmentedReducePolicy): segments laid around its tiles of
-     * MERGE_PATH_TILE steps (a step folds a value or closes a segment) -- ending on, just before and
-     * just after tile boundaries, spanning one, two and hundreds of tiles, empty ones at the seams, all
-     * of one element -- and values beyond the last offset (the grid is sized from in's length), as
-     * int64 SUM and as int32 SUM in 128 bits (forced).
+     * The 128-bit sums over many short segments take the merge path (SegmentedReducePolicy): segments
+     * laid around its tiles of MERGE_PATH_TILE steps (a step folds a value or closes a segment) --
+     * ending on, just before and just after tile boundaries, spanning one, two and hundreds of tiles,
+     * empty ones at the seams, all of one element -- among enough short ones to take the merge path,
+     * and values beyond the last offset (the grid is sized from in's length), as int64 SUM and as
+     * int32 SUM in 128 bits (forced).
      */
     @Test
     void mergePathSumsMatchReferenceAcrossTiles() {
         long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
+        Random random = new Random(31);
         List<long[]> layouts = new ArrayList<>();
         List<Long> lengths = new ArrayList<>();
         for (long l : new long[] {tile - 1, 0, 1, tile, 0, 0, tile + 1, 2 * tile - 3, 7, 300 * tile + 5, 0, 2, tile - 2}) {
             lengths.add(l);
         }
+        for (int i = 0; i < 40_000; i++) lengths.add((long) random.nextInt(3));  // short ones: the merge path's case
         layouts.add(offsetsOf(3, lengths));
-        Random random = new Random(31);
         lengths.clear();
-        for (int i = 0; i < 6000; i++) lengths.add(random.nextInt(8) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
+        for (int i = 0; i < 100_000; i++) {
+            lengths.add(random.nextInt(120) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
+        }
         layouts.add(offsetsOf(tile - 5, lengths));
         lengths.clear();
         for (int i = 0; i < 3 * tile + 17; i++) lengths.add(1L);
@@ -132,6 +136,7 @@ class GpuSegmentedReduceTest {
         try (Arena arena = Arena.ofConfined()) {
             for (long[] offsets : layouts) {
                 long n = offsets[offsets.length - 1] + 2 * tile + 9;  // beyond the last offset: tiles of no work
+                assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, offsets.length - 1), "merge path");
                 runAndCheck(Host.random(arena, DType.LONG, n, false, new Random(n)), Op.SUM, false, offsets, 0, -1, -1, arena);
                 runAndCheck(Host.extremeInts(arena, n, new Random(n + 1)), Op.SUM, false, offsets, 0, -1, -1, arena, 0);
             }
@@ -493,37 +498,58 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Decreasing offsets on the merge path (int64 SUM, int32 SUM in 128 bits): whether or not they
-     * leave its tiles unchained (then the classic kernels run again), the message names the first
-     * decreasing pair, and the next call is right.
+     * Decreasing offsets on the merge path (int64 SUM, int32 SUM in 128 bits): whether its tiles still
+     * chain (each tile then checks its own pairs) or not (UNSORTED: the classic kernels run again),
+     * the message names the first decreasing pair, and the next call is right.
      */
     @Test
     void decreasingOffsetsOnTheMergePathNameTheFirstPair() {
         long n = 100_000;
-        long[] many = new long[2001];
+        List<long[]> bad = new ArrayList<>();
+        List<String> fragments = new ArrayList<>();
+        long[] many = new long[2001];  // segments of 40, two drops
         for (int k = 1; k < many.length; k++) many[k] = many[k - 1] + 40;
-        many[1500] = 5;  // offsets[1499] = 59960 > offsets[1500] = 5
+        many[1500] = 5;
         many[1700] = 3;
-        long[][] bad = {{0, 90_000, 10, 20, n}, {0, 10, 20, 15, n}, {0, n, 0, n, 0, n}, many};
-        String[] fragments = {"offsets[1] = 90000 > offsets[2] = 10", "offsets[2] = 20 > offsets[3] = 15",
-                "offsets[1] = 100000 > offsets[2] = 0", "offsets[1499] = 59960 > offsets[1500] = 5"};
+        bad.add(many);
+        fragments.add("offsets[1499] = 59960 > offsets[1500] = 5");
+        long[] jump = new long[4002];  // unit segments, one offset far ahead, then on from below it
+        for (int k = 0; k < 2000; k++) jump[k] = k;
+        jump[2000] = 90_000;
+        for (int k = 2001; k < 4001; k++) jump[k] = k - 11;
+        jump[4001] = n;
+        bad.add(jump);
+        fragments.add("offsets[2000] = 90000 > offsets[2001] = 1990");
+        long[] reversed = new long[4001];  // 0, 3999, 3998, ..., 1, 4000: the tiles' searches do not chain
+        for (int k = 1; k < 4000; k++) reversed[k] = 4000 - k;
+        reversed[4000] = 4000;
+        bad.add(reversed);
+        fragments.add("offsets[1] = 3999 > offsets[2] = 3998");
+        long[] alternating = new long[10_001];  // 0, n, 0, n, ...
+        for (int k = 0; k < alternating.length; k++) alternating[k] = k % 2 == 0 ? 0 : n;
+        alternating[alternating.length - 1] = n;
+        bad.add(alternating);
+        fragments.add("offsets[1] = 100000 > offsets[2] = 0");
         try (Arena arena = Arena.ofConfined()) {
             long inLong = upload(Host.random(arena, DType.LONG, n, false, new Random(37)).segment);
             long inInt = upload(Host.random(arena, DType.INT, n, false, new Random(41)).segment);
-            long out = ctx.allocate(8L * many.length);
+            long out = ctx.allocate(8L * 10_001);
             try {
-                for (int c = 0; c < bad.length; c++) {
-                    long[] offsets = bad[c];
+                for (int c = 0; c < bad.size(); c++) {
+                    long[] offsets = bad.get(c);
+                    String fragment = fragments.get(c);
+                    long segments = offsets.length - 1;
+                    assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), fragment + ": merge path");
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     try {
-                        assertOffsetsRejected(fragments[c], () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
-                                inLong, off, offsets.length - 1, out, n));
-                        assertOffsetsRejected(fragments[c], () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM,
-                                inInt, off, offsets.length - 1, out, n, 0));
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
+                                inLong, off, segments, out, n));
+                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM,
+                                inInt, off, segments, out, n, 0));
                     } finally {
                         ctx.free(off);
                     }
-                    assertValidSegmentsStillCorrect(arena, "after " + fragments[c]);
+                    assertValidSegmentsStillCorrect(arena, "after " + fragment);
                 }
             } finally {
                 ctx.free(inLong);
