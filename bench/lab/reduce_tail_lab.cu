@@ -18,6 +18,7 @@
 // Every result is checked against a long-double host sum. Design measurements; not built by Maven.
 #include "device/reduce_kernels.cuh"
 #include "lab_common.cuh"
+#include "lab_bulk.cuh"
 #include <cmath>
 
 using namespace primer;
@@ -92,24 +93,6 @@ __global__ void __launch_bounds__(B) k_dynamic(const float* in, long long n, dou
     }
     acc = block_reduce<B>(acc, SumD());
     if (threadIdx.x == 0) *result = acc;
-}
-
-__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
-__device__ __forceinline__ void bar_init(unsigned long long* bar) {
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
-    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
-}
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes, unsigned long long* bar) {
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(smem_addr(bar)), "r"(bytes) : "memory");
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
-                 ::"r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void bar_wait(unsigned long long* bar, unsigned parity) {
-    unsigned done;
-    do {
-        asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                     : "=r"(done) : "r"(smem_addr(bar)), "r"(parity) : "memory");
-    } while (!done);
 }
 
 /** Static contiguous shares (whole stages; n a multiple of the stage here), streamed through a ring. */
@@ -260,19 +243,9 @@ static void dynamic(const char* name, long long n) {
     measure(name, grid, n, [&]() { k<<<grid, B>>>(din, n, dres, scratch, dchunks); });
 }
 
-template <int STAGE_KB, int R>
-static void bulk(const char* name, long long n, int per_sm_cap) {
-    auto k = k_bulk<STAGE_KB, R>;
-    const size_t smem = (size_t)STAGE_KB * 1024 * R;
-    CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    const int per_sm = std::min(per_sm_cap, blocks_per_sm(k, smem));
-    const int grid = sms * per_sm;
-    measure(name, grid, n, [&]() { k<<<grid, B, smem>>>(din, n, dres, scratch); });
-}
-
-template <int STAGE_KB, int R>
-static void bulk_dynamic(const char* name, long long n, int per_sm_cap) {
-    auto k = k_bulk_dynamic<STAGE_KB, R>;
+/** A ring kernel (k_bulk or k_bulk_dynamic) with R stages of STAGE_KB, at most per_sm_cap blocks per SM. */
+template <int STAGE_KB, int R, typename K>
+static void ring(const char* name, long long n, int per_sm_cap, K k) {
     const size_t smem = (size_t)STAGE_KB * 1024 * R;
     CK(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const int per_sm = std::min(per_sm_cap, blocks_per_sm(k, smem));
@@ -313,8 +286,8 @@ int main(int argc, char** argv) {
             if (selected(only, "dyn_det_1")) dynamic<1, true>("dyn_det_1", n);
             if (selected(only, "dyn_det_4")) dynamic<4, true>("dyn_det_4", n);
             if (selected(only, "dyn_det_16")) dynamic<16, true>("dyn_det_16", n);
-#define BULK(S, R, P) if (selected(only, "bulk_" #S "x" #R "_" #P)) bulk<S, R>("bulk_" #S "x" #R "_" #P, n, P);
-#define BULKD(S, R, P) if (selected(only, "bulkdyn_" #S "x" #R "_" #P)) bulk_dynamic<S, R>("bulkdyn_" #S "x" #R "_" #P, n, P);
+#define BULK(S, R, P) if (selected(only, "bulk_" #S "x" #R "_" #P)) ring<S, R>("bulk_" #S "x" #R "_" #P, n, P, k_bulk<S, R>);
+#define BULKD(S, R, P) if (selected(only, "bulkdyn_" #S "x" #R "_" #P)) ring<S, R>("bulkdyn_" #S "x" #R "_" #P, n, P, k_bulk_dynamic<S, R>);
             BULK(16, 4, 3) BULK(32, 3, 2) BULK(32, 2, 3) BULK(16, 6, 2) BULK(8, 12, 2) BULK(16, 12, 1) BULK(32, 6, 1) BULK(64, 3, 1)
             BULKD(16, 4, 3) BULKD(32, 3, 2) BULKD(32, 2, 3) BULKD(16, 6, 2) BULKD(8, 12, 2) BULKD(16, 12, 1) BULKD(32, 6, 1) BULKD(8, 8, 3)
         }

@@ -1,88 +1,27 @@
-// CSR segmented reduce by merge path (lab code for segments_flat_lab.cu, not built by Maven; it needs
-// the headers with segments_flat.patch applied). Four builds of the tile kernel: segments_flat,
-// segments_flat2 (no branches in the walk, cp.async staging), segments_flat3 (the open segment's
-// end in a register, 16-bit bounds, more steps per thread) and segments_flat4 (the walk by
-// segment). Measured on the H200 on 2026-11-22 (lab file): flat3 beat the classic kernels 1.3-2.2x
-// on power-law lengths and lost up to 1.5x on uniform short ones; Nsight Compute showed the kernels
-// bound by instruction issue. flat3 became device/segmented_reduce_merge_path.cuh for the 128-bit
-// sums; the rest stays here for the next attempt.
+// CSR segmented reduce by merge path: the lab's builds of the tile kernel beside production's
+// (lab code for segments_flat_lab.cu, not built by Maven). The partition search by a thread per
+// boundary, the fixup, the scratch layout and build 5 (merge_path_tile: the open segment's end in a
+// register, 16-bit bounds, cp.async staging) are production's, device/segmented_reduce_merge_path.cuh,
+// whose header comment explains the method. Here:
 //
-// The classic kernels (segmented_reduce_kernels.cuh) give a lane, a warp or a block to each
-// segment; with millions of segments of a few elements (power-law lengths) a warp spends most of
-// its instructions on bookkeeping for little data. Here every thread does the same amount of work
-// whatever the lengths, as in Merrill & Garland's merge-based SpMV and ModernGPU's segreduce:
+//   segments_flat_partition  a warp per tile boundary finds its A count by a 33-way search of the
+//                            offsets (five rounds of 32 loads for 10^7 segments): build 1's.
+//   segments_flat            builds 1-2: offsets and values staged by plain loads, a merge test per
+//                            step; results through shared memory (coalesced) or, DIRECT, straight
+//                            to out.
+//   segments_flat2           build 3-4: a walk without branches, cp.async staging of raw offsets.
+//   segments_flat4           build 6: build 5 with the walk by segment (a second binary search, the
+//                            values of each closed segment folded in a tight loop).
 //
-//   The work is the merge of two sorted lists: the segment ends (offsets[1..nseg], "A") and the
-//   value indices (0..n-1, "B"); walking it, a thread either folds the next value into the open
-//   segment or closes that segment. Segment i closes before value j when end(i) <= j, i.e. when
-//   key(i) = end(i) + i + 1 <= (the diagonal i + j + 1): the number of A items among the first d
-//   steps is the number of keys <= d, an upper bound found by search.
-//
-//   segments_flat_partition  a warp per tile boundary d = t * TILE finds its A count by a 33-way
-//                            search of the offsets (five rounds of 32 loads for 10^7 segments).
-//   segments_flat            a block per tile of TILE = BLOCK * ITEMS steps: it stages the tile's
-//                            offsets and values in shared memory (coalesced), each thread finds its
-//                            ITEMS steps by a binary search there, walks them, and a block-wide
-//                            segmented scan of the threads' open partials (a closed segment is a
-//                            head) gives each thread what precedes its first closed segment.
-//                            Results leave through shared memory, coalesced. The tile's open
-//                            partial goes to scratch; so does its first segment's partial when that
-//                            segment began in an earlier tile.
-//   segments_flat_fixup      a warp per tile whose first segment began earlier: it folds the open
-//                            partials of the tiles the segment spans, in tile order, then the
-//                            tile's own part, and writes the result.
-//
-// Every combination keeps the earlier operand on the left, and which thread folds what depends only
-// on the offsets: non-commutative operators work and results are bitwise reproducible.
-//
-// Malformed offsets (checked as the classic path checks them; flags in the same scratch header):
-// bad end offsets raise BAD_BOUNDS and nothing is read; each tile checks the pairs
-// offsets[s] > offsets[s+1] of its A items (DECREASING, keeping the first such s). With decreasing
-// offsets the searches may give tiles that do not chain (a tile's split below its predecessor's):
-// such a tile raises UNSORTED and does nothing, and the host reruns the classic kernels for the
-// exact message. Every offset is clamped into [offsets[0], offsets[nseg]] and every count into the
-// tile, so no kernel touches memory outside its buffers whatever the offsets.
-//
-// Scratch (after the 256-byte header): tiles + 1 splits (int64, the A count at each boundary),
-// padded to 16 bytes, then a 16-byte slot per tile for its open partial, then one per tile for its
-// first segment's partial.
+// Measured on the H200 on 2026-11-22 (lab file): build 5 beat the classic kernels 1.3-2.2x on
+// power-law lengths and lost up to 1.5x on uniform short ones; Nsight Compute showed the kernels
+// bound by instruction issue. Build 5 is production for the 128-bit sums over many short segments;
+// the rest stays here for the next attempt.
 #pragma once
-#include "device/segmented_reduce_kernels.cuh"
-#include "block/block_scan.cuh"
+#include "device/segmented_reduce_merge_path.cuh"  // slots, FlatRange, the partition, the fixup, the tile (build 5)
 
 namespace primer {
 namespace segmented {
-
-/** Malformed-offsets flag of the flat path: the tiles' splits did not chain (only for decreasing offsets). */
-constexpr unsigned UNSORTED = 8;
-
-__device__ __forceinline__ long long* flat_splits(unsigned char* scratch) {
-    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
-}
-template <typename A>
-__device__ __forceinline__ A* flat_open_slot(unsigned char* scratch, long long tiles, long long t) {
-    const long long splits_bytes = (8 * (tiles + 1) + 15) / 16 * 16;
-    return reinterpret_cast<A*>(scratch + Constants::HEADER_BYTES + splits_bytes + t * Constants::SLOT_BYTES);
-}
-template <typename A>
-__device__ __forceinline__ A* flat_first_slot(unsigned char* scratch, long long tiles, long long t) {
-    return flat_open_slot<A>(scratch, tiles, tiles + t);
-}
-
-/** The flat range [base, end) of the segments, or false (nothing may be read) for bad end offsets. */
-struct FlatRange {
-    long long base, end;
-    __device__ __forceinline__ long long values() const { return end - base; }
-    __device__ __forceinline__ long long clamp(long long offset) const {
-        return (offset < base ? base : offset > end ? end : offset) - base;  // relative to base
-    }
-};
-__device__ __forceinline__ bool read_flat_range(const long long* offsets, long long nseg, long long in_length,
-                                                FlatRange& r) {
-    r.base = __ldg(offsets);
-    r.end = __ldg(offsets + nseg);
-    return r.base >= 0 && r.end >= r.base && r.end <= in_length;
-}
 
 /**
  * A warp per tile boundary t in [0, tiles]: splits[t] = the number of segments closed within the
@@ -114,30 +53,7 @@ __device__ __forceinline__ void segments_flat_partition(const long long* __restr
         if (count > 0) lo = below + 1;
         if (count < 32) hi = above;
     }
-    if (lane == 0) flat_splits(scratch)[t] = lo;
-}
-
-/** The same with a thread per boundary and a binary search: fewer loads, more rounds. */
-template <int BLOCK>
-__device__ __forceinline__ void segments_flat_partition_thread(const long long* __restrict__ offsets, long long nseg,
-                                                               long long in_length, long long tile_items, long long tiles,
-                                                               unsigned char* __restrict__ scratch) {
-    const long long t = (long long)blockIdx.x * BLOCK + threadIdx.x;
-    if (t > tiles) return;
-    FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) {
-        if (t == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
-        return;
-    }
-    const long long values = range.values(), steps = nseg + values;
-    const long long d = t * tile_items < steps ? t * tile_items : steps;
-    long long lo = d - values > 0 ? d - values : 0, hi = d < nseg ? d : nseg;
-    while (lo < hi) {
-        const long long mid = lo + (hi - lo) / 2;
-        if (range.clamp(__ldg(offsets + mid + 1)) + mid + 1 <= d) lo = mid + 1;
-        else hi = mid;
-    }
-    flat_splits(scratch)[t] = lo;
+    if (lane == 0) merge_path_splits(scratch)[t] = lo;
 }
 
 /** Shared memory of segments_flat. */
@@ -175,7 +91,7 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
     const long long d0 = t * TILE < steps ? t * TILE : steps;
     const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
     if (d0 >= d1) return;  // past the end: the host sizes the grid from an upper bound
-    const long long* splits = flat_splits(scratch);
+    const long long* splits = merge_path_splits(scratch);
     const long long i0 = splits[t], i1 = splits[t + 1];
     const long long j0 = d0 - i0, j1 = d1 - i1;
     if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
@@ -247,72 +163,17 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
     const bool first_continues = smem.first_start < j0;
     if (closed) {
         const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
+        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
         else if (DIRECT) out[i0 + first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
         else smem.results[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
     }
-    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
+    if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
     if (DIRECT) return;
     __syncthreads();
     for (int k = tid; k < na; k += BLOCK) {
         if (k != 0 || !first_continues) out[i0 + k] = smem.results[k];
     }
 }
-
-/**
- * A warp per tile t: if the tile closes a segment that began in an earlier tile, folds the open
- * partials of the tiles from the one where it began up to t - 1 (each lane a contiguous run, then
- * in lane order), then the tile's own part, and writes the result.
- */
-template <class Rc, int BLOCK>
-__device__ __forceinline__ void segments_flat_fixup(const long long* __restrict__ offsets, long long nseg,
-                                                    long long in_length, long long tile_items, long long tiles,
-                                                    typename Rc::Out* __restrict__ out,
-                                                    unsigned char* __restrict__ scratch) {
-    using A = typename Rc::A;
-    using Op = typename Rc::Op;
-    Op op;
-    const long long t = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (t == 0 || t >= tiles) return;
-    if (*malformed_flags(scratch) != 0) return;  // the host throws or reruns the classic kernels
-    FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) return;
-    const long long steps = nseg + range.values();
-    const long long d = t * tile_items;
-    if (d >= steps) return;
-    const long long* splits = flat_splits(scratch);
-    const long long s = splits[t];
-    if (splits[t + 1] <= s) return;  // the tile closes no segment
-    const long long start = range.clamp(__ldg(offsets + s));
-    if (start >= d - s) return;  // segment s begins in this tile
-    // Segment s-1 closed at step start + s - 1 (its end is s's start), in tile `from`; from then on
-    // every tile's open partial belongs to s.
-    const long long from = s == 0 ? 0 : (start + s - 1) / tile_items;
-    const long long count = t - from;
-    const long long per_lane = (count + 31) / 32;
-    const long long first = from + lane * per_lane;
-    const long long last = first + per_lane < t ? first + per_lane : t;
-    A acc = Op::identity();
-    for (long long u = first; u < last; ++u) acc = op(acc, *flat_open_slot<A>(scratch, tiles, u));
-    acc = warp_reduce_ordered(acc, op);
-    if (lane == 0) {
-        acc = op(acc, *flat_first_slot<A>(scratch, tiles, t));
-        out[s] = Finish<A, typename Rc::Out>::apply(acc, s, overflow_flag(scratch));
-    }
-}
-
-/** An asynchronous 4- or 8-byte copy from global to shared memory (cp.async, sm_80 and later). */
-template <typename T>
-__device__ __forceinline__ void copy_async(T* shared, const T* global) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(shared)),
-                 "l"(global), "n"((int)sizeof(T)) : "memory");
-}
-
-/** Whether the accumulator carries an index (ArgMin/ArgMax): only then does the walk compute one. */
-template <typename A> struct CarriesIndex { static constexpr bool value = false; };
-template <typename T> struct CarriesIndex<KeyIndex<T>> { static constexpr bool value = true; };
 
 template <class Rc, int BLOCK, int ITEMS>
 struct Flat2Storage {
@@ -351,7 +212,7 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
     const long long d0 = t * TILE < steps ? t * TILE : steps;
     const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
     if (d0 >= d1) return;
-    const long long* splits = flat_splits(scratch);
+    const long long* splits = merge_path_splits(scratch);
     const long long i0 = splits[t], i1 = splits[t + 1];
     const long long j0 = d0 - i0, j1 = d1 - i1;
     if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
@@ -425,146 +286,15 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
     const bool first_continues = smem.first_start < j0;
     if (closed) {
         const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
+        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
         else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
     }
-    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
+    if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
 }
 
-template <class Rc, int BLOCK, int ITEMS>
-struct Flat3Storage {
-    static constexpr int TILE = BLOCK * ITEMS;
-    static_assert(TILE < 65536, "bounds are 16-bit");
-    unsigned short bounds[TILE + 1];  // offsets[i0 + k] - (first value of the tile), clamped into [0, nb]
-    typename Rc::T values[TILE];
-    BlockScanStorage<Segmented<typename Rc::A>, BLOCK> scan;
-    long long first_start;  // offsets[i0] relative to the first value of all (clamped)
-};
 
 /**
- * segments_flat2 with a cheaper walk and more steps per thread: the end of the open segment stays
- * in a register (one shared load per closed segment, not per step), 16-bit bounds and values staged
- * by cp.async leave room for 20-odd steps, and the offsets come through registers four rounds at a
- * time, checked against their neighbour by a shuffle.
- */
-template <class Rc, int BLOCK, int ITEMS>
-__device__ __forceinline__ void segments_flat3(const typename Rc::T* __restrict__ in,
-                                               const long long* __restrict__ offsets, long long nseg,
-                                               long long in_length, long long tiles,
-                                               typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    using T = typename Rc::T;
-    using A = typename Rc::A;
-    using Out = typename Rc::Out;
-    using Op = typename Rc::Op;
-    constexpr int TILE = BLOCK * ITEMS;
-    constexpr unsigned FULL = 0xffffffffu;
-    __shared__ Flat3Storage<Rc, BLOCK, ITEMS> smem;
-    Op op;
-    const long long t = blockIdx.x;
-    const int tid = threadIdx.x, lane = tid & 31;
-    FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) return;
-    const long long steps = nseg + range.values();
-    const long long d0 = t * TILE < steps ? t * TILE : steps;
-    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
-    if (d0 >= d1) return;
-    const long long* splits = flat_splits(scratch);
-    const long long i0 = splits[t], i1 = splits[t + 1];
-    const long long j0 = d0 - i0, j1 = d1 - i1;
-    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
-        if (tid == 0) atomicOr(malformed_flags(scratch), UNSORTED);
-        return;
-    }
-    const int na = (int)(i1 - i0), nb = (int)(j1 - j0);
-
-    const long long first_value = range.base + j0;
-    const T* tile_values = in + first_value;
-    for (int k = tid; k < nb; k += BLOCK) {
-        if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
-        else smem.values[k] = tile_values[k];
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
-    constexpr int ROUNDS = 4;  // offsets in flight per thread
-    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {  // uniform: the shuffles need whole warps
-        long long offset[ROUNDS], next[ROUNDS];
-#pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
-            const int k = k0 + r * BLOCK + tid;
-            offset[r] = k <= na ? __ldg(offsets + i0 + k) : 0;
-            next[r] = lane == 31 && k < na ? __ldg(offsets + i0 + k + 1) : 0;
-        }
-#pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
-            const int k = k0 + r * BLOCK + tid;
-            const long long right = __shfl_down_sync(FULL, offset[r], 1);
-            if (lane != 31) next[r] = right;
-            if (k < na && offset[r] > next[r]) {
-                atomicOr(malformed_flags(scratch), Constants::DECREASING);
-                mark_overflow(first_decrease(scratch), i0 + k);
-            }
-            if (k <= na) {
-                const long long local = offset[r] - first_value;
-                smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
-                if (k == 0) smem.first_start = range.clamp(offset[r]);
-            }
-        }
-    }
-    asm volatile("cp.async.wait_all;" ::: "memory");
-    __syncthreads();
-
-    const int k_begin = tid * ITEMS < na + nb ? tid * ITEMS : na + nb;
-    const int count = (k_begin + ITEMS < na + nb ? k_begin + ITEMS : na + nb) - k_begin;
-    int lo = k_begin - nb > 0 ? k_begin - nb : 0, hi = k_begin < na ? k_begin : na;
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        if ((int)smem.bounds[mid + 1] + mid + 1 <= k_begin) lo = mid + 1;
-        else hi = mid;
-    }
-    int ia = lo, jb = k_begin - lo;
-    const int first_closed = ia;
-    int end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;  // the open segment's end; past nb: none
-    long long start = 0;  // the open segment's start, relative to the tile (ArgMin/ArgMax only)
-    if constexpr (CarriesIndex<A>::value) start = ia == 0 ? smem.first_start - j0 : (long long)smem.bounds[ia];
-    bool closed = false;
-    A first_partial = Op::identity();
-    A acc = Op::identity();
-    unsigned long long* flag = overflow_flag(scratch);
-    Out* tile_out = out + i0;
-#pragma unroll
-    for (int step = 0; step < ITEMS; ++step) {
-        if (step < count) {
-            if (end <= jb) {  // close segment i0 + ia
-                if (closed) tile_out[ia] = Finish<A, Out>::apply(acc, i0 + ia, flag);
-                else first_partial = acc;
-                closed = true;
-                acc = Op::identity();
-                if constexpr (CarriesIndex<A>::value) start = end;
-                ++ia;
-                end = ia < na ? (int)smem.bounds[ia + 1] : nb + 1;
-            } else {
-                const T x = smem.values[jb < nb ? jb : 0];
-                acc = op(acc, Lift<T, A>::apply(x, jb - start));
-                ++jb;
-            }
-        }
-    }
-
-    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
-    Segmented<A> before[1];
-    NoBlockPrefix no_prefix;
-    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op},
-                                                                      smem.scan, no_prefix);
-    const bool first_continues = smem.first_start < j0;
-    if (closed) {
-        const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
-        else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
-    }
-    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
-}
-
-/**
- * segments_flat3 with the walk by segment: each thread finds where the next one starts (a second
+ * merge_path_tile (build 5) with the walk by segment: each thread finds where the next one starts (a second
  * binary search), then folds the values of each segment it closes in a tight loop, and the open
  * tail after them: no merge test per value.
  */
@@ -579,7 +309,7 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     using Op = typename Rc::Op;
     constexpr int TILE = BLOCK * ITEMS;
     constexpr unsigned FULL = 0xffffffffu;
-    __shared__ Flat3Storage<Rc, BLOCK, ITEMS> smem;
+    __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
     Op op;
     const long long t = blockIdx.x;
     const int tid = threadIdx.x, lane = tid & 31;
@@ -589,7 +319,7 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     const long long d0 = t * TILE < steps ? t * TILE : steps;
     const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
     if (d0 >= d1) return;
-    const long long* splits = flat_splits(scratch);
+    const long long* splits = merge_path_splits(scratch);
     const long long i0 = splits[t], i1 = splits[t + 1];
     const long long j0 = d0 - i0, j1 = d1 - i1;
     if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
@@ -680,10 +410,10 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     const bool first_continues = smem.first_start < j0;
     if (closed) {
         const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *flat_first_slot<A>(scratch, tiles, t) = value;
+        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
         else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
     }
-    if (tid == 0) *flat_open_slot<A>(scratch, tiles, t) = tile_open.value;
+    if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
 }
 
 }  // namespace segmented
