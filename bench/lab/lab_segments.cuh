@@ -18,6 +18,7 @@ using SumF64 = seg::Recipe<double, double, double, primer::Sum<double>>;
 using MaxF32 = seg::Recipe<float, float, float, primer::Max<float>>;
 using ArgMaxF32 = seg::Recipe<float, KeyIndex<float>, long long, primer::ArgMax<float>>;
 using SumI64 = seg::Recipe<long long, __int128, long long, primer::Sum<__int128>>;
+using SumExactI32 = seg::Recipe<int32_t, __int128, long long, primer::Sum<__int128>>;
 
 constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
 
@@ -25,6 +26,7 @@ constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
 template <class Rc> struct SmallBlocks { static constexpr int value = 4; };
 template <> struct SmallBlocks<ArgMaxF32> { static constexpr int value = 3; };
 template <> struct SmallBlocks<SumI64> { static constexpr int value = 2; };
+template <> struct SmallBlocks<SumExactI32> { static constexpr int value = 2; };
 
 template <class Rc, int MINB>
 __global__ void __launch_bounds__(BLOCK, MINB) k_small(const typename Rc::T* __restrict__ in, const long long* __restrict__ offsets,
@@ -90,6 +92,13 @@ static std::vector<long long> uniform_offsets(long long n, int lo, int hi, uint6
     return off;
 }
 
+/** Uniform lo-hi lengths over the first half of n, then one segment of the rest: a fixup across thousands of tiles. */
+static std::vector<long long> short_then_giant_offsets(long long n, int lo, int hi, uint64_t seed) {
+    std::vector<long long> off = uniform_offsets(n / 2, lo, hi, seed);
+    off.push_back(n);
+    return off;
+}
+
 struct Dist {
     std::string name;
     std::vector<long long> offsets;
@@ -131,6 +140,13 @@ template <> struct HostRef<ArgMaxF32> {
 template <> struct HostRef<SumI64> {
     static bool ok(const long long* x, long long b, long long e, long long got) {
         long long s = 0;
+        for (long long i = b; i < e; ++i) s += x[i];
+        return s == got;
+    }
+};
+template <> struct HostRef<SumExactI32> {
+    static bool ok(const int32_t* x, long long b, long long e, long long got) {
+        long long s = 0;  // |sum| < 2^26 * 2^31: no overflow
         for (long long i = b; i < e; ++i) s += x[i];
         return s == got;
     }
@@ -218,11 +234,14 @@ static int segments_lab_main(int argc, char** argv, long long scratch_min) {
     std::vector<float> hf(n);
     std::vector<double> hd(n);
     std::vector<long long> hl(n);
+    std::vector<int32_t> hi(n);
     for (auto& v : hf) v = (float)((double)(rng() >> 11) / 9007199254740992.0 * 2 - 1);
     for (auto& v : hd) v = (double)(rng() >> 11) / 9007199254740992.0 * 2 - 1;
     for (auto& v : hl) v = (long long)(rng() % 2000001) - 1000000;
-    float* df; double* dd; long long* dl; unsigned char* scratch;
-    CK(cudaMalloc(&df, n * 4)); CK(cudaMalloc(&dd, n * 8)); CK(cudaMalloc(&dl, n * 8));
+    for (auto& v : hi) v = (int32_t)(uint32_t)rng();
+    float* df; double* dd; long long* dl; int32_t* di; unsigned char* scratch;
+    CK(cudaMalloc(&df, n * 4)); CK(cudaMalloc(&dd, n * 8)); CK(cudaMalloc(&dl, n * 8)); CK(cudaMalloc(&di, n * 4));
+    CK(cudaMemcpy(di, hi.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(df, hf.data(), n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dd, hd.data(), n * 8, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dl, hl.data(), n * 8, cudaMemcpyHostToDevice));
@@ -245,6 +264,7 @@ static int segments_lab_main(int argc, char** argv, long long scratch_min) {
         {"fixed100", uniform_offsets(n, 100, 100, 7)},
         {"fixed1", uniform_offsets(n, 1, 1, 8)},
         {"fixed3000", uniform_offsets(n, 3000, 3000, 9)},
+        {"short+giant", short_then_giant_offsets(n, 1, 32, 10)},
     };
     for (const Dist& d : dists) printf("%s: %zu segments\n", d.name.c_str(), d.offsets.size() - 1);
     recipe_rows<Extra, SumF32>(only, "sum_f32", dists, hf, df, scratch);
@@ -252,6 +272,7 @@ static int segments_lab_main(int argc, char** argv, long long scratch_min) {
     recipe_rows<Extra, ArgMaxF32>(only, "argmax_f32", dists, hf, df, scratch);
     recipe_rows<Extra, SumF64>(only, "sum_f64", dists, hd, dd, scratch);
     recipe_rows<Extra, SumI64>(only, "sum_i64", dists, hl, dl, scratch);
+    recipe_rows<Extra, SumExactI32>(only, "sum_exact_i32", dists, hi, di, scratch);
     {
         // An input one element off a 16-byte boundary, small sizes: the window's edges.
         std::vector<Dist> small_dists;

@@ -1,8 +1,8 @@
 // Merge-path segmented reduce lab: the flat kernels (segments_flat_partition,
 // segments_flat, segments_flat2, segments_flat4 in segments_flat.cuh, and production's merge path) beside the classic three launches
 // (segments_small, segments_long, segments_combine) on 2^26 values under several segment-length
-// distributions, for float32 and float64 sums, float32 max and argmax and exact int64 sums, at a few
-// items per thread. Every output is poisoned before the runs and checked against a host fold; each
+// distributions, for float32 and float64 sums, float32 max and argmax and exact int64 and int32 sums
+// (production's tile only), at a few items per thread. Every output is poisoned before the runs and checked against a host fold; each
 // row prints an FNV-1a hash of the output bits (a flat row is run twice and must hash the same).
 // Row names: flat<ITEMS> = segments_flat, staged results, warp partition; a "d" = results straight to
 // out, a "t" = production's partition (a thread per boundary); "v2_" = segments_flat2 (cp.async
@@ -119,7 +119,12 @@ struct FlatRows {
     template <class Rc>
     static void rows(const char* only, const char* recipe, const Dist& d, const std::vector<typename Rc::T>& host,
                      const typename Rc::T* din, const long long* doff, typename Rc::Out* dout, unsigned char* scratch) {
-        if constexpr (sizeof(typename Rc::T) == 4) {
+        if constexpr (std::is_same_v<Rc, SumExactI32>) {  // production's tile at a few steps per thread
+            flat<Rc, 9, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 13, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 17, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+            flat<Rc, 23, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);
+        } else if constexpr (sizeof(typename Rc::T) == 4) {
             flat<Rc, 11, true, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 11, true, true, true>(only, recipe, d, host, din, doff, dout, scratch);
             flat<Rc, 23, true, true, false, true>(only, recipe, d, host, din, doff, dout, scratch);

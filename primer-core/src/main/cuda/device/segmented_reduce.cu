@@ -21,7 +21,8 @@
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
-// The 128-bit sums over CSR segments (sum_i64, sum_exact_i32) take the merge path instead
+// int64 SUM (128-bit) over many short CSR segments (the host's bound: in_length <= 64 * nseg, since
+// the grid is sized from in_length) takes the merge path instead
 // (segmented_reduce_merge_path.cuh), tiles of TILE = 256 * MERGE_PATH_ITEMS steps, tiles >= ceil((in_length + nseg) / TILE):
 //   segreduce_merge_path_partition      (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, unsigned char* scratch)
@@ -166,7 +167,6 @@ PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
-PRIMER_SEGRED_MERGE_PATH(sum_exact, i32, int32_t, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)

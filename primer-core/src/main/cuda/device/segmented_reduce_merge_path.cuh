@@ -1,7 +1,7 @@
 // CSR segmented reduce by merge path: every thread takes the same number of steps, whatever the
-// segment lengths (Merrill & Garland's merge-based SpMV, ModernGPU's segreduce). Taken for the
-// 128-bit sums (int64 SUM, int32 sum_exact), whose classic kernels (segmented_reduce_kernels.cuh)
-// run at two blocks per SM and wait on the longest segment of each warp.
+// segment lengths (Merrill & Garland's merge-based SpMV, ModernGPU's segreduce). Taken for int64
+// SUM (exact in 128 bits), whose classic kernels (segmented_reduce_kernels.cuh) run at two blocks
+// per SM and wait on the longest segment of each warp.
 //
 //   The work is the merge of two sorted lists: the segment ends (offsets[1..nseg], "A") and the
 //   value indices (0..n-1, "B"). Walking it, a thread either folds the next value into the open
@@ -19,12 +19,16 @@
 //                         scratch, and so does its first segment's part when that segment began in
 //                         an earlier tile.
 //   merge_path_fixup      a warp per such tile: folds the open partials of the tiles the segment
-//                         spans, in tile order (each lane a contiguous run, then in lane order), then
-//                         the tile's part, and writes the result.
+//                         spans, in tile order (each lane a contiguous run, eight loads in flight,
+//                         then in lane order), then the tile's part, and writes the result; the
+//                         whole block folds a segment spanning more than 256 tiles.
 //   (Measured on an H200, 2^26 int64 values, bench/lab/segments_flat_lab.cu, 2026-11-22: power-law
 //   lengths 0.695 -> 0.347 ms, a quarter of them empty 0.829 -> 0.373, all of one element 1.554 ->
 //   0.946, uniform 1-8 0.394 -> 0.371, 100 or 3000 alike 1.01-1.09x, uniform 1-32 0.262 -> 0.279.
-//   For the float recipes it lost up to 1.5x on uniform short segments: they keep the classic kernels.)
+//   For the float recipes it lost up to 1.5x on uniform short segments: they keep the classic kernels.
+//   So does int32 SUM in 128 bits: a merge step costs what it costs for int64 while the classic
+//   kernels read half the bytes, 1.2-2.1x faster on uniform short lengths, 1.2-1.3x slower on power
+//   law and all-ones.)
 //
 // Every combination keeps the earlier operand on the left and which thread folds what depends only
 // on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
@@ -41,6 +45,7 @@
 // then one per tile for its first segment's part.
 #pragma once
 #include "segmented_reduce_kernels.cuh"
+#include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
 
 namespace primer {
@@ -186,7 +191,9 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
                 mark_overflow(first_decrease(scratch), i0 + k);  // keeps the smallest s
             }
             if (k <= na) {
-                const long long local = offset[r] - first_value;  // clamped into the tile, hence into the range
+                // Relative to the tile's first value, wrapping (no overflow) for garbage offsets, which
+                // the clamp then keeps inside the tile all the same.
+                const long long local = (long long)((unsigned long long)offset[r] - (unsigned long long)first_value);
                 smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
                 if (k == 0) smem.first_start = range.clamp(offset[r]);
             }
@@ -248,10 +255,51 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
 }
 
+/** Open partials a fixup thread keeps in flight: a fold is a few rounds of loads, not one load per tile. */
+constexpr int FIXUP_LOADS = 8;
+
+/** The open partials of tiles [first, last), folded in tile order, FIXUP_LOADS loads at a time. */
+template <typename A, typename Op>
+__device__ __forceinline__ A fold_open_partials(unsigned char* scratch, long long tiles, long long first,
+                                                long long last, Op op) {
+    A acc = Op::identity();
+    for (long long u = first; u < last; u += FIXUP_LOADS) {
+        A part[FIXUP_LOADS];
+#pragma unroll
+        for (int k = 0; k < FIXUP_LOADS; ++k)
+            part[k] = u + k < last ? *merge_path_open_slot<A>(scratch, tiles, u + k) : Op::identity();
+#pragma unroll
+        for (int k = 0; k < FIXUP_LOADS; ++k) acc = op(acc, part[k]);
+    }
+    return acc;
+}
+
+/**
+ * Whether tile t closes a segment that began in an earlier tile; if so, that segment s and the first
+ * tile `from` whose open partial belongs to it (the partials of tiles from .. t - 1 do).
+ */
+__device__ __forceinline__ bool merge_path_continues(const long long* offsets, const FlatRange& range, long long nseg,
+                                                     long long tile_items, long long tiles, long long t,
+                                                     unsigned char* scratch, long long& s, long long& from) {
+    if (t == 0 || t >= tiles) return false;
+    const long long d = t * tile_items;
+    if (d >= nseg + range.values()) return false;
+    const long long* splits = merge_path_splits(scratch);
+    s = splits[t];
+    if (splits[t + 1] <= s) return false;  // the tile closes no segment
+    const long long start = range.clamp(__ldg(offsets + s));
+    if (start >= d - s) return false;  // segment s begins in this tile
+    // Segment s - 1 closed at step start + s - 1 (its end is s's start), in tile `from`.
+    from = s == 0 ? 0 : (start + s - 1) / tile_items;
+    return true;
+}
+
 /**
  * A warp per tile t: if the tile closes a segment that began in an earlier tile, folds the open
- * partials of the tiles from the one where it began up to t - 1, then the tile's own part, and
- * writes the result.
+ * partials of the tiles from the one where it began up to t - 1 (each lane a contiguous run, then in
+ * lane order), then the tile's own part, and writes the result. A segment spanning more than
+ * WARP_SPAN tiles (one long segment among many short ones: thousands of tiles) is folded by the
+ * whole block after its warps' own work, so that no single warp's loads trail the launch.
  */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ offsets, long long nseg,
@@ -259,32 +307,50 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
                                                  typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
+    using Out = typename Rc::Out;
+    constexpr int WARPS = BLOCK / 32;
+    constexpr long long WARP_SPAN = 32LL * FIXUP_LOADS;  // one round of loads per lane
+    __shared__ long long long_from[WARPS], long_segment[WARPS];
     Op op;
-    const long long t = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5);
-    const int lane = threadIdx.x & 31;
-    if (t == 0 || t >= tiles) return;
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const long long first_tile = (long long)blockIdx.x * WARPS;
+    // Both block-uniform: no thread returns alone before the barrier below.
     if (*malformed_flags(scratch) != 0) return;  // the host throws or reruns the classic kernels
     FlatRange range;
     if (!read_flat_range(offsets, nseg, in_length, range)) return;
-    const long long d = t * tile_items;
-    if (d >= nseg + range.values()) return;
-    const long long* splits = merge_path_splits(scratch);
-    const long long s = splits[t];
-    if (splits[t + 1] <= s) return;  // the tile closes no segment
-    const long long start = range.clamp(__ldg(offsets + s));
-    if (start >= d - s) return;  // segment s begins in this tile
-    // Segment s - 1 closed at step start + s - 1 (its end is s's start), in tile `from`; every open
-    // partial from there up to tile t - 1 belongs to s.
-    const long long from = s == 0 ? 0 : (start + s - 1) / tile_items;
-    const long long per_lane = (t - from + 31) / 32;
-    const long long first = from + lane * per_lane;
-    const long long last = first + per_lane < t ? first + per_lane : t;
-    A acc = Op::identity();
-    for (long long u = first; u < last; ++u) acc = op(acc, *merge_path_open_slot<A>(scratch, tiles, u));
-    acc = warp_reduce_ordered(acc, op);
+
+    const long long t = first_tile + warp;
+    long long s = 0, from = 0;
+    const bool continues = merge_path_continues(offsets, range, nseg, tile_items, tiles, t, scratch, s, from);
+    const bool long_span = continues && t - from > WARP_SPAN;
+    if (continues && !long_span) {
+        const long long per_lane = (t - from + 31) / 32;
+        const long long first = from + lane * per_lane;
+        A acc = fold_open_partials<A>(scratch, tiles, first, first + per_lane < t ? first + per_lane : t, op);
+        acc = warp_reduce_ordered(acc, op);
+        if (lane == 0) {
+            acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t));
+            out[s] = Finish<A, Out>::apply(acc, s, overflow_flag(scratch));
+        }
+    }
     if (lane == 0) {
-        acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t));
-        out[s] = Finish<A, typename Rc::Out>::apply(acc, s, overflow_flag(scratch));
+        long_from[warp] = long_span ? from : -1;
+        long_segment[warp] = s;
+    }
+    __syncthreads();
+    for (int w = 0; w < WARPS; ++w) {
+        const long long from_w = long_from[w];
+        if (from_w < 0) continue;  // the same for every thread
+        const long long t_w = first_tile + w, per_thread = (t_w - from_w + BLOCK - 1) / BLOCK;
+        const long long first = from_w + threadIdx.x * per_thread;
+        A acc = first < t_w ? fold_open_partials<A>(scratch, tiles, first,
+                                                    first + per_thread < t_w ? first + per_thread : t_w, op)
+                            : Op::identity();
+        acc = block_reduce_ordered<BLOCK>(acc, op);
+        if (threadIdx.x == 0) {
+            acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t_w));
+            out[long_segment[w]] = Finish<A, Out>::apply(acc, long_segment[w], overflow_flag(scratch));
+        }
     }
 }
 

@@ -49,10 +49,9 @@ import java.util.function.LongConsumer;
  * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
  * {@code out} or {@code offsets}.
  *
- * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except the
- * 128-bit sums (int64 SUM, and int32 SUM over more than 2^32 elements) over many short segments,
- * which take the merge path: every thread the same number of steps whatever the lengths
- * ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge path's tiles unchained,
+ * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except
+ * int64 SUM over many short segments, which takes the merge path: every thread the same number of
+ * steps whatever the lengths ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge path's tiles unchained,
  * the classic kernels run again to name the first decreasing pair.
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
@@ -71,10 +70,11 @@ public final class GpuSegmentedReduce {
     // Scratch header words of the segmented path beyond SegmentedReducePolicy's (overflow flag at 0,
     // counters at 8..24), as in the .cuh: malformed-offsets flags (int32) and the first decreasing
     // offset (int64, 2^63 - s). The whole header prefix up to HEADER_READ_BYTES is read back at once.
-    private static final long MALFORMED_OFFSET = 24;
-    private static final long FIRST_DECREASE_OFFSET = 32;
+    // SegmentedReducePolicyTest checks these against the .cuh.
+    static final long MALFORMED_OFFSET = 24;
+    static final long FIRST_DECREASE_OFFSET = 32;
     private static final int HEADER_READ_BYTES = 40;
-    private static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4, UNSORTED = 8;
+    static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4, UNSORTED = 8;
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
@@ -206,10 +206,13 @@ public final class GpuSegmentedReduce {
         }, offsets, segments, inLength, checkOverflow);
     }
 
-    /** The 128-bit sums over many short CSR segments take the merge path (see SegmentedReducePolicy). */
+    /**
+     * int64 SUM over many short CSR segments takes the merge path (see SegmentedReducePolicy). int32
+     * SUM in 128 bits does not: its classic kernels read half the bytes and were faster on most
+     * length distributions (bench/results/2026-11-22-nvidia-h200-lab.md).
+     */
     static boolean takesMergePath(DType type, String op, long inLength, long segments) {
-        boolean sum128 = op.equals("sum_exact") || (type == DType.LONG && op.equals("sum"));
-        return sum128 && SegmentedReducePolicy.mergePathFits(inLength, segments);
+        return type == DType.LONG && op.equals("sum") && SegmentedReducePolicy.mergePathFits(inLength, segments);
     }
 
     /**

@@ -34,12 +34,14 @@ import dev.primer.DType;
  * header (the offsets check and the int64 overflow flag: one synchronize); the host sizes scratch for
  * the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  *
- * <p>The 128-bit sums (int64 SUM, int32 SUM in 128 bits) take the merge path instead
+ * <p>int64 SUM (exact in 128 bits) takes the merge path instead
  * ({@code segmented_reduce_merge_path.cuh}) when {@code in} holds at most
  * {@link #MERGE_PATH_MAX_AVERAGE} elements per segment: tiles of {@link #MERGE_PATH_TILE} steps (a
  * step folds a value or closes a segment), so every thread does the same work whatever the lengths.
  * Measured on an H200 (2^26 int64 values): 2x on power-law lengths, 1.6x on segments of one element,
- * 0.94-1.1x on uniform ones. Three launches too; the grid and the scratch (a split per tile boundary,
+ * 0.94-1.1x on uniform ones, 0.83x with half of {@code in} in one segment. int32 SUM in 128 bits
+ * (over more than 2^32 elements) keeps the classic kernels: they read half the bytes, where a merge
+ * step costs the same, and were faster on most distributions. Three launches too; the grid and the scratch (a split per tile boundary,
  * two 16-byte slots per tile) are sized from {@code inLength + segments}, because the host does not
  * read the offsets: hence the bound on elements per segment, or a few segments over a large
  * {@code in} would launch a block for every tile of it.
@@ -95,7 +97,7 @@ public final class SegmentedReducePolicy {
      */
     static final long MERGE_PATH_MAX_AVERAGE = 64;
 
-    /** Whether segments over {@code inLength} elements take the merge path (for the 128-bit sums). */
+    /** Whether segments over {@code inLength} elements take the merge path (for int64 SUM). */
     static boolean mergePathFits(long inLength, long segments) {
         return inLength / MERGE_PATH_MAX_AVERAGE <= segments;
     }

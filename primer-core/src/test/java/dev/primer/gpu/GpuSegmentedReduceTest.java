@@ -107,12 +107,12 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * The 128-bit sums over many short segments take the merge path (SegmentedReducePolicy): segments
-     * laid around its tiles of MERGE_PATH_TILE steps (a step folds a value or closes a segment) --
-     * ending on, just before and just after tile boundaries, spanning one, two and hundreds of tiles,
-     * empty ones at the seams, all of one element -- among enough short ones to take the merge path,
-     * and values beyond the last offset (the grid is sized from in's length), as int64 SUM and as
-     * int32 SUM in 128 bits (forced).
+     * int64 SUM over many short segments takes the merge path (SegmentedReducePolicy): segments laid
+     * around its tiles of MERGE_PATH_TILE steps (a step folds a value or closes a segment) -- ending
+     * on, just before and just after tile boundaries, spanning one, two, hundreds and (more than the
+     * fixup's warp span of 256) thousands of tiles, empty ones at the seams, all of one element --
+     * among enough short ones to take the merge path, and values beyond the last offset (the grid is
+     * sized from in's length); int32 SUM in 128 bits (forced, the classic kernels) on the same layouts.
      */
     @Test
     void mergePathSumsMatchReferenceAcrossTiles() {
@@ -126,9 +126,10 @@ class GpuSegmentedReduceTest {
         for (int i = 0; i < 40_000; i++) lengths.add((long) random.nextInt(3));  // short ones: the merge path's case
         layouts.add(offsetsOf(3, lengths));
         lengths.clear();
-        for (int i = 0; i < 100_000; i++) {
+        for (int i = 0; i < 150_000; i++) {
             lengths.add(random.nextInt(120) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
         }
+        lengths.set(75_000, 2100 * tile + 3);  // the block folds it, more than one round of loads per thread
         layouts.add(offsetsOf(tile - 5, lengths));
         lengths.clear();
         for (int i = 0; i < 3 * tile + 17; i++) lengths.add(1L);
