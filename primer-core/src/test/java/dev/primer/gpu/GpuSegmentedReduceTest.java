@@ -126,11 +126,14 @@ class GpuSegmentedReduceTest {
         for (int i = 0; i < 40_000; i++) lengths.add((long) random.nextInt(3));  // short ones: the merge path's case
         layouts.add(offsetsOf(3, lengths));
         lengths.clear();
-        for (int i = 0; i < 150_000; i++) {
+        for (int i = 0; i < 100_000; i++) {
             lengths.add(random.nextInt(120) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
         }
-        lengths.set(75_000, 2100 * tile + 3);  // the block folds it, more than one round of loads per thread
         layouts.add(offsetsOf(tile - 5, lengths));
+        lengths.clear();
+        for (int i = 0; i < 130_000; i++) lengths.add((long) random.nextInt(4));
+        lengths.set(65_000, 2100 * tile + 3);  // the fixup's block folds it, more than one round of loads a thread
+        layouts.add(offsetsOf(11, lengths));
         lengths.clear();
         for (int i = 0; i < 3 * tile + 17; i++) lengths.add(1L);
         layouts.add(offsetsOf(0, lengths));
