@@ -1,6 +1,6 @@
 // Segmented-reduce lab: the three launches of a CSR segmented reduce (segments_small, segments_long,
 // segments_combine) on 2^26 values under several segment-length distributions, for float32 and
-// float64 sums, float32 max and argmax and exact int64 sums. Every output is poisoned before the
+// float64 sums, float32 max and argmax and exact int64 and int32 sums. Every output is poisoned before the
 // runs and checked against a host fold afterwards; each row prints an FNV-1a hash of the output
 // bits, so two builds that must agree bit for bit can be compared line by line.
 //
