@@ -19,6 +19,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.function.LongToIntFunction;
+import java.util.function.LongUnaryOperator;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
@@ -693,6 +694,61 @@ class GpuSegmentedReduceTest {
             } finally {
                 ctx.free(fits);
                 ctx.free(overflows);
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
+    /**
+     * int64 SUM over 2^31 + 7 values in about 68 million short segments takes the merge path: tile
+     * indices, value offsets and segment numbers beyond 2^31, and a segment of 7 million values (over
+     * 2048 tiles: the fixup's block, several rounds of loads) across 2^31. Every segment against the
+     * host's sum. Needs ~18 GB of device memory.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void int64SumsOverManyShortSegmentsBeyondTwoToThe31() {
+        long n = (1L << 31) + 7, giantLength = 7_000_000, giantStart = (1L << 31) - giantLength / 2;
+        long[] grown = new long[1 << 20];
+        int segments = 0;
+        for (long end = 0; end < n; ) {
+            long length = end == giantStart ? giantLength : BigInputs.mix(segments) >>> 58;  // else 0..63
+            if (end < giantStart) length = Math.min(length, giantStart - end);  // the giant starts where it should
+            end = Math.min(n, end + length);
+            if (segments + 2 > grown.length) grown = Arrays.copyOf(grown, grown.length * 2);
+            grown[++segments] = end;
+        }
+        long[] offsets = Arrays.copyOf(grown, segments + 1);
+        assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), "merge path");
+        long need = 8 * n + 16L * segments + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        LongUnaryOperator value = i -> BigInputs.mix(i) >> 30;  // 34-bit signed: no segment's sum leaves a long
+        long[] want = new long[segments];
+        for (int k = 0; k < segments; k++) {
+            long sum = 0;
+            for (long i = offsets[k]; i < offsets[k + 1]; i++) sum += value.applyAsLong(i);
+            want[k] = sum;
+        }
+        long in = ctx.allocate(8 * n), out = ctx.allocate(8L * segments);
+        try (Arena arena = Arena.ofConfined()) {
+            long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+            try {
+                BigInputs.upload(ctx, in, n, 8, (host, start, count) -> {
+                    for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_LONG, j, value.applyAsLong(start + j));
+                });
+                ctx.memset8(out, (byte) 0xA5, 8L * segments);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, off, segments, out, n);
+                MemorySegment got = download(arena, out, 8L * segments);
+                for (int k = 0; k < segments; k++) {
+                    long g = got.getAtIndex(ValueLayout.JAVA_LONG, k);
+                    if (g != want[k]) {
+                        fail("segment " + k + " [" + offsets[k] + ", " + offsets[k + 1] + "): " + g + ", want " + want[k]);
+                    }
+                }
+            } finally {
+                ctx.free(off);
             }
         } finally {
             ctx.free(in);
