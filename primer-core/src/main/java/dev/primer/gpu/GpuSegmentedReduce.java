@@ -51,8 +51,8 @@ import java.util.function.LongConsumer;
  *
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except
  * int64 SUM over many short segments, which takes the merge path: every thread the same number of
- * steps whatever the lengths ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge path's tiles unchained,
- * the classic kernels run again to name the first decreasing pair.
+ * steps whatever the lengths ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge
+ * path's tiles unchained, the classic kernels run again to name the first decreasing pair.
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64

@@ -39,10 +39,11 @@ import dev.primer.DType;
  * {@link #MERGE_PATH_MAX_AVERAGE} elements per segment: tiles of {@link #MERGE_PATH_TILE} steps (a
  * step folds a value or closes a segment), so every thread does the same work whatever the lengths.
  * Measured on an H200 (2^26 int64 values): 2x on power-law lengths, 1.6x on segments of one element,
- * 0.94-1.1x on uniform ones, 0.83x with half of {@code in} in one segment. int32 SUM in 128 bits
+ * 0.94-1.1x on uniform ones, 0.85x with half of {@code in} in one segment. int32 SUM in 128 bits
  * (over more than 2^32 elements) keeps the classic kernels: they read half the bytes, where a merge
- * step costs the same, and were faster on most distributions. Three launches too; the grid and the scratch (a split per tile boundary,
- * two 16-byte slots per tile) are sized from {@code inLength + segments}, because the host does not
+ * step costs the same, and were faster on most distributions. Three launches too; the grid and the
+ * scratch (a split per tile boundary, two 16-byte slots per tile) are sized from
+ * {@code inLength + segments}, because the host does not
  * read the offsets: hence the bound on elements per segment, or a few segments over a large
  * {@code in} would launch a block for every tile of it.
  */
@@ -99,7 +100,7 @@ public final class SegmentedReducePolicy {
 
     /** Whether segments over {@code inLength} elements take the merge path (for int64 SUM). */
     static boolean mergePathFits(long inLength, long segments) {
-        return inLength / MERGE_PATH_MAX_AVERAGE <= segments;
+        return Math.ceilDiv(inLength, MERGE_PATH_MAX_AVERAGE) <= segments;  // inLength <= 64 * segments, no overflow
     }
 
     /** Tiles of the merge path for segments over {@code inLength} elements: enough for every step. */

@@ -110,8 +110,9 @@ class GpuSegmentedReduceTest {
     /**
      * int64 SUM over many short segments takes the merge path (SegmentedReducePolicy): segments laid
      * around its tiles of MERGE_PATH_TILE steps (a step folds a value or closes a segment) -- ending
-     * on, just before and just after tile boundaries, spanning one, two, hundreds and (more than the
-     * fixup's warp span of 256) thousands of tiles, empty ones at the seams, all of one element --
+     * on, just before and just after tile boundaries, spanning one, two, 200, around the fixup's warp
+     * span of 256, 300 and 2100 tiles (the last two folded by the block), empty ones at the seams, all
+     * of one element --
      * among enough short ones to take the merge path, and values beyond the last offset (the grid is
      * sized from in's length); int32 SUM in 128 bits (forced, the classic kernels) on the same layouts.
      */
@@ -131,6 +132,11 @@ class GpuSegmentedReduceTest {
             lengths.add(random.nextInt(120) == 0 ? (long) random.nextInt(3 * (int) tile) : random.nextInt(4));
         }
         layouts.add(offsetsOf(tile - 5, lengths));
+        lengths.clear();
+        for (int i = 0; i < 90_000; i++) lengths.add((long) random.nextInt(4));
+        long[] aroundWarpSpan = {200 * tile + 3, 256 * tile - 7, 256 * tile + 11, 257 * tile + 1};  // a warp's or the block's
+        for (int k = 0; k < aroundWarpSpan.length; k++) lengths.set(10_000 + 20_000 * k, aroundWarpSpan[k]);
+        layouts.add(offsetsOf(tile + 1, lengths));
         lengths.clear();
         for (int i = 0; i < 130_000; i++) lengths.add((long) random.nextInt(4));
         lengths.set(65_000, 2100 * tile + 3);  // the fixup's block folds it, more than one round of loads a thread
@@ -503,9 +509,10 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Decreasing offsets on the merge path (int64 SUM, int32 SUM in 128 bits): whether its tiles still
-     * chain (each tile then checks its own pairs) or not (UNSORTED: the classic kernels run again),
-     * the message names the first decreasing pair, and the next call is right.
+     * Decreasing offsets on the merge path (int64 SUM; int32 SUM in 128 bits, on the classic kernels,
+     * beside it): whether its tiles still chain (each tile then checks its own pairs) or not (UNSORTED:
+     * the classic kernels run again), the message names the first decreasing pair, and the next call
+     * is right.
      */
     @Test
     void decreasingOffsetsOnTheMergePathNameTheFirstPair() {
@@ -702,15 +709,15 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * int64 SUM over 2^31 + 7 values in about 68 million short segments takes the merge path: tile
-     * indices, value offsets and segment numbers beyond 2^31, and a segment of 7 million values (over
-     * 2048 tiles: the fixup's block, several rounds of loads) across 2^31. Every segment against the
-     * host's sum. Needs ~18 GB of device memory.
+     * int64 SUM over 2^31 + 2^23 + 7 values in about 68 million short segments takes the merge path:
+     * merge steps and the values of thousands of tiles beyond 2^31, and a segment of 7 million values
+     * across 2^31 (2103 tiles: the fixup's block, two rounds of loads per thread), short ones after it.
+     * Every segment against the host's sum. Needs ~18 GB of device memory.
      */
     @Test
     @Tag(BigInputs.TAG)
     void int64SumsOverManyShortSegmentsBeyondTwoToThe31() {
-        long n = (1L << 31) + 7, giantLength = 7_000_000, giantStart = (1L << 31) - giantLength / 2;
+        long n = (1L << 31) + (1L << 23) + 7, giantLength = 7_000_000, giantStart = (1L << 31) - giantLength / 2;
         long[] grown = new long[1 << 20];
         int segments = 0;
         for (long end = 0; end < n; ) {

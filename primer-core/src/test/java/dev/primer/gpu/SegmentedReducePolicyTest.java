@@ -25,7 +25,8 @@ class SegmentedReducePolicyTest {
         assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 64_000, 1000));
         assertFalse(GpuSegmentedReduce.takesMergePath(DType.INT, "sum_exact", 64_000, 1000));
         assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 0, 1));
-        assertFalse(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 64_064, 1000));
+        assertFalse(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 64_001, 1000));  // in <= 64 * segments exactly
+        assertFalse(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", Long.MAX_VALUE, Long.MAX_VALUE / 65));
         assertFalse(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 1L << 30, 100));
         assertFalse(GpuSegmentedReduce.takesMergePath(DType.INT, "sum", 64_000, 1000));
         assertFalse(GpuSegmentedReduce.takesMergePath(DType.LONG, "max", 64_000, 1000));
