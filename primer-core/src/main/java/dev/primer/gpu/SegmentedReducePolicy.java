@@ -43,9 +43,9 @@ import dev.primer.DType;
  * (over more than 2^32 elements) keeps the classic kernels: they read half the bytes, where a merge
  * step costs the same, and were faster on most distributions. Three launches too; the grid and the
  * scratch (a split per tile boundary, two 16-byte slots per tile) are sized from
- * {@code inLength + segments}, because the host does not
- * read the offsets: hence the bound on elements per segment, or a few segments over a large
- * {@code in} would launch a block for every tile of it.
+ * {@code inLength + segments}, because the host does not read the offsets: hence the bound on
+ * elements per segment, or a few segments over a large {@code in} would launch a block for every
+ * tile of it.
  */
 public final class SegmentedReducePolicy {
     private SegmentedReducePolicy() {}
