@@ -111,10 +111,10 @@ class GpuSegmentedReduceTest {
      * int64 SUM over many short segments takes the merge path (SegmentedReducePolicy): segments laid
      * around its tiles of MERGE_PATH_TILE steps (a step folds a value or closes a segment) -- ending
      * on, just before and just after tile boundaries, spanning one, two, 200, around the fixup's warp
-     * span of 256, 300 and 2100 tiles (the last two folded by the block), empty ones at the seams, all
-     * of one element --
-     * among enough short ones to take the merge path, and values beyond the last offset (the grid is
-     * sized from in's length); int32 SUM in 128 bits (forced, the classic kernels) on the same layouts.
+     * span of 256, 300 and 2100 tiles (past 256 the block folds them), empty ones at the seams, all of
+     * one element -- among enough short ones to take the merge path, and values beyond the last offset
+     * (the grid is sized from in's length); int32 SUM in 128 bits (forced, the classic kernels) on the
+     * same layouts.
      */
     @Test
     void mergePathSumsMatchReferenceAcrossTiles() {
@@ -134,7 +134,8 @@ class GpuSegmentedReduceTest {
         layouts.add(offsetsOf(tile - 5, lengths));
         lengths.clear();
         for (int i = 0; i < 90_000; i++) lengths.add((long) random.nextInt(4));
-        long[] aroundWarpSpan = {200 * tile + 3, 256 * tile - 7, 256 * tile + 11, 257 * tile + 1};  // a warp's or the block's
+        // Folded by a warp (several partials per lane) or, just past its 256 tiles, by the block.
+        long[] aroundWarpSpan = {200 * tile + 3, 256 * tile - 7, 256 * tile + 11, 257 * tile + 1};
         for (int k = 0; k < aroundWarpSpan.length; k++) lengths.set(10_000 + 20_000 * k, aroundWarpSpan[k]);
         layouts.add(offsetsOf(tile + 1, lengths));
         lengths.clear();
@@ -743,7 +744,9 @@ class GpuSegmentedReduceTest {
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             try {
                 BigInputs.upload(ctx, in, n, 8, (host, start, count) -> {
-                    for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_LONG, j, value.applyAsLong(start + j));
+                    for (long j = 0; j < count; j++) {
+                        host.setAtIndex(ValueLayout.JAVA_LONG, j, value.applyAsLong(start + j));
+                    }
                 });
                 ctx.memset8(out, (byte) 0xA5, 8L * segments);
                 GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, off, segments, out, n);
