@@ -18,7 +18,8 @@
 // bound by instruction issue. Build 5 is production for the 128-bit sums over many short segments;
 // the rest stays here for the next attempt.
 #pragma once
-#include "device/segmented_reduce_merge_path.cuh"  // slots, FlatRange, the partition, the fixup, the tile (build 5)
+// From production: slots, FlatRange, the partition, a tile's span and end, the fixup, the tile (build 5).
+#include "device/segmented_reduce_merge_path.cuh"
 
 namespace primer {
 namespace segmented {
@@ -56,63 +57,6 @@ __device__ __forceinline__ void segments_flat_partition(const long long* __restr
     if (lane == 0) merge_path_splits(scratch)[t] = lo;
 }
 
-/** Tile t's share of the merge: segments [i0, i0 + na) close in it, values [j0, j0 + nb) fold in it. */
-struct TileSpan {
-    long long i0, j0;
-    int na, nb;  // na + nb <= TILE
-};
-
-/**
- * Tile t's span, found as production's merge_path_tile finds it; false for a tile past the end (the
- * host sizes the grid from an upper bound), for bad end offsets (the partition raised BAD_BOUNDS),
- * and for splits that do not chain (raises UNSORTED).
- */
-template <int TILE>
-__device__ __forceinline__ bool tile_span(const long long* offsets, long long nseg, long long in_length, long long t,
-                                          unsigned char* scratch, FlatRange& range, TileSpan& span) {
-    if (!read_flat_range(offsets, nseg, in_length, range)) return false;
-    const long long steps = nseg + range.values();
-    const long long d0 = t * TILE < steps ? t * TILE : steps;
-    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
-    if (d0 >= d1) return false;
-    const long long* splits = merge_path_splits(scratch);
-    const long long i0 = splits[t], i1 = splits[t + 1];
-    const long long j0 = d0 - i0, j1 = d1 - i1;
-    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
-        if (threadIdx.x == 0) atomicOr(malformed_flags(scratch), UNSORTED);
-        return false;
-    }
-    span = {i0, j0, (int)(i1 - i0), (int)(j1 - j0)};
-    return true;
-}
-
-/**
- * A tile's end, as merge_path_tile ends: a segmented scan of the threads' open partials (a thread
- * that closed a segment starts anew) gives each thread what precedes its first closed segment, whose
- * result goes to results[first_closed] (segment i0 + first_closed), or to the tile's first slot when
- * that segment began in an earlier tile (first_continues); thread 0 leaves the tile's open partial.
- */
-template <class Rc, int BLOCK>
-__device__ __forceinline__ void end_tile(typename Rc::A acc, bool closed, typename Rc::A first_partial,
-                                         int first_closed, bool first_continues, long long i0, long long t,
-                                         long long tiles, BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
-                                         unsigned char* scratch, typename Rc::Out* results) {
-    using A = typename Rc::A;
-    using Op = typename Rc::Op;
-    Op op;
-    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
-    Segmented<A> before[1];
-    NoBlockPrefix no_prefix;
-    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op}, scan,
-                                                                      no_prefix);
-    if (closed) {
-        const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
-        else results[first_closed] = Finish<A, typename Rc::Out>::apply(value, i0 + first_closed, overflow_flag(scratch));
-    }
-    if (threadIdx.x == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
-}
-
 /** Shared memory of segments_flat. */
 template <class Rc, int BLOCK, int ITEMS, bool DIRECT>
 struct FlatStorage {
@@ -143,8 +87,8 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
     const long long t = blockIdx.x;
     const int tid = threadIdx.x;
     FlatRange range;
-    TileSpan span;
-    if (!tile_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    MergePathSpan span;
+    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -200,10 +144,9 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
         }
     }
 
-    // The tile's first segment began in an earlier tile: the fixup finishes it.
-    const bool first_continues = smem.first_start < j0;
-    end_tile<Rc, BLOCK>(acc, closed, first_partial, first_closed, first_continues, i0, t, tiles, smem.scan, scratch,
-                        DIRECT ? out + i0 : smem.results);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
+                                   smem.scan, scratch, DIRECT ? out + i0 : smem.results);
+    const bool first_continues = smem.first_start < j0;  // then its result is in the tile's first slot
     if (DIRECT) return;
     __syncthreads();
     for (int k = tid; k < na; k += BLOCK) {
@@ -243,8 +186,8 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
     const long long t = blockIdx.x;
     const int tid = threadIdx.x;
     FlatRange range;
-    TileSpan span;
-    if (!tile_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    MergePathSpan span;
+    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -305,8 +248,8 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
         jb += take ? 1 : 0;
     }
 
-    end_tile<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start < j0, i0, t, tiles, smem.scan,
-                        scratch, tile_out);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
+                                   smem.scan, scratch, tile_out);
 }
 
 
@@ -331,8 +274,8 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     const long long t = blockIdx.x;
     const int tid = threadIdx.x, lane = tid & 31;
     FlatRange range;
-    TileSpan span;
-    if (!tile_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    MergePathSpan span;
+    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -410,8 +353,8 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     for (; j < jb_end; ++j) acc = op(acc, Lift<T, A>::apply(smem.values[j], j - start));
     const bool closed = ia_end > ia;
 
-    end_tile<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start < j0, i0, t, tiles, smem.scan,
-                        scratch, tile_out);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
+                                   smem.scan, scratch, tile_out);
 }
 
 }  // namespace segmented

@@ -132,6 +132,69 @@ struct MergePathStorage {
     long long first_start;  // offsets[i0] relative to the first value of all (clamped)
 };
 
+/** Tile t's share of the merge: segments [i0, i0 + na) close in it, values [j0, j0 + nb) fold in it. */
+struct MergePathSpan {
+    long long i0, j0;
+    int na, nb;  // na + nb <= TILE
+};
+
+/**
+ * Tile t's span, from the splits at its two boundaries; false (the block does nothing) for a tile
+ * past the end (the host sizes the grid from an upper bound), for bad end offsets (the partition
+ * raised BAD_BOUNDS), and for splits that do not chain (raises UNSORTED).
+ */
+template <int TILE>
+__device__ __forceinline__ bool merge_path_span(const long long* offsets, long long nseg, long long in_length,
+                                                long long t, unsigned char* scratch, FlatRange& range,
+                                                MergePathSpan& span) {
+    if (!read_flat_range(offsets, nseg, in_length, range)) return false;
+    const long long steps = nseg + range.values();
+    const long long d0 = t * TILE < steps ? t * TILE : steps;
+    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
+    if (d0 >= d1) return false;
+    const long long* splits = merge_path_splits(scratch);
+    const long long i0 = splits[t], i1 = splits[t + 1];  // segments [i0, i1) close in this tile
+    const long long j0 = d0 - i0, j1 = d1 - i1;          // values [j0, j1) are folded in it
+    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
+        if (threadIdx.x == 0) atomicOr(malformed_flags(scratch), UNSORTED);
+        return false;
+    }
+    span = {i0, j0, (int)(i1 - i0), (int)(j1 - j0)};
+    return true;
+}
+
+/**
+ * A tile's end, once each thread has walked its steps: a block-wide segmented scan of the threads'
+ * open partials (a thread that closed a segment starts anew) gives each thread what precedes its
+ * first closed segment. That segment's result goes to results[first_closed] (segment i0 +
+ * first_closed), or to the tile's first slot when it is segment i0 and began in an earlier tile
+ * (first_start, in shared memory, before the tile's first value j0): the fixup finishes it. Thread 0
+ * leaves the tile's open partial in its slot.
+ */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool closed, typename Rc::A first_partial,
+                                                    int first_closed, const long long& first_start, long long j0,
+                                                    long long i0, long long t, long long tiles,
+                                                    BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
+                                                    unsigned char* scratch, typename Rc::Out* results) {
+    using A = typename Rc::A;
+    using Op = typename Rc::Op;
+    using Out = typename Rc::Out;
+    Op op;
+    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
+    Segmented<A> before[1];
+    NoBlockPrefix no_prefix;
+    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op}, scan,
+                                                                      no_prefix);
+    if (closed) {
+        const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
+        const bool first_continues = first_start < j0;  // read after the scan: no register held across it
+        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
+        else results[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, overflow_flag(scratch));
+    }
+    if (threadIdx.x == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
+}
+
 /** A block per tile of BLOCK * ITEMS merge steps; see the header comment. */
 template <class Rc, int BLOCK, int ITEMS>
 __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
@@ -149,19 +212,10 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     const long long t = blockIdx.x;
     const int tid = threadIdx.x, lane = tid & 31;
     FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) return;  // the partition raised BAD_BOUNDS
-    const long long steps = nseg + range.values();
-    const long long d0 = t * TILE < steps ? t * TILE : steps;
-    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
-    if (d0 >= d1) return;  // past the end: the host sizes the grid from an upper bound
-    const long long* splits = merge_path_splits(scratch);
-    const long long i0 = splits[t], i1 = splits[t + 1];  // segments [i0, i1) close in this tile
-    const long long j0 = d0 - i0, j1 = d1 - i1;          // values [j0, j1) are folded in it
-    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
-        if (tid == 0) atomicOr(malformed_flags(scratch), UNSORTED);
-        return;
-    }
-    const int na = (int)(i1 - i0), nb = (int)(j1 - j0);  // na + nb = d1 - d0 <= TILE
+    MergePathSpan span;
+    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    const long long i0 = span.i0, j0 = span.j0;
+    const int na = span.na, nb = span.nb;
 
     // Stage the values (no registers held across the round trip) and the offsets, checking each
     // against its neighbour (a shuffle; lane 31 loads its own) and clamping it into the tile.
@@ -239,20 +293,8 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
         }
     }
 
-    // What precedes each thread's first closed segment within the tile: a segmented scan of the
-    // threads' open partials, where a thread that closed a segment starts anew.
-    const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
-    Segmented<A> before[1];
-    NoBlockPrefix no_prefix;
-    const Segmented<A> tile_open = block_scan_chunk_prefixes<BLOCK, 1>(mine, before, SegmentedOp<Op, A>{op},
-                                                                      smem.scan, no_prefix);
-    const bool first_continues = smem.first_start < j0;  // segment i0 began in an earlier tile
-    if (closed) {
-        const A value = tid == 0 ? first_partial : op(before[0].value, first_partial);
-        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
-        else tile_out[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, flag);
-    }
-    if (tid == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
+                                   smem.scan, scratch, tile_out);
 }
 
 /** Open partials a fixup thread keeps in flight: a fold is a few rounds of loads, not one load per tile. */
