@@ -83,6 +83,28 @@ public final class CustomScanOps {
         return x;
     }
 
+    /**
+     * n float32 integers in [-8, 8]: every sum of a contiguous run of them is exact in float32 while
+     * it stays below 2^24, so any association of a float sum (a reduce, a scan's tiles and
+     * look-back) must give the exact result, bit for bit. Checked here: twice the largest prefix
+     * stays below 2^23 (a random walk of this seed), which bounds every run's sum.
+     */
+    public static MemorySegment smallIntegerFloats(Arena arena, long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        MemorySegment x = arena.allocate(Math.max(1, n) * Float.BYTES, 8);
+        long prefix = 0, largest = 0;
+        for (long i = 0; i < n; i++) {
+            int v = random.nextInt(-8, 9);
+            x.setAtIndex(ValueLayout.JAVA_FLOAT, i, v);
+            prefix += v;
+            largest = Math.max(largest, Math.abs(prefix));
+        }
+        if (2 * largest >= 1 << 23) {
+            throw new IllegalStateException("seed " + seed + ": a prefix of " + largest + " is too large to stay exact");
+        }
+        return x;
+    }
+
     /** A random value of op's type, as raw bits (an init that is not the identity). */
     public static long someInitBits(CustomOp op, long seed) {
         Arena arena = Arena.ofAuto();

@@ -95,8 +95,7 @@ class SegmentedScanTest {
                     () -> primer.segmentedInclusiveScan(in, offsets, out, Op.SUM),
                     () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 0L),
                     () -> primer.segmentedExclusiveScan(in, offsets, out, Op.SUM, 0L))) {
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-                assertTrue(e.getMessage().startsWith("out"), e.getMessage());
+                ArgumentMessages.assertStartsWith("out", assertThrows(IllegalArgumentException.class, call::run));
             }
         }
     }
@@ -107,11 +106,10 @@ class SegmentedScanTest {
              IntArray in = primer.upload(new int[] {1, 2, 3});
              IntArray out = primer.allocateInts(3);
              ByteArray flags = primer.upload(new byte[] {1, 0, 1})) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 1L << 40));
-            assertTrue(e.getMessage().startsWith("init"), e.getMessage());
-            e = assertThrows(IllegalArgumentException.class, () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 0.5));
-            assertTrue(e.getMessage().startsWith("init"), e.getMessage());
+            ArgumentMessages.assertStartsWith("init", assertThrows(IllegalArgumentException.class,
+                    () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 1L << 40)));
+            ArgumentMessages.assertStartsWith("init", assertThrows(IllegalArgumentException.class,
+                    () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 0.5)));
         }
     }
 

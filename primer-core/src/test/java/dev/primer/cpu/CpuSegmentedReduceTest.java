@@ -29,16 +29,20 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class CpuSegmentedReduceTest {
 
-    /** Each segment's result, as CpuReduce gives it for the segment alone, stored in the output type. */
+    /**
+     * Each segment's result as the documented order gives it for the segment alone (chunks aligned at
+     * its start: OrderModel, independent of the kernels; integers a sequential fold), stored in the
+     * output type.
+     */
     static long expectedBits(DType type, Op op, MemorySegment in, long from, long to) {
         DType outType = CpuSegmentedReduce.outputType(type, op);
         if (from == to) return Reductions.identityBits(outType, op);
-        MemorySegment slice = in.asSlice(from * type.byteSize(), (to - from) * type.byteSize());
         if (type.isFloatingPoint()) {
-            double r = CpuReduce.reduceFloating(type, op, slice, to - from);
+            double r = OrderModel.reduce(type, op, in, from, to);
             return outType == DType.FLOAT ? Float.floatToRawIntBits((float) r) & 0xFFFF_FFFFL : Double.doubleToRawLongBits(r);
         }
-        long r = CpuReduce.reduceIntegral(type, op, slice, to - from);
+        MemorySegment slice = in.asSlice(from * type.byteSize(), (to - from) * type.byteSize());
+        long r = CpuReduceTest.integralReference(type, op, slice, to - from);
         return switch (outType) {
             case BYTE -> (byte) r;
             case INT -> (int) r;

@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import dev.primer.ArgumentMessages;
 import dev.primer.Backends;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
@@ -7,7 +8,6 @@ import dev.primer.cuda.Nvrtc;
 import org.junit.jupiter.api.Assumptions;
 
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What the GPU tests of user-defined operators share: a context with NVRTC, and the argument-error check. */
 final class CustomGpu {
@@ -22,7 +22,6 @@ final class CustomGpu {
 
     /** {@code call} throws IllegalArgumentException with a message starting with {@code start} (the argument's name). */
     static void expect(String start, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith(start), "message should start with '" + start + "': " + e.getMessage());
+        ArgumentMessages.assertStartsWith(start, assertThrows(IllegalArgumentException.class, call::run));
     }
 }
