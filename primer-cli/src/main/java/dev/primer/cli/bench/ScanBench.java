@@ -21,7 +21,8 @@ import java.util.Locale;
  * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64). segscan_* are inclusive SUM scans segmented by head flags (about
  * one head in 1024 elements; segscan_*_long one in 2^22, so most tiles hold no head; bytes = input
- * + flags + output), every element checked: integers exactly; floats within the bound of any
+ * + flags + output; segscan_offsets_* the same segments given as offsets, bytes = input + offsets +
+ * output), every element checked: integers exactly; floats within the bound of any
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
@@ -62,7 +63,9 @@ final class ScanBench {
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
                 segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS),
-                segmented(s, "segscan_max_f32", Op.MAX, DType.FLOAT, SHORT_SEGMENTS));
+                segmented(s, "segscan_max_f32", Op.MAX, DType.FLOAT, SHORT_SEGMENTS),
+                byOffsets(s, "segscan_offsets_f32", DType.FLOAT),
+                byOffsets(s, "segscan_offsets_i64", DType.LONG));
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
@@ -102,6 +105,51 @@ final class ScanBench {
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
                     !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
                             + "; " + buffers + " buffer(s)");
+        }
+    }
+
+    private static BenchRecord byOffsets(BenchSetup s, String name, DType type) {
+        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureByOffsets(s, name, type));
+    }
+
+    /**
+     * The segscan_* SUM rows' segments given as offsets instead of head flags (the same heads, a
+     * segment in about 1024): the offsets are checked on the device first, then each tile finds its
+     * segments. Bytes = input + offsets + output.
+     */
+    private static BenchRecord measureByOffsets(BenchSetup s, String name, DType type) {
+        long n = s.n(), bytes = n * type.byteSize();
+        int buffers = s.buffersFor(2 * bytes);
+        Backend backend = s.gpu().backend();
+        try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
+            MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), type, n, 73);
+            MemorySegment flags = RandomHost.headFlags(arena.allocate(n, 64), n, 71, SHORT_SEGMENTS);
+            long segments = 0;
+            for (long i = 0; i < n; i++) if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) segments++;
+            MemorySegment starts = arena.allocate(8 * (segments + 1), 64);
+            for (long i = 0, k = 0; i < n; i++) {
+                if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) starts.setAtIndex(ValueLayout.JAVA_LONG, k++, i);
+            }
+            starts.setAtIndex(ValueLayout.JAVA_LONG, segments, n);
+            dev.primer.LongArray offsets = closer.add(s.gpu().allocateLongs(segments + 1));
+            offsets.copyFrom(starts);
+            DeviceArray[] in = new DeviceArray[buffers], out = new DeviceArray[buffers];
+            for (int b = 0; b < buffers; b++) {
+                in[b] = closer.add(s.gpu().allocate(type, n));
+                in[b].copyFrom(host);
+                out[b] = closer.add(s.gpu().allocate(type, n));
+            }
+            long identity = Reductions.identityBits(type, Op.SUM);
+            EventTimer timer = closer.add(new EventTimer(s.ctx()));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
+                    i -> backend.segmentedScanByOffsets(in[i % buffers], offsets, out[i % buffers], Op.SUM, true, identity));
+            s.ctx().synchronize();
+            MemorySegment result = arena.allocate(bytes, 64);
+            out[0].copyTo(result);
+            String check = checkSegmented(host, flags, result, type, n, false);
+            return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + 8.0 * (segments + 1), t,
+                    !check.startsWith("FAILED"), "inclusive SUM by offsets, " + segments + " segments (a head in about "
+                            + SHORT_SEGMENTS + "); " + check + "; " + buffers + " buffer(s)");
         }
     }
 
