@@ -17,7 +17,12 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.math.BigInteger;
+import java.util.Arrays;
 import java.util.SplittableRandom;
+import java.util.function.LongConsumer;
+import java.util.function.LongUnaryOperator;
+import java.util.regex.Pattern;
+import java.util.stream.LongStream;
 
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -55,19 +60,30 @@ class GpuReduceTest {
     void integerOperatorsMatchJava(DType type) {
         SplittableRandom random = new SplittableRandom(type.ordinal() * 31L + 1);
         for (Op op : Op.values()) {
+            boolean decidedByOne = op == Op.MIN || op == Op.MAX || op == Op.AND || op == Op.OR;
             try (Arena arena = Arena.ofConfined(); Device data = new Device(integerData(arena, type, op, random))) {
                 for (long n : SIZES) {
                     for (int offset : offsets(n)) {
-                        long expected = integerReference(type, op, data.host, offset, n);
-                        long actual = GpuReduce.reduceIntegral(ctx, type, op, data.at(type, offset), n);
-                        assertEquals(expected, actual, () -> op + " " + type + " n=" + n + " offset=" + offset);
+                        // MIN, MAX, AND, OR: one element late in the slice decides the result (see integerData)
+                        long[] at = decidedByOne && n > 0 ? new long[] {latePosition(random, type, offset, n)} : new long[0];
+                        LongConsumer plant = i -> put(data.host, type, i, decider(type, op, getLong(data.host, type, i), random));
+                        try (Planted planted = data.plant(type, plant, at)) {
+                            long expected = integerReference(type, op, data.host, offset, n);
+                            long actual = GpuReduce.reduceIntegral(ctx, type, op, data.at(type, offset), n);
+                            assertEquals(expected, actual,
+                                    () -> op + " " + type + " n=" + n + " offset=" + offset + " planted " + Arrays.toString(at));
+                        }
                     }
                 }
             }
         }
     }
 
-    /** Data that keeps each operator's result informative (PROD never collapses to 0, AND keeps bits). */
+    /**
+     * Data that keeps each operator's result informative (PROD never collapses to 0), and leaves room
+     * for the one element a test plants ({@link #decider}): MIN/MAX values within [-bound, bound)
+     * ({@link #extremeBound}), AND/OR one sparse bit below the sign bit per element ({@link #sparseBit}).
+     */
     private static MemorySegment integerData(Arena arena, DType type, Op op, SplittableRandom random) {
         long count = MAX_SIZE + MAX_OFFSET;
         MemorySegment s = arena.allocate(count * type.byteSize(), 16);
@@ -76,9 +92,9 @@ class GpuReduceTest {
             long v = switch (op) {
                 case SUM -> type == DType.LONG ? random.nextLong(-(1L << 40), 1L << 40) : random.nextLong();
                 case PROD -> oddFactors[random.nextInt(oddFactors.length)];  // odd: never 0 mod 2^64
-                case MIN, MAX -> random.nextLong(-1000, 1000);
-                case AND -> ~(1L << random.nextInt(type == DType.BYTE ? 6 : 40));
-                case OR -> 1L << random.nextInt(type == DType.BYTE ? 6 : 40);
+                case MIN, MAX -> random.nextLong(-extremeBound(type), extremeBound(type));
+                case AND -> ~sparseBit(random, type);
+                case OR -> sparseBit(random, type);
                 case XOR -> random.nextLong();
             };
             put(s, type, i, v);
@@ -86,13 +102,73 @@ class GpuReduceTest {
         return s;
     }
 
+    /** integerData's MIN/MAX values lie in [-bound, bound): for int8 that leaves -128 and 127 free. */
+    private static long extremeBound(DType type) {
+        return type == DType.BYTE ? 127 : 1000;
+    }
+
+    /**
+     * Bit k with probability 2^-(k+1), or none, never the sign bit: at every size a few bits are
+     * cleared (AND) or set (OR) by a handful of elements anywhere in the slice, and the sign bit
+     * only by the element a test plants.
+     */
+    private static long sparseBit(SplittableRandom random, DType type) {
+        int k = Long.numberOfTrailingZeros(random.nextLong());
+        return k < 8 * type.byteSize() - 1 ? 1L << k : 0;
+    }
+
+    /**
+     * The element that alone decides op over integerData, replacing {@code old}: a MIN (MAX) beyond
+     * every other value, or old with the sign bit cleared (AND) or set (OR), which no other element has.
+     */
+    private static long decider(DType type, Op op, long old, SplittableRandom random) {
+        long sign = 1L << (8 * type.byteSize() - 1);
+        return switch (op) {
+            case MIN, MAX -> integerBeyond(type, op == Op.MAX, extremeBound(type), random);
+            case AND -> old & ~sign;
+            case OR -> old | sign;
+            default -> throw new AssertionError(op);
+        };
+    }
+
+    /** A value of type above (max) or below every value in [-bound, bound). */
+    private static long integerBeyond(DType type, boolean max, long bound, SplittableRandom random) {
+        return max ? highest(type) - random.nextLong(highest(type) - bound + 1) : lowest(type) + random.nextLong(-bound - lowest(type));
+    }
+
+    /** A float-exact value above (max) or below every value in [-bound, bound]. */
+    private static double floatingBeyond(boolean max, double bound, SplittableRandom random) {
+        return (max ? 1 : -1) * (Math.floor(bound) + 1 + random.nextInt(1 << 20));
+    }
+
+    private static long lowest(DType type) {
+        return type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+    }
+
+    private static long highest(DType type) {
+        return type == DType.BYTE ? Byte.MAX_VALUE : type == DType.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
+    }
+
+    /**
+     * An index late in [offset, offset + n), n > 0: the last element, one in the last tile (one
+     * block's step), or one in the last 1/32 of the slice (the last blocks' shares).
+     */
+    private static long latePosition(SplittableRandom random, DType type, long offset, long n) {
+        long span = switch (random.nextInt(3)) {
+            case 0 -> 1;
+            case 1 -> Math.min(n, ReducePolicy.tileElements(type));
+            default -> Math.max(1, n / 32);
+        };
+        return offset + n - 1 - random.nextLong(span);
+    }
+
     private static long integerReference(DType type, Op op, MemorySegment s, long offset, long n) {
         long acc = switch (op) {
             case SUM, OR, XOR -> 0;
             case PROD -> 1;
             case AND -> -1;
-            case MIN -> type == DType.BYTE ? Byte.MAX_VALUE : type == DType.INT ? Integer.MAX_VALUE : Long.MAX_VALUE;
-            case MAX -> type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+            case MIN -> highest(type);
+            case MAX -> lowest(type);
         };
         for (long i = offset; i < offset + n; i++) {
             long v = getLong(s, type, i);
@@ -116,21 +192,30 @@ class GpuReduceTest {
     void floatingOperatorsMatchJava(DType type) {
         SplittableRandom random = new SplittableRandom(type.ordinal() * 17L + 3);
         for (Op op : new Op[] {Op.SUM, Op.PROD, Op.MIN, Op.MAX}) {
+            boolean minMax = op == Op.MIN || op == Op.MAX;
             try (Arena arena = Arena.ofConfined(); Device data = new Device(floatingData(arena, type, op, random))) {
                 for (long n : SIZES) {
                     for (int offset : offsets(n)) {
-                        double actual = GpuReduce.reduceFloating(ctx, type, op, data.at(type, offset), n);
-                        String what = op + " " + type + " n=" + n + " offset=" + offset;
-                        switch (op) {
-                            case SUM -> checkSum(type, data.host, offset, n, actual, what);
-                            case PROD -> checkProduct(type, data.host, offset, n, actual, what);
-                            default -> assertSameDouble(floatingMinMax(type, op == Op.MAX, data.host, offset, n), actual, what);
+                        // MIN, MAX: an extreme beyond floatingData's range, late in the slice, decides the result
+                        long[] at = minMax && n > 0 ? new long[] {latePosition(random, type, offset, n)} : new long[0];
+                        LongConsumer plant = i -> putDouble(data.host, type, i, floatingBeyond(op == Op.MAX, MIN_MAX_RANGE, random));
+                        try (Planted planted = data.plant(type, plant, at)) {
+                            double actual = GpuReduce.reduceFloating(ctx, type, op, data.at(type, offset), n);
+                            String what = op + " " + type + " n=" + n + " offset=" + offset + " planted " + Arrays.toString(at);
+                            switch (op) {
+                                case SUM -> checkSum(type, data.host, offset, n, actual, what);
+                                case PROD -> checkProduct(type, data.host, offset, n, actual, what);
+                                default -> assertSameDouble(floatingMinMax(type, op == Op.MAX, data.host, offset, n), actual, what);
+                            }
                         }
                     }
                 }
             }
         }
     }
+
+    /** floatingData's MIN/MAX values lie in [-MIN_MAX_RANGE, MIN_MAX_RANGE], in steps of 1/8. */
+    private static final double MIN_MAX_RANGE = 1250;
 
     private static MemorySegment floatingData(Arena arena, DType type, Op op, SplittableRandom random) {
         long count = MAX_SIZE + MAX_OFFSET;
@@ -140,7 +225,7 @@ class GpuReduceTest {
                 // mixed signs and magnitudes, so the sum cancels and the order matters
                 case SUM -> (random.nextDouble() * 2 - 1) * Math.scalb(1.0, random.nextInt(-20, 21));
                 case PROD -> 1 + (random.nextDouble() - 0.5) * 1e-3;
-                default -> Math.rint((random.nextDouble() * 2 - 1) * 1e4) / 8;  // ties
+                default -> Math.rint((random.nextDouble() * 2 - 1) * (MIN_MAX_RANGE * 8)) / 8;  // ties
             };
             putDouble(s, type, i, v);
         }
@@ -204,22 +289,39 @@ class GpuReduceTest {
             long count = MAX_SIZE + MAX_OFFSET;
             MemorySegment s = arena.allocate(count * type.byteSize(), 16);
             for (long i = 0; i < count; i++) {  // a narrow range: many ties, the first index must win
-                if (type.isFloatingPoint()) putDouble(s, type, i, random.nextInt(-500, 500) / 4.0);
-                else put(s, type, i, random.nextLong(-100, 100));
+                if (type.isFloatingPoint()) putDouble(s, type, i, random.nextInt(-4 * ARG_RANGE, 4 * ARG_RANGE) / 4.0);
+                else put(s, type, i, random.nextLong(-ARG_RANGE, ARG_RANGE));
             }
             try (Device data = new Device(s)) {
                 for (long n : SIZES) {
                     for (int offset : offsets(n)) {
                         for (boolean max : new boolean[] {false, true}) {
-                            long expected = argReference(type, max, s, offset, n);
-                            long actual = GpuReduce.argExtreme(ctx, type, max, data.at(type, offset), n);
-                            assertEquals(expected, actual, () -> (max ? "argmax " : "argmin ") + type + " n=" + n + " offset=" + offset);
+                            String what = (max ? "argmax " : "argmin ") + type + " n=" + n + " offset=" + offset;
+                            assertArgExtreme(type, max, data, offset, n, what);
+                            if (n == 0) continue;
+                            // Then a unique extreme late in the slice, sometimes once more after it: the first must win.
+                            long first = latePosition(random, type, offset, n), last = offset + n - 1;
+                            long[] at = first < last && random.nextBoolean() ? new long[] {first, first + 1 + random.nextLong(last - first)}
+                                    : new long[] {first};
+                            double floating = floatingBeyond(max, ARG_RANGE, random);
+                            long integral = integerBeyond(type, max, ARG_RANGE, random);
+                            LongConsumer plant = type.isFloatingPoint() ? i -> putDouble(s, type, i, floating) : i -> put(s, type, i, integral);
+                            try (Planted planted = data.plant(type, plant, at)) {
+                                assertArgExtreme(type, max, data, offset, n, what + " planted " + Arrays.toString(at));
+                            }
                         }
                     }
                 }
             }
         }
     }
+
+    private static void assertArgExtreme(DType type, boolean max, Device data, long offset, long n, String what) {
+        assertEquals(argReference(type, max, data.host, offset, n), GpuReduce.argExtreme(ctx, type, max, data.at(type, offset), n), what);
+    }
+
+    /** argExtremesMatchJava's values lie in [-ARG_RANGE, ARG_RANGE): integers, or floats in steps of 1/4. */
+    private static final int ARG_RANGE = 100;
 
     /** First index of the extreme, NaN counting as the extreme; -1 when empty. */
     private static long argReference(DType type, boolean max, MemorySegment s, long offset, long n) {
@@ -381,31 +483,85 @@ class GpuReduceTest {
         long bytes = n * 4;
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
         long ptr = ctx.allocate(bytes);
-        try (Arena arena = Arena.ofConfined()) {
-            ctx.memset32(ptr, 3, n);
-            MemorySegment one = arena.allocate(4);
-            long[] at = {0, (1L << 31) + 1, n - 1};
-            int[] value = {-7, 1000, -1000};
-            for (int k = 0; k < at.length; k++) {
-                one.set(JAVA_INT, 0, value[k]);
-                ctx.copyToDevice(ptr + at[k] * 4, one, 4);
-            }
-            long expected = 3 * (n - at.length) - 7 + 1000 - 1000;
-            assertEquals(expected, GpuReduce.reduceIntegral(ctx, DType.INT, Op.SUM, ptr, n));
-            assertEquals((1L << 31) + 1, GpuReduce.argExtreme(ctx, DType.INT, true, ptr, n));
+        try {
+            // Values in [-1000, 1000], then a unique maximum past 2^31, tied once later (the first wins), and a unique minimum last.
+            long maxAt = (1L << 31) + 1;
+            long sum = fillPeriodicAndPlant(ptr, DType.INT, n, BigInputs::value, new long[] {maxAt, n - 2, n - 1},
+                    new long[] {1001, 1001, -1001});
+            assertEquals(sum, GpuReduce.reduceIntegral(ctx, DType.INT, Op.SUM, ptr, n));
+            assertEquals(maxAt, GpuReduce.argExtreme(ctx, DType.INT, true, ptr, n));
             assertEquals(n - 1, GpuReduce.argExtreme(ctx, DType.INT, false, ptr, n));
-            assertEquals(-1000, GpuReduce.reduceIntegral(ctx, DType.INT, Op.MIN, ptr, n));
+            assertEquals(-1001, GpuReduce.reduceIntegral(ctx, DType.INT, Op.MIN, ptr, n));
+            assertEquals(1001, GpuReduce.reduceIntegral(ctx, DType.INT, Op.MAX, ptr, n));
 
-            // the same memory as more than 2^31 bytes, starting one byte in
-            long bytesN = (1L << 31) + 7;
-            ctx.memset8(ptr, (byte) 1, bytesN + 1);
-            one.set(JAVA_BYTE, 0, (byte) -100);
-            ctx.copyToDevice(ptr + bytesN, one, 1);  // the last element of the slice
-            assertEquals(bytesN - 1 - 100, GpuReduce.reduceIntegral(ctx, DType.BYTE, Op.SUM, ptr + 1, bytesN));
+            // The same memory as more than 2^31 bytes, starting one byte in (slice element k is byte k + 1): values in
+            // [-126, 126], a unique maximum 127 past 2^31 and a unique minimum -128 last.
+            long bytesN = (1L << 31) + 7, byteMaxAt = (1L << 31) + 2;
+            LongUnaryOperator smallByte = i -> BigInputs.value(i) % 127;
+            long total = fillPeriodicAndPlant(ptr, DType.BYTE, bytesN + 1, smallByte, new long[] {byteMaxAt + 1, bytesN},
+                    new long[] {127, -128});
+            assertEquals(total - smallByte.applyAsLong(0), GpuReduce.reduceIntegral(ctx, DType.BYTE, Op.SUM, ptr + 1, bytesN));
             assertEquals(bytesN - 1, GpuReduce.argExtreme(ctx, DType.BYTE, false, ptr + 1, bytesN));
+            assertEquals(byteMaxAt, GpuReduce.argExtreme(ctx, DType.BYTE, true, ptr + 1, bytesN));
         } finally {
             ctx.free(ptr);
         }
+    }
+
+    /** int64 over more than 2^31 elements (16 GiB): the exact SUM of varied 40-bit values, MIN, MAX and their first indices past 2^31. */
+    @Test
+    @Tag(BigInputs.TAG)
+    void reducesMoreThan2To31LongElements() {
+        long n = (1L << 31) + 5;
+        long bytes = n * 8;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
+        long ptr = ctx.allocate(bytes);
+        try {
+            long big = 1L << 40, maxAt = (1L << 31) + 1;  // every element below is within 2^39 of 0
+            long sum = fillPeriodicAndPlant(ptr, DType.LONG, n, i -> BigInputs.mix(i) >> 24, new long[] {maxAt, n - 2, n - 1},
+                    new long[] {big, -big, big});
+            assertEquals(sum, GpuReduce.reduceIntegral(ctx, DType.LONG, Op.SUM, ptr, n));
+            assertEquals(big, GpuReduce.reduceIntegral(ctx, DType.LONG, Op.MAX, ptr, n));
+            assertEquals(-big, GpuReduce.reduceIntegral(ctx, DType.LONG, Op.MIN, ptr, n));
+            assertEquals(maxAt, GpuReduce.argExtreme(ctx, DType.LONG, true, ptr, n));
+            assertEquals(n - 2, GpuReduce.argExtreme(ctx, DType.LONG, false, ptr, n));
+        } finally {
+            ctx.free(ptr);
+        }
+    }
+
+    /**
+     * Elements in one period of the large inputs: odd, so an index off by any power of two (a wrapped
+     * 32-bit index or byte offset) reads another slot, while the host never makes more than one period.
+     */
+    private static final long PERIOD = (1L << 24) + 7;
+
+    /**
+     * Fills n elements of type at ptr with element(i % PERIOD) (one period through BigInputs, the rest
+     * by doubling device-to-device copies), then writes value[k] at index[k]; returns the exact sum of
+     * the n elements, as the host works it out from one period.
+     */
+    private static long fillPeriodicAndPlant(long ptr, DType type, long n, LongUnaryOperator element, long[] index, long[] value) {
+        assertEquals(index.length, Arrays.stream(index).distinct().count(), "planted indices must differ");
+        int size = type.byteSize();
+        long first = Math.min(n, PERIOD);
+        BigInputs.upload(ctx, ptr, first, size, (host, start, count) -> {
+            for (long j = 0; j < count; j++) put(host, type, j, element.applyAsLong(start + j));
+        });
+        for (long filled = first; filled < n; filled *= 2) {  // [0, filled) holds the periodic data
+            ctx.copyDeviceToDevice(ptr + filled * size, ptr, Math.min(filled, n - filled) * size);
+        }
+        long sum = 0;
+        for (long j = 0; j < PERIOD; j++) sum += element.applyAsLong(j) * ((n - j + PERIOD - 1) / PERIOD);  // slot j's repeats below n
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment one = arena.allocate(size, 8);
+            for (int k = 0; k < index.length; k++) {
+                put(one, type, 0, value[k]);
+                ctx.copyToDevice(ptr + index[k] * size, one, size);
+                sum += value[k] - element.applyAsLong(index[k] % PERIOD);
+            }
+        }
+        return sum;
     }
 
     // ---- INT SUM beyond 2^32 elements: one launch per chunk of 2^32, exact or ArithmeticException ----
@@ -423,25 +579,19 @@ class GpuReduceTest {
         long bytes = n * Integer.BYTES;
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + ((bytes >> 30) + 2) + " GiB of free device memory");
         try (Primer primer = Primer.open(BackendKind.GPU); IntArray a = primer.allocateInts(n)) {
-            // Fits: 2^31 elements of MAX_VALUE, the rest -3, distinct values around the chunk boundary
-            // [2^32 - 5, 2^32 + 5) and at the last element.
-            a.fill(-3);
-            try (IntArray head = a.slice(0, 1L << 31)) {
-                head.fill(Integer.MAX_VALUE);
-            }
+            // Fits: the first 2^31 elements within 2000 below MAX_VALUE, the rest in [-1000, 1000] (varied, so an index
+            // that wraps reads another value), distinct values around the chunk boundary [2^32 - 5, 2^32 + 5) and last.
+            long head = 1L << 31;
+            LongUnaryOperator high = i -> Integer.MAX_VALUE - 1000 - BigInputs.value(i);
             int[] edge = {1, -2, 3, Integer.MIN_VALUE, Integer.MAX_VALUE, 6, -7, 8, Integer.MAX_VALUE, 10};
-            try (IntArray around = a.slice(chunk - 5, chunk + 5); IntArray last = a.slice(n - 1, n)) {
-                around.copyFrom(edge);
-                last.fill(12345);
-            }
-            BigInteger exact = BigInteger.valueOf(Integer.MAX_VALUE).shiftLeft(31)
-                    .add(BigInteger.valueOf(-3L * (n - (1L << 31) - edge.length - 1)))
-                    .add(BigInteger.valueOf(java.util.Arrays.stream(edge).asLongStream().sum()))
-                    .add(BigInteger.valueOf(12345));
-            assertEquals(exact.longValueExact(), primer.sum(a));
-            assertEquals(exact.longValueExact(), primer.reduce(a, Op.SUM));
+            long[] at = LongStream.concat(LongStream.range(chunk - 5, chunk + 5), LongStream.of(n - 1)).map(i -> i - head).toArray();
+            long[] planted = LongStream.concat(Arrays.stream(edge).asLongStream(), LongStream.of(12345)).toArray();
+            long exact = fillPeriodicAndPlant(a.devicePointer(), DType.INT, head, high, new long[0], new long[0])
+                    + fillPeriodicAndPlant(a.devicePointer() + 4 * head, DType.INT, n - head, BigInputs::value, at, planted);
+            assertEquals(exact, primer.sum(a));
+            assertEquals(exact, primer.reduce(a, Op.SUM));
             try (IntArray tail = a.slice(1, n)) {  // 4 bytes in: every chunk starts one element later
-                assertEquals(exact.longValueExact() - Integer.MAX_VALUE, primer.sum(tail));
+                assertEquals(exact - high.applyAsLong(0), primer.sum(tail));
             }
             assertEquals(Integer.MIN_VALUE, primer.reduce(a, Op.MIN));  // other operators: one launch, as before
 
@@ -541,9 +691,15 @@ class GpuReduceTest {
         }
     }
 
+    /**
+     * The message names the argument as GpuReduce's messages do, first and then ':' or ' must': "in"
+     * is not "inLength" or "init".
+     */
     private static void assertMessage(String argument, org.junit.jupiter.api.function.Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
-        assertTrue(e.getMessage().startsWith(argument), () -> "message should name '" + argument + "': " + e.getMessage());
+        String message = e.getMessage();
+        assertTrue(message != null && message.matches("(?s)" + Pattern.quote(argument) + "(:| must).*"),
+                () -> "message should name '" + argument + "': " + message);
     }
 
     // ---- helpers ----
@@ -566,7 +722,36 @@ class GpuReduceTest {
 
         long at(DType type, long index) { return ptr + index * type.byteSize(); }
 
+        /**
+         * Has {@code write} change the host copy at each of {@code indices} and copies those elements to
+         * the device; closing the result puts the old elements back in both (no whole upload per change).
+         */
+        Planted plant(DType type, LongConsumer write, long... indices) {
+            int size = type.byteSize();
+            byte[] old = new byte[size * indices.length];
+            for (int k = 0; k < indices.length; k++) MemorySegment.copy(host, JAVA_BYTE, indices[k] * size, old, k * size, size);
+            for (long i : indices) {
+                write.accept(i);
+                upload(i, size);
+            }
+            return () -> {
+                for (int k = 0; k < indices.length; k++) {
+                    MemorySegment.copy(old, k * size, host, JAVA_BYTE, indices[k] * size, size);
+                    upload(indices[k], size);
+                }
+            };
+        }
+
+        private void upload(long index, int size) {
+            ctx.copyToDevice(ptr + index * size, host.asSlice(index * size, size), size);
+        }
+
         @Override public void close() { ctx.free(ptr); }
+    }
+
+    /** Elements planted by {@link Device#plant}; close restores them. */
+    private interface Planted extends AutoCloseable {
+        @Override void close();
     }
 
     private static void put(MemorySegment s, DType type, long i, long v) {

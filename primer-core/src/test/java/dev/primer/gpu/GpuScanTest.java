@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.LongPredicate;
+import java.util.regex.Pattern;
 import java.util.stream.LongStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The device scan against a Java reference: every operator x dtype, awkward sizes, slices that start
+ * The device scan against a Java reference: every operator x dtype, awkward sizes (0 too), slices that start
  * 1..3 elements past a 16-byte boundary (int8: every one of 0..15), in place, inclusive and exclusive
  * with an init, int32 and int8 sums into int64, segmented by flags and by offsets, bitwise run-to-run
  * identity of float sums, and argument errors. int8 results are also compared byte for byte with
@@ -41,7 +42,8 @@ import static org.junit.jupiter.api.Assertions.fail;
  */
 class GpuScanTest {
     private static final long GUARD = 8;  // elements of poison on each side of an output
-    private static final int[] SIZES = {1, 2, 31, 33, 1023, 1025, 2049, 4095, 4097, (1 << 20) - 1, (1 << 20) + 1};
+    // 0 last here and in the segmented size lists: the cases before it keep their random draws
+    private static final int[] SIZES = {1, 2, 31, 33, 1023, 1025, 2049, 4095, 4097, (1 << 20) - 1, (1 << 20) + 1, 0};
     private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
 
     private static CudaContext ctx;
@@ -272,7 +274,7 @@ class GpuScanTest {
     @Test
     void int8SegmentedByFlagsAndByOffsets() {
         SplittableRandom random = new SplittableRandom(13);
-        int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, 100_003, (1 << 20) + 3};
+        int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (boolean byOffsets : new boolean[] {false, true}) {
             for (Op op : Op.values()) {
@@ -483,7 +485,7 @@ class GpuScanTest {
     @Test
     void segmentedByFlagsMatchesTheReference() {
         SplittableRandom random = new SplittableRandom(8);
-        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3};
+        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (DType type : TYPES) {
             for (Op op : Op.values()) {
@@ -501,7 +503,7 @@ class GpuScanTest {
     @Test
     void segmentedByOffsetsMatchesTheReferenceAndTouchesNothingOutside() {
         SplittableRandom random = new SplittableRandom(9);
-        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3};
+        int[] sizes = {1, 7, 33, 4097, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (DType type : TYPES) {
             for (Op op : Op.values()) {
@@ -570,7 +572,7 @@ class GpuScanTest {
                 for (boolean inclusive : new boolean[] {true, false}) {
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () ->
                             GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, inclusive, 0, in, off, segments, out, n));
-                    assertTrue(e.getMessage().startsWith("offsets") && e.getMessage().contains("offsets[" + first + "] > offsets["
+                    assertTrue(names(e.getMessage(), "offsets") && e.getMessage().contains("offsets[" + first + "] > offsets["
                             + (first + 1) + "]"), e.getMessage());
                 }
                 MemorySegment host = arena.allocate(4L * n);
@@ -588,7 +590,8 @@ class GpuScanTest {
 
     @Test
     void argumentErrorsNameTheArgument() {
-        long a = ctx.allocate(1024), b = ctx.allocate(1024);
+        long bytes = 1024;
+        long a = ctx.allocate(bytes), b = ctx.allocate(bytes);
         try {
             assertThrows(NullPointerException.class, () -> GpuScan.scan(null, DType.INT, DType.INT, Op.SUM, true, 0, a, b, 4));
             expect("outType", () -> GpuScan.scan(ctx, DType.BYTE, DType.INT, Op.SUM, true, 0, a, b, 4));
@@ -608,22 +611,16 @@ class GpuScanTest {
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, 0, b, 4));
             expect("headFlags", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b + 2, b, 4));
             expect("n", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, Op.SUM, true, 0, a, b, a, -5));
-            expect("segments", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, -1, a, 256));
-            expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b + 4, 1, a, 256));
-            expect("op", () -> GpuScan.segmentedScanByOffsets(ctx, DType.DOUBLE, Op.AND, true, 0, a, b, 1, a, 128));
+            expectUntouched("segments", a, bytes, () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, -1, a, 256));
+            expectUntouched("offsets", a, bytes, () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b + 4, 1, a, 256));
+            expectUntouched("op", a, bytes, () -> GpuScan.segmentedScanByOffsets(ctx, DType.DOUBLE, Op.AND, true, 0, a, b, 1, a, 128));
+            // offsets checked on the device, after launches could have been issued: a (in and out) stays as it was
+            long[][] badOffsets = {{10, 3}, {-1, 3}, {0, 257}};  // decreasing; negative; past the 256 ints of a
             try (Arena arena = Arena.ofConfined()) {
-                MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 2);
-                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 10);
-                offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 3);
-                ctx.copyToDevice(b, offsets, 16);
-                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
-                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, -1);
-                ctx.copyToDevice(b, offsets, 16);
-                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
-                offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 0);
-                offsets.setAtIndex(ValueLayout.JAVA_LONG, 1, 257);  // past the 256 ints of a
-                ctx.copyToDevice(b, offsets, 16);
-                expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
+                for (long[] bad : badOffsets) {
+                    ctx.copyToDevice(b, arena.allocateFrom(ValueLayout.JAVA_LONG, bad), 16);
+                    expectUntouched("offsets", a, bytes, () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, b, 1, a, 256));
+                }
             }
         } finally {
             ctx.free(a);
@@ -633,7 +630,26 @@ class GpuScanTest {
 
     private static void expect(String argument, Runnable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith(argument), "message should name " + argument + ": " + e.getMessage());
+        assertTrue(names(e.getMessage(), argument), "message should name " + argument + ": " + e.getMessage());
+    }
+
+    /** As {@link #expect}, and the bytes at out, poisoned before the call, are all poison after it. */
+    private static void expectUntouched(String argument, long out, long bytes, Runnable call) {
+        ctx.memset8(out, (byte) 0xFF, bytes);
+        expect(argument, call);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment got = arena.allocate(bytes);
+            ctx.copyToHost(got, out, bytes);
+            checkPoison("rejected call naming " + argument, got, 0, bytes);
+        }
+    }
+
+    /**
+     * Whether the message names the argument as GpuScan's messages do, first and then ':', ' must' or
+     * ' decrease': "out" is not "outType", "in" not "init".
+     */
+    private static boolean names(String message, String argument) {
+        return message != null && message.matches("(?s)" + Pattern.quote(argument) + "(:| must| decrease).*");
     }
 
     // ---- the machinery ----
@@ -716,10 +732,11 @@ class GpuScanTest {
             if (random.nextBoolean()) offsetList.add(pad + n);  // a trailing empty segment
             if (byOffsets && random.nextBoolean()) offsetList.addFirst(pad);  // a leading empty segment
 
-            long inBuf = ctx.allocate(size * total + 32), outBuf = ctx.allocate(size * total + 32);
+            long bufBytes = size * total + 32, outOffset = 16 + size * shift;  // poison on both sides of out, even when n == 0
+            long inBuf = ctx.allocate(bufBytes), outBuf = ctx.allocate(bufBytes);
             long flagBuf = ctx.allocate(n + 16), offBuf = ctx.allocate(8L * offsetList.size());
             try {
-                long in = inBuf + 16 + size * shift, out = outBuf + 16 + size * shift;
+                long in = inBuf + outOffset, out = outBuf + outOffset;
                 ctx.copyToDevice(in + size * pad, x, size * n);
                 long flags = flagBuf + flagShift;  // flags need no alignment
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
@@ -728,19 +745,19 @@ class GpuScanTest {
                 ctx.copyToDevice(offBuf, off, off.byteSize());
                 MemorySegment first = null;
                 for (int run = 0; run < runs; run++) {
-                    ctx.memset8(outBuf, (byte) 0xFF, size * total + 32);
+                    ctx.memset8(outBuf, (byte) 0xFF, bufBytes);
                     if (byOffsets) {
                         GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out,
                                 total);
                     } else {
                         GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, initBits, in, flags, out, n);
                     }
-                    MemorySegment got = arena.allocate(size * total, 8);
-                    ctx.copyToHost(got, out, size * total);
+                    MemorySegment got = arena.allocate(bufBytes, 8);
+                    ctx.copyToHost(got, outBuf, bufBytes);
                     if (run == 0) {
-                        checkPoison(what, got, 0, size * pad);
-                        checkPoison(what, got, size * (pad + n), size * total);
-                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(size * pad),
+                        checkPoison(what, got, 0, outOffset + size * pad);
+                        checkPoison(what, got, outOffset + size * (pad + n), bufBytes);
+                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(outOffset + size * pad),
                                 ScanPolicy.tileItems(type, true));
                         if (type == DType.BYTE) {
                             Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
@@ -754,7 +771,7 @@ class GpuScanTest {
                             } else {
                                 CpuScan.segmentedScanByFlags(type, op, inclusive, initBits, cpuIn, MemorySegment.ofArray(heads), cpuOut, n);
                             }
-                            checkSameBytes(what, cpuOut, got, size);
+                            checkSameBytes(what, cpuOut, got.asSlice(outOffset, size * total), size);
                         }
                         first = got;
                     } else {
@@ -784,7 +801,7 @@ class GpuScanTest {
 
     private static void checkPoison(String what, MemorySegment got, long from, long to) {
         for (long b = from; b < to; b++) {
-            if (got.get(ValueLayout.JAVA_BYTE, b) != (byte) 0xFF) fail(what + ": byte " + b + " outside the output was written");
+            if (got.get(ValueLayout.JAVA_BYTE, b) != (byte) 0xFF) fail(what + ": poisoned byte " + b + " was written");
         }
     }
 
@@ -796,15 +813,23 @@ class GpuScanTest {
         };
     }
 
-    /** Values that keep every operator interesting: odd factors for integer PROD, near-1 factors for float PROD. */
+    /** Values that keep every operator interesting: odd factors for integer PROD, near-1 factors for float PROD, rare bits for AND/OR. */
     private static MemorySegment randomInput(Arena arena, DType type, Op op, long n, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         MemorySegment x = arena.allocate(type.byteSize() * n, 8);
         for (long i = 0; i < n; i++) {
             switch (type) {
-                case INT -> x.setAtIndex(ValueLayout.JAVA_INT, i, op == Op.PROD ? 2 * random.nextInt(-3, 3) + 1
-                        : op == Op.SUM ? random.nextInt(-1_000_000, 1_000_000) : random.nextInt());
-                case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, op == Op.PROD ? 2 * random.nextLong(-3, 3) + 1 : random.nextLong());
+                case INT -> x.setAtIndex(ValueLayout.JAVA_INT, i, switch (op) {
+                    case PROD -> 2 * random.nextInt(-3, 3) + 1;
+                    case SUM -> random.nextInt(-1_000_000, 1_000_000);
+                    case AND, OR -> (int) rareBit(random, op, n, 32);
+                    default -> random.nextInt();
+                });
+                case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, switch (op) {
+                    case PROD -> 2 * random.nextLong(-3, 3) + 1;
+                    case AND, OR -> rareBit(random, op, n, 64);
+                    default -> random.nextLong();
+                });
                 case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) floatValue(random, op, i, n));
                 case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, floatValue(random, op, i, n));
                 case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, byteValue(random, op, i, n));
@@ -816,11 +841,9 @@ class GpuScanTest {
     /**
      * int8 values over the whole range that keep every operator changing along the array, tile after
      * tile: odd factors for PROD (a product of bytes otherwise sticks at 0 within a few dozen), a
-     * downward (MIN) or upward (MAX) drift with noise, and for AND and OR a bit cleared or set about
-     * 16 times along the array (8 bits die out after ~22 such events on average); SUM and XOR uniform.
+     * downward (MIN) or upward (MAX) drift with noise, and for AND and OR {@link #rareBit}; SUM and XOR uniform.
      */
     private static byte byteValue(SplittableRandom random, Op op, long i, long n) {
-        double rare = Math.min(0.5, 16.0 / n);
         return switch (op) {
             case SUM, XOR -> (byte) random.nextInt(256);
             case PROD -> (byte) (2 * random.nextInt(-64, 64) + 1);
@@ -829,9 +852,19 @@ class GpuScanTest {
                 int base = op == Op.MIN ? 127 - drift : -128 + drift;
                 yield (byte) Math.clamp(base + random.nextInt(-24, 25), -128, 127);
             }
-            case AND -> (byte) (random.nextDouble() < rare ? ~(1 << random.nextInt(8)) : -1);
-            case OR -> (byte) (random.nextDouble() < rare ? 1 << random.nextInt(8) : 0);
+            case AND, OR -> (byte) rareBit(random, op, n, 8);
         };
+    }
+
+    /**
+     * An AND (OR) operand of {@code bits} bits that keeps the scan changing along the array: all ones
+     * (zero) but for one random bit cleared (set), about 2·bits times in n elements at random places,
+     * so some bits are still undecided at the end (8 bits die out after ~22 such events on average,
+     * 32 after ~130). Full-range random data reaches 0 (AND) or -1 (OR) within a few elements.
+     */
+    private static long rareBit(SplittableRandom random, Op op, long n, int bits) {
+        long bit = random.nextDouble() < Math.min(0.5, 2.0 * bits / n) ? 1L << random.nextInt(bits) : 0;
+        return op == Op.AND ? ~bit : bit;
     }
 
     private static double floatValue(SplittableRandom random, Op op, long i, long n) {

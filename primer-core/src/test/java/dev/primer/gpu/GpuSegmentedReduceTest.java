@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.primer.CustomScanOps;
 import dev.primer.DType;
 import dev.primer.Op;
 import dev.primer.Reductions;
@@ -18,8 +19,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.function.LongSupplier;
 import java.util.function.LongToIntFunction;
 import java.util.function.LongUnaryOperator;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
@@ -33,14 +37,18 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Batched and segmented reduce on the GPU against a Java reference: every operator and dtype, shapes
- * that reach every kernel of {@link SegmentedReducePolicy}, outputs poisoned before each run and
- * every element checked. Integers, MIN/MAX and arg-extremes must match exactly; float SUM/PROD within
- * {@link #floatBound}: the GPU sums in double in its own order and rounds once, the reference is a
- * compensated (Neumaier) sum rounded once.
+ * that reach every kernel of {@link SegmentedReducePolicy}, outputs poisoned before each run (with
+ * guards either side) and every element checked. Integers, MIN/MAX and arg-extremes must match
+ * exactly; float SUM/PROD within {@link #floatBound}: the GPU sums in double in its own order and
+ * rounds once, the reference is a compensated (Neumaier) sum rounded once.
  */
 class GpuSegmentedReduceTest {
     private static final DType[] TYPES = {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final double EPS_DOUBLE = Math.ulp(1.0) / 2;  // 2^-53
+    /** Poison bytes either side of an output: eight results of the widest type. */
+    private static final long GUARD_BYTES = 64;
+    /** The poison of wide outputs: 0xFF bytes read as -1 (an empty segment's index) or NaN, results in their own right. */
+    private static final byte POISON = 0x5A;
 
     /**
      * Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk.
@@ -162,27 +170,51 @@ class GpuSegmentedReduceTest {
         return offsets;
     }
 
+    /** Nothing is written: the poisoned output is intact once the stream is idle. */
     @Test
     void zeroRowsIsANoOp() {
-        GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, 0, 0, 10, 0);
-        GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, 0, 0, 0, 0);
+        Guarded out = allocateGuarded(GUARD_BYTES);
+        try (Arena arena = Arena.ofConfined()) {
+            poison(out, POISON);
+            GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, 0, 0, 10, out.out());
+            GpuSegmentedReduce.argExtremeRows(ctx, DType.INT, true, 0, 0, 0, out.out());
+            ctx.synchronize();  // an asynchronous fault would surface here, not in a later test
+            downloadChecked(arena, out, 0, POISON, "zero rows");
+        } finally {
+            ctx.free(out.base());
+        }
     }
 
     private void checkRowsAllOps(DType type, long rows, long cols, long offsetElements, long seed) {
         long n = rows * cols;
         try (Arena arena = Arena.ofConfined()) {
+            long[] offsets = new long[(int) rows + 1];
+            for (int r = 0; r <= rows; r++) offsets[r] = offsetElements + r * cols;
             Host plain = Host.random(arena, type, n + offsetElements, false, new Random(seed));
             Host special = Host.random(arena, type, n + offsetElements, true, new Random(seed + 1));
             Host product = Host.forProduct(arena, type, n + offsetElements, new Random(seed + 2));
-            long[] offsets = new long[(int) rows + 1];
-            for (int r = 0; r <= rows; r++) offsets[r] = offsetElements + r * cols;
-            for (Op op : Op.values()) {
-                if (!op.supports(type)) continue;
-                Host data = op == Op.PROD ? product : (op == Op.MIN || op == Op.MAX) ? special : plain;
-                runAndCheck(data, op, false, offsets, offsetElements, rows, cols, arena);
-            }
-            runAndCheck(special, null, false, offsets, offsetElements, rows, cols, arena);
-            runAndCheck(special, null, true, offsets, offsetElements, rows, cols, arena);
+            Host planted = Host.planted(arena, type, n + offsetElements, offsets, new Random(seed + 3));
+            checkEveryOperator(plain, special, product, planted, offsets, offsetElements, rows, cols, arena);
+        }
+    }
+
+    /**
+     * Every operator the type supports: PROD over near-1 (or odd) values, MIN, MAX and the
+     * arg-extremes over both ties and NaN (special) and a unique extreme planted in each row's or
+     * segment's tail (planted: special data holds its extremes in its first few dozen elements, so a
+     * kernel dropping a tail or later chunks would pass on it), the rest over plain values.
+     */
+    private void checkEveryOperator(Host plain, Host special, Host product, Host planted, long[] offsets,
+                                    long offsetElements, long rows, long cols, Arena arena) {
+        for (Op op : Op.values()) {
+            if (!op.supports(plain.type) || op == Op.MIN || op == Op.MAX) continue;
+            runAndCheck(op == Op.PROD ? product : plain, op, false, offsets, offsetElements, rows, cols, arena);
+        }
+        for (Host extremes : new Host[] {special, planted}) {
+            runAndCheck(extremes, Op.MIN, false, offsets, offsetElements, rows, cols, arena);
+            runAndCheck(extremes, Op.MAX, false, offsets, offsetElements, rows, cols, arena);
+            runAndCheck(extremes, null, false, offsets, offsetElements, rows, cols, arena);
+            runAndCheck(extremes, null, true, offsets, offsetElements, rows, cols, arena);
         }
     }
 
@@ -208,24 +240,28 @@ class GpuSegmentedReduceTest {
             Host plain = Host.random(arena, type, n, false, random);
             Host special = Host.random(arena, type, n, true, random);
             Host product = Host.forProduct(arena, type, n, random);
-            for (Op op : Op.values()) {
-                if (!op.supports(type)) continue;
-                Host data = op == Op.PROD ? product : (op == Op.MIN || op == Op.MAX) ? special : plain;
-                runAndCheck(data, op, false, offsets, 0, -1, -1, arena);
-            }
-            runAndCheck(special, null, false, offsets, 0, -1, -1, arena);
-            runAndCheck(special, null, true, offsets, 0, -1, -1, arena);
+            Host planted = Host.planted(arena, type, n, offsets, random);
+            checkEveryOperator(plain, special, product, planted, offsets, 0, -1, -1, arena);
         }
     }
 
+    /** Nothing is written: the poisoned output is intact once the stream is idle. */
     @Test
     void zeroSegmentsIsANoOp() {
-        long offsets = ctx.allocate(8);
-        try {
-            GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, 0, offsets, 0, 0, 0);
-            GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false, 0, offsets, 0, 0, 0);
+        Guarded out = allocateGuarded(GUARD_BYTES);
+        try (Arena arena = Arena.ofConfined()) {
+            long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0));
+            try {
+                poison(out, POISON);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, 0, offsets, 0, out.out(), 0);
+                GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false, 0, offsets, 0, out.out(), 0);
+                ctx.synchronize();  // an asynchronous fault would surface here, not in a later test
+                downloadChecked(arena, out, 0, POISON, "zero segments");
+            } finally {
+                ctx.free(offsets);
+            }
         } finally {
-            ctx.free(offsets);
+            ctx.free(out.base());
         }
     }
 
@@ -288,12 +324,13 @@ class GpuSegmentedReduceTest {
             long in = upload(host);
             long out = ctx.allocate(8 * 5);
             long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 4));
+            // Poisoned first: the throwing call before it has probably written row 0's 0 already.
+            LongSupplier row0AsASegment = () -> afterPoisoned(arena, out, 8 * 5, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                    DType.LONG, Op.SUM, in, offsets, 1, out, values.length)).getAtIndex(ValueLayout.JAVA_LONG, 0);
             try {
                 assertOverflowIn("row 1", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 5, 4, out));
                 // The flag was cleared: row 0 alone is fine.
-                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out, values.length);
-                MemorySegment back = download(arena, out, 8);
-                assertEquals(0, back.getAtIndex(ValueLayout.JAVA_LONG, 0), "max + max - max - max");
+                assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max");
                 long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
                 try {
                     assertOverflowIn("segment 1",
@@ -302,7 +339,7 @@ class GpuSegmentedReduceTest {
                 } finally {
                     ctx.free(offsetsOverflow);
                 }
-                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 1, out, values.length);
+                assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max, after segment 1 overflowed");
             } finally {
                 ctx.free(in);
                 ctx.free(out);
@@ -374,17 +411,14 @@ class GpuSegmentedReduceTest {
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             int segments = offsets.length - 1;
             long out = ctx.allocate(4L * Math.max(segments, 1));
+            Runnable segmentSums = () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
+            Runnable rowSums = () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
             try {
-                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
-                MemorySegment first = download(arena, out, 4L * segments);
-                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
-                MemorySegment firstRows = download(arena, out, 12);
+                MemorySegment first = afterPoisoned(arena, out, 4L * segments, segmentSums);
+                MemorySegment firstRows = afterPoisoned(arena, out, 12, rowSums);
                 for (int run = 0; run < 3; run++) {
-                    ctx.memset8(out, (byte) 0xFF, 4L * segments);
-                    GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
-                    assertEquals(-1, first.mismatch(download(arena, out, 4L * segments)), "segments, run " + run);
-                    GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
-                    assertEquals(-1, firstRows.mismatch(download(arena, out, 12)), "rows, run " + run);
+                    assertEquals(-1, first.mismatch(afterPoisoned(arena, out, 4L * segments, segmentSums)), "segments, run " + run);
+                    assertEquals(-1, firstRows.mismatch(afterPoisoned(arena, out, 12, rowSums)), "rows, run " + run);
                 }
             } finally {
                 ctx.free(in);
@@ -402,21 +436,24 @@ class GpuSegmentedReduceTest {
             long in = upload(arena.allocateFrom(ValueLayout.JAVA_FLOAT, values));
             long out = ctx.allocate(8 * 4);
             try {
-                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MIN, in, 4, 3, out);
-                MemorySegment min = download(arena, out, 16);
+                // Poisoned before each call (POISON is not a NaN), so every result read is the call's own.
+                MemorySegment min = afterPoisoned(arena, out, 32,
+                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MIN, in, 4, 3, out));
                 assertEquals(Float.floatToRawIntBits(-0.0f), min.getAtIndex(ValueLayout.JAVA_INT, 0));
                 assertEquals(Float.floatToRawIntBits(-0.0f), min.getAtIndex(ValueLayout.JAVA_INT, 1));
                 assertTrue(Float.isNaN(min.getAtIndex(ValueLayout.JAVA_FLOAT, 2)));
                 assertTrue(Float.isNaN(min.getAtIndex(ValueLayout.JAVA_FLOAT, 3)));
-                GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MAX, in, 4, 3, out);
-                MemorySegment max = download(arena, out, 16);
+                MemorySegment max = afterPoisoned(arena, out, 32,
+                        () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.MAX, in, 4, 3, out));
                 assertEquals(1.0f, max.getAtIndex(ValueLayout.JAVA_FLOAT, 0));
                 assertEquals(Float.floatToRawIntBits(0.0f), max.getAtIndex(ValueLayout.JAVA_INT, 1));
-                GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, false, in, 4, 3, out);
-                MemorySegment argmin = download(arena, out, 32);
+                assertTrue(Float.isNaN(max.getAtIndex(ValueLayout.JAVA_FLOAT, 2)), "Math.max(2, NaN) is NaN");
+                assertTrue(Float.isNaN(max.getAtIndex(ValueLayout.JAVA_FLOAT, 3)), "Math.max(NaN, 3) is NaN");
+                MemorySegment argmin = afterPoisoned(arena, out, 32,
+                        () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, false, in, 4, 3, out));
                 assertEquals(List.of(1L, 0L, 1L, 0L), longs(argmin, 4));
-                GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, true, in, 4, 3, out);
-                MemorySegment argmax = download(arena, out, 32);
+                MemorySegment argmax = afterPoisoned(arena, out, 32,
+                        () -> GpuSegmentedReduce.argExtremeRows(ctx, DType.FLOAT, true, in, 4, 3, out));
                 assertEquals(List.of(2L, 1L, 1L, 0L), longs(argmax, 4));
             } finally {
                 ctx.free(in);
@@ -429,7 +466,8 @@ class GpuSegmentedReduceTest {
 
     /**
      * Offsets outside in, or decreasing ones, throw IllegalArgumentException naming offsets (as on the
-     * CPU) for every segmented entry point, and leave nothing behind: the next valid call is right.
+     * CPU) for every segmented entry point, write nothing outside out (nothing at all for bad end
+     * offsets), and leave nothing behind: the next valid call is right.
      */
     @Test
     void offsetsOutsideInOrDecreasingAreRejected() {
@@ -449,24 +487,29 @@ class GpuSegmentedReduceTest {
         try (Arena arena = Arena.ofConfined()) {
             long inFloat = upload(arena.allocateFrom(ValueLayout.JAVA_FLOAT, 1, 2, 3, 4, 5, 6));
             long inLong = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 1, 2, 3, 4, 5, 6));
-            long out = ctx.allocate(8 * 8);
+            Guarded out = allocateGuarded(8 * 8);
+            long o = out.out();
             try {
                 for (int c = 0; c < bad.length; c++) {
                     long[] offsets = bad[c];
                     String fragment = fragments[c];
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
+                    // Bad end offsets stop every kernel before it reads or writes; a decreasing pair is found
+                    // as they go, so results of the segments may be written (out is then unspecified).
+                    long first = offsets[0], last = offsets[offsets.length - 1];
+                    long mayWrite = first < 0 || last < first || last > 6 ? 0 : segments;
                     try {
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM,
-                                inFloat, off, segments, out, 6));
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.MAX,
-                                inFloat, off, segments, out, 6));
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true,
-                                inFloat, off, segments, out, 6));
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
-                                inLong, off, segments, out, 6));  // int64 SUM: the overflow flag shares the readback
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.LONG, false,
-                                inLong, off, segments, out, 6));
+                        assertOffsetsRejected(arena, out, 4 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                                DType.FLOAT, Op.SUM, inFloat, off, segments, o, 6));
+                        assertOffsetsRejected(arena, out, 4 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                                DType.FLOAT, Op.MAX, inFloat, off, segments, o, 6));
+                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                                DType.FLOAT, true, inFloat, off, segments, o, 6));
+                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                                DType.LONG, Op.SUM, inLong, off, segments, o, 6));  // int64 SUM: the overflow flag shares the readback
+                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                                DType.LONG, false, inLong, off, segments, o, 6));
                     } finally {
                         ctx.free(off);
                     }
@@ -475,28 +518,33 @@ class GpuSegmentedReduceTest {
             } finally {
                 ctx.free(inFloat);
                 ctx.free(inLong);
-                ctx.free(out);
+                ctx.free(out.base());
             }
         }
     }
 
-    /** Decreasing offsets among long segments (queued for the persistent kernels) are rejected too. */
+    /**
+     * Decreasing offsets among long segments (queued for the persistent kernels) are rejected too,
+     * with nothing written outside out.
+     */
     @Test
     void decreasingOffsetsAmongLongSegmentsAreRejected() {
         long n = 300_000;
         try (Arena arena = Arena.ofConfined()) {
             Host data = Host.random(arena, DType.FLOAT, n, false, new Random(17));
             long in = upload(data.segment);
-            long out = ctx.allocate(8 * 8);
+            Guarded out = allocateGuarded(8 * 8);
+            long o = out.out();
             long[][] bad = {{0, 100_000, 50_000, 300_000}, {0, 250_000, 10, 40, 5000, 300_000}, {0, 300_000, 0, 300_000}};
             try {
                 for (long[] offsets : bad) {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                    long segments = offsets.length - 1;
                     try {
-                        assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
-                                Op.SUM, in, off, offsets.length - 1, out, n));
-                        assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.argExtremeSegments(ctx,
-                                DType.FLOAT, false, in, off, offsets.length - 1, out, n));
+                        assertOffsetsRejected(arena, out, 4 * segments, "not non-decreasing",
+                                () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, o, n));
+                        assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                                () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, false, in, off, segments, o, n));
                     } finally {
                         ctx.free(off);
                     }
@@ -504,7 +552,7 @@ class GpuSegmentedReduceTest {
                 }
             } finally {
                 ctx.free(in);
-                ctx.free(out);
+                ctx.free(out.base());
             }
         }
     }
@@ -512,8 +560,8 @@ class GpuSegmentedReduceTest {
     /**
      * Decreasing offsets on the merge path (int64 SUM; int32 SUM in 128 bits, on the classic kernels,
      * beside it): whether its tiles still chain (each tile then checks its own pairs) or not (UNSORTED:
-     * the classic kernels run again), the message names the first decreasing pair, and the next call
-     * is right.
+     * the classic kernels run again), the message names the first decreasing pair, nothing is written
+     * outside out, and the next call is right.
      */
     @Test
     void decreasingOffsetsOnTheMergePathNameTheFirstPair() {
@@ -546,7 +594,8 @@ class GpuSegmentedReduceTest {
         try (Arena arena = Arena.ofConfined()) {
             long inLong = upload(Host.random(arena, DType.LONG, n, false, new Random(37)).segment);
             long inInt = upload(Host.random(arena, DType.INT, n, false, new Random(41)).segment);
-            long out = ctx.allocate(8L * 10_001);
+            Guarded out = allocateGuarded(8L * 10_001);
+            long o = out.out();
             try {
                 for (int c = 0; c < bad.size(); c++) {
                     long[] offsets = bad.get(c);
@@ -555,10 +604,10 @@ class GpuSegmentedReduceTest {
                     assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), fragment + ": merge path");
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     try {
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM,
-                                inLong, off, segments, out, n));
-                        assertOffsetsRejected(fragment, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM,
-                                inInt, off, segments, out, n, 0));
+                        assertOffsetsRejected(arena, out, 8 * segments, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                                DType.LONG, Op.SUM, inLong, off, segments, o, n));
+                        assertOffsetsRejected(arena, out, 8 * segments, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                                DType.INT, Op.SUM, inInt, off, segments, o, n, 0));
                     } finally {
                         ctx.free(off);
                     }
@@ -567,7 +616,7 @@ class GpuSegmentedReduceTest {
             } finally {
                 ctx.free(inLong);
                 ctx.free(inInt);
-                ctx.free(out);
+                ctx.free(out.base());
             }
         }
     }
@@ -575,7 +624,7 @@ class GpuSegmentedReduceTest {
     /**
      * Overlapping long segments [0, M), (M, 0), [0, M), ... with M = 2^27 (73 segments, 37 of them
      * long) would queue more work items than the scratch holds: the queue refuses them, nothing is
-     * written past it, and the call throws. Needs 512 MiB of device memory for in.
+     * written past it or outside out, and the call throws. Needs 512 MiB of device memory for in.
      */
     @Test
     void overlappingLongSegmentsDoNotOverflowTheWorkQueue() {
@@ -584,26 +633,28 @@ class GpuSegmentedReduceTest {
         for (int k = 0; k < offsets.length; k++) offsets[k] = k % 2 == 0 ? 0 : m;
         try (Arena arena = Arena.ofConfined()) {
             long in = ctx.allocate(4 * m);
-            long out = ctx.allocate(8L * offsets.length);
+            long segments = offsets.length - 1;
+            Guarded out = allocateGuarded(8 * segments);
+            long o = out.out();
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             long whole = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 1000, m));
             try {
                 ctx.memset32(in, Float.floatToRawIntBits(1.0f), m);
-                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
-                        Op.SUM, in, off, offsets.length - 1, out, m));
-                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT,
-                        true, in, off, offsets.length - 1, out, m));
-                assertOffsetsRejected("not non-decreasing", () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT,
-                        Op.SUM, in, off, offsets.length - 1, out, m));
+                assertOffsetsRejected(arena, out, 4 * segments, "not non-decreasing",
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, o, m));
+                assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                        () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, in, off, segments, o, m));
+                assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, segments, o, m));
                 // The same input, well formed: one medium and one long segment.
-                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, whole, 2, out, m);
-                MemorySegment sums = download(arena, out, 8);
+                MemorySegment sums = afterPoisoned(arena, o, 8, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
+                        Op.SUM, in, whole, 2, o, m));
                 assertEquals(1000.0f, sums.getAtIndex(ValueLayout.JAVA_FLOAT, 0));
                 assertEquals((float) (m - 1000), sums.getAtIndex(ValueLayout.JAVA_FLOAT, 1));
                 assertValidSegmentsStillCorrect(arena, "after overlapping long segments");
             } finally {
                 ctx.free(in);
-                ctx.free(out);
+                ctx.free(out.base());
                 ctx.free(off);
                 ctx.free(whole);
             }
@@ -676,7 +727,10 @@ class GpuSegmentedReduceTest {
      * An int32 SUM of a row or segment of more than 2^32 elements can leave int64: it is summed in 128
      * bits and throws ArithmeticException naming the first row or segment that does not fit a long,
      * while one that fits, however close to the edge, is exact. 2^32 + 3 values of MAX_VALUE sum to
-     * 2^63 + 2^31 - 3; without their first element, to 2^63 - 2. Filled on the device: ~16 GiB.
+     * 2^63 + 2^31 - 3; without their first element, to 2^63 - 2. Then varied values, which no sum of
+     * this many can leave int64 with unless nearly all are MAX_VALUE: a random block repeated with a
+     * period that divides neither 2^31 nor 2^32, so an index that wraps at either reads another value,
+     * while the host sums any range exactly from the block's prefix sums. Filled on the device: ~16 GiB.
      */
     @Test
     @Tag(BigInputs.TAG)
@@ -684,10 +738,11 @@ class GpuSegmentedReduceTest {
         long n = (1L << 32) + 3;
         long need = 4 * n + (1L << 30);
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
-        long in = ctx.allocate(4 * n), out = ctx.allocate(16);
+        long in = ctx.allocate(4 * n), out = ctx.allocate(24);
         try (Arena arena = Arena.ofConfined()) {
-            long fits = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 1, n));
-            long overflows = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 0, n));
+            long[][] layouts = {{0, 1, n}, {0, 0, n}};
+            long fits = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, layouts[0]));
+            long overflows = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, layouts[1]));
             try {
                 ctx.memset32(in, Integer.MAX_VALUE, n);
                 assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
@@ -699,6 +754,25 @@ class GpuSegmentedReduceTest {
                 assertEquals(List.of((long) Integer.MAX_VALUE, Long.MAX_VALUE - 1), longs(download(arena, out, 16), 2));
                 ctx.memset32(in, Integer.MIN_VALUE, n);  // -2^63 - 3 * 2^31
                 assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, 1, n, out));
+
+                long[] prefix = fillPeriodic(arena, in, n, 999_983, new Random(47));  // a prime period
+                for (long rows : new long[] {1, 3}) {  // one row of all (128-bit sums); three of ~1.4 * 10^9, past 2^32
+                    long cols = n / rows;
+                    MemorySegment got = afterPoisoned(arena, out, 24,
+                            () -> GpuSegmentedReduce.reduceRows(ctx, DType.INT, Op.SUM, in, rows, cols, out));
+                    for (int r = 0; r < rows; r++) {
+                        assertEquals(periodicSum(prefix, r * cols, (r + 1) * cols), got.getAtIndex(ValueLayout.JAVA_LONG, r),
+                                "varied values, row " + r + " of " + rows);
+                    }
+                }
+                for (int k = 0; k < layouts.length; k++) {
+                    long[] o = layouts[k];
+                    long off = k == 0 ? fits : overflows;
+                    MemorySegment got = afterPoisoned(arena, out, 24,
+                            () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, 2, out, n));
+                    assertEquals(List.of(periodicSum(prefix, o[0], o[1]), periodicSum(prefix, o[1], o[2])), longs(got, 2),
+                            "varied values, segments " + Arrays.toString(o));
+                }
             } finally {
                 ctx.free(fits);
                 ctx.free(overflows);
@@ -766,6 +840,36 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    /**
+     * Fills int32 device array in of n (at least period) elements with a block of period random
+     * values repeated (each copy doubles the filled prefix, which stays a whole number of blocks);
+     * returns the block's prefix sums, prefix[period] its total.
+     */
+    private long[] fillPeriodic(Arena arena, long in, long n, int period, Random random) {
+        MemorySegment block = arena.allocate(ValueLayout.JAVA_INT, period);
+        long[] prefix = new long[period + 1];
+        for (int k = 0; k < period; k++) {
+            int v = random.nextInt();
+            block.setAtIndex(ValueLayout.JAVA_INT, k, v);
+            prefix[k + 1] = prefix[k] + v;
+        }
+        ctx.copyToDevice(in, block, 4L * period);
+        for (long filled = period; filled < n; filled *= 2) {
+            ctx.copyDeviceToDevice(in + 4 * filled, in, 4 * Math.min(filled, n - filled));
+        }
+        return prefix;
+    }
+
+    /** The exact sum of elements [begin, end) of fillPeriodic's array (ArithmeticException if it leaves a long). */
+    private static long periodicSum(long[] prefix, long begin, long end) {
+        return Math.subtractExact(periodicPrefix(prefix, end), periodicPrefix(prefix, begin));
+    }
+
+    private static long periodicPrefix(long[] prefix, long i) {
+        int period = prefix.length - 1;
+        return Math.addExact(Math.multiplyExact(i / period, prefix[period]), prefix[(int) (i % period)]);
+    }
+
     /** Copies count results (the input type for MAX, int64 for SUM and argmax) into got from index k; returns the next index. */
     private int readResults(Arena arena, long out, DType type, Op op, int count, long[] got, int k) {
         MemorySegment r = download(arena, out, 8L * count);
@@ -818,10 +922,15 @@ class GpuSegmentedReduceTest {
         }
     }
 
-    private static void assertOffsetsRejected(String fragment, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith("offsets"), () -> "message should name offsets: " + e.getMessage());
-        assertTrue(e.getMessage().contains(fragment), () -> "message should say " + fragment + ": " + e.getMessage());
+    /**
+     * The call, on out poisoned first, throws IllegalArgumentException naming offsets and saying
+     * fragment, and writes nothing beyond the first mayWriteBytes of out (nor before it).
+     */
+    private void assertOffsetsRejected(Arena arena, Guarded out, long mayWriteBytes, String fragment, Runnable call) {
+        poison(out, POISON);
+        String message = assertMessage("offsets", call);
+        assertTrue(message.contains(fragment), () -> "message should say " + fragment + ": " + message);
+        downloadChecked(arena, out, mayWriteBytes, POISON, "rejected (" + fragment + ")");
     }
 
     /**
@@ -839,12 +948,12 @@ class GpuSegmentedReduceTest {
         long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
         long out = ctx.allocate(8L * segments);
         try {
-            GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, segments, out, 300_000);
-            MemorySegment sums = download(arena, out, 8L * segments);
-            GpuSegmentedReduce.argExtremeSegments(ctx, DType.INT, true, in, off, segments, out, 300_000);
-            MemorySegment argmax = download(arena, out, 8L * segments);
-            GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, inWide, off, segments, out, 300_000);
-            MemorySegment wideSums = download(arena, out, 8L * segments);
+            MemorySegment sums = afterPoisoned(arena, out, 8L * segments,
+                    () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, segments, out, 300_000));
+            MemorySegment argmax = afterPoisoned(arena, out, 8L * segments,
+                    () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.INT, true, in, off, segments, out, 300_000));
+            MemorySegment wideSums = afterPoisoned(arena, out, 8L * segments,
+                    () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, inWide, off, segments, out, 300_000));
             for (int k = 0; k < segments; k++) {
                 long begin = offsets[k], end = offsets[k + 1];
                 assertEquals(data.integral(Op.SUM, begin, end), sums.getAtIndex(ValueLayout.JAVA_LONG, k),
@@ -920,16 +1029,24 @@ class GpuSegmentedReduceTest {
         assertTrue(e.getMessage().contains(where), () -> "should name " + where + ": " + e.getMessage());
     }
 
-    private static void assertMessage(String argument, Runnable call) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
-        assertTrue(e.getMessage().startsWith(argument), () -> "message should name " + argument + ": " + e.getMessage());
+    /**
+     * The call throws IllegalArgumentException whose message begins with argument as a whole name, as
+     * the messages do ("in: ...", "rows must be ...", "rows * cols overflows ...", "out: overlaps in"):
+     * "in" does not pass for "inLength: ...", nor "rows" for "rows * cols ...". Returns the message.
+     */
+    private static String assertMessage(String argument, Runnable call) {
+        String message = assertThrows(IllegalArgumentException.class, call::run).getMessage();
+        assertTrue(message != null && message.matches("(?s)" + Pattern.quote(argument) + "(?:(?::| must| overflows) .*)?"),
+                () -> "message should name " + argument + ": " + message);
+        return message;
     }
 
     // ------------------------------------------------------------------------------------ the check
 
     /**
      * Runs op (or argmin/argmax when op is null) over rows (rows >= 0) or segments (rows = -1) given by
-     * offsets into data, on a poisoned output, and checks every result against the reference.
+     * offsets into data, on a poisoned output between poisoned guards, and checks every result against
+     * the reference and the guards untouched.
      */
     private void runAndCheck(Host data, Op op, boolean argMax, long[] offsets, long offsetElements, long rows, long cols,
                              Arena arena) {
@@ -944,15 +1061,16 @@ class GpuSegmentedReduceTest {
         DType outType = op == null ? DType.LONG : GpuSegmentedReduce.outputType(type, op);
         long outBytes = (long) results * outType.byteSize();
         long in = upload(data.segment);
-        long out = ctx.allocate(Math.max(outBytes, 8));
+        Guarded guarded = allocateGuarded(outBytes);
+        long out = guarded.out();
         long deviceOffsets = rows < 0 ? upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets)) : 0;
         String what = (op == null ? (argMax ? "ARGMAX" : "ARGMIN") : op.toString()) + " " + type
                 + (rows < 0 ? " segments=" + results : " rows=" + rows + " cols=" + cols + " +" + offsetElements);
         // One-byte results run twice, under two poisons: a random byte matches a single poison once in 256.
-        byte[] poisons = outType.byteSize() == 1 ? new byte[] {(byte) 0xFF, 0x5A} : new byte[] {(byte) 0xFF};
+        byte[] poisons = outType.byteSize() == 1 ? new byte[] {(byte) 0xFF, POISON} : new byte[] {POISON};
         try {
             for (byte poison : poisons) {
-                ctx.memset8(out, poison, outBytes);
+                poison(guarded, poison);
                 long start = in + offsetElements * type.byteSize();
                 if (rows >= 0) {
                     if (op == null) GpuSegmentedReduce.argExtremeRows(ctx, type, argMax, start, rows, cols, out);
@@ -962,7 +1080,7 @@ class GpuSegmentedReduceTest {
                     if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
                     else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength, exactIntSumAbove);
                 }
-                MemorySegment got = download(arena, out, outBytes);
+                MemorySegment got = downloadChecked(arena, guarded, outBytes, poison, what);
                 for (int r = 0; r < results; r++) {
                     long begin = offsets[r], end = offsets[r + 1];
                     if (op == null) {
@@ -985,9 +1103,47 @@ class GpuSegmentedReduceTest {
             }
         } finally {
             ctx.free(in);
-            ctx.free(out);
+            ctx.free(guarded.base());
             if (deviceOffsets != 0) ctx.free(deviceOffsets);
         }
+    }
+
+    /** An output of {@code bytes} at {@code out()}, with GUARD_BYTES more of the allocation at {@code base} either side. */
+    private record Guarded(long base, long bytes) {
+        long out() {
+            return base + GUARD_BYTES;
+        }
+
+        long allocationBytes() {
+            return bytes + 2 * GUARD_BYTES;
+        }
+    }
+
+    private Guarded allocateGuarded(long bytes) {
+        return new Guarded(ctx.allocate(bytes + 2 * GUARD_BYTES), bytes);
+    }
+
+    /** Poisons the whole allocation, guards included. */
+    private void poison(Guarded g, byte poison) {
+        ctx.memset8(g.base(), poison, g.allocationBytes());
+    }
+
+    /**
+     * The output as downloaded, after checking that nothing beyond its first {@code mayWriteBytes}
+     * bytes (nor before it) was written: every other byte of the allocation is still poison.
+     */
+    private MemorySegment downloadChecked(Arena arena, Guarded g, long mayWriteBytes, byte poison, String what) {
+        MemorySegment all = download(arena, g.base(), g.allocationBytes());
+        CustomScanOps.assertGuardsUntouched(what + " (byte " + GUARD_BYTES + " is out[0])", all, GUARD_BYTES, mayWriteBytes,
+                poison);
+        return all.asSlice(GUARD_BYTES, g.bytes());
+    }
+
+    /** Poisons {@code bytes} at out, runs call and returns those bytes as downloaded: nothing from before is read. */
+    private MemorySegment afterPoisoned(Arena arena, long out, long bytes, Runnable call) {
+        ctx.memset8(out, POISON, bytes);
+        call.run();
+        return download(arena, out, bytes);
     }
 
     private long upload(MemorySegment host) {
@@ -1034,6 +1190,57 @@ class GpuSegmentedReduceTest {
                 }
             }
             return new Host(type, s);
+        }
+
+        /**
+         * Values whose minimum and maximum over each range [offsets[s], offsets[s + 1]) of two or more
+         * elements are unique and lie in its last 2% (a long row's last chunks, a long segment's last
+         * work items), a quarter of the ranges ending on their maximum and a quarter on their minimum;
+         * every other element, in a range or not, from an interval that excludes both. No NaN.
+         */
+        static Host planted(Arena arena, DType type, long n, long[] offsets, Random seed) {
+            SplittableRandom random = new SplittableRandom(seed.nextLong());  // several times faster per value
+            Host h = new Host(type, arena.allocate(type.layout(), Math.max(n, 1)));
+            for (long i = 0; i < n; i++) h.put(i, 0, random);
+            for (int s = 0; s + 1 < offsets.length; s++) {
+                long end = offsets[s + 1], length = end - offsets[s];
+                if (length < 2) continue;
+                int tail = (int) Math.min(length, Math.max(2, length / 50));
+                int maxBack = random.nextInt(tail), minBack = random.nextInt(tail - 1);  // from the range's last element
+                if (minBack >= maxBack) minBack++;  // distinct
+                switch (random.nextInt(4)) {
+                    case 0 -> {  // the maximum last
+                        if (minBack == 0) minBack = maxBack;
+                        maxBack = 0;
+                    }
+                    case 1 -> {  // the minimum last
+                        if (maxBack == 0) maxBack = minBack;
+                        minBack = 0;
+                    }
+                    default -> {}
+                }
+                h.put(end - 1 - maxBack, 1, random);
+                h.put(end - 1 - minBack, -1, random);
+            }
+            return h;
+        }
+
+        /** Sets element i to a value of the ordinary range (side 0), above it (1) or below it (-1). */
+        private void put(long i, int side, SplittableRandom random) {
+            switch (type) {
+                case BYTE -> segment.set(ValueLayout.JAVA_BYTE, i, (byte) (side == 0 ? random.nextInt(201) - 100  // [-100, 100]
+                        : side > 0 ? 101 + random.nextInt(27) : -101 - random.nextInt(28)));           // to 127, to -128
+                case INT -> segment.setAtIndex(ValueLayout.JAVA_INT, i, side == 0 ? random.nextInt(2_000_000_001) - 1_000_000_000
+                        : side > 0 ? 1_000_000_001 + random.nextInt(1_147_483_647)     // to MAX_VALUE
+                        : -1_000_000_001 - random.nextInt(1_147_483_647));             // to MIN_VALUE + 1
+                case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, side == 0 ? random.nextLong() >> 2  // [-2^61, 2^61)
+                        : side > 0 ? (1L << 61) + (random.nextLong() >>> 2) : -(1L << 61) - 1 - (random.nextLong() >>> 2));
+                default -> {
+                    double v = side == 0 ? random.nextDouble() * 2 - 1 : side * (2 + random.nextDouble());  // [-1, 1]; beyond +-2
+                    if (type == DType.FLOAT) segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) v);
+                    else segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, v);
+                }
+            }
         }
 
         /** int32 values, most of them MAX_VALUE or MIN_VALUE (the extremes of every lift to a wider sum). */
