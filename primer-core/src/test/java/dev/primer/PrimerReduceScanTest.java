@@ -151,15 +151,7 @@ class PrimerReduceScanTest {
                 case MIN -> Double.POSITIVE_INFINITY;
                 default -> Double.NEGATIVE_INFINITY;
             };
-            for (long i = 0; i < n; i++) {
-                double v = value(type, x, i);
-                acc = switch (op) {
-                    case SUM -> acc + v;
-                    case PROD -> acc * v;
-                    case MIN -> Math.min(acc, v);
-                    default -> Math.max(acc, v);
-                };
-            }
+            for (long i = 0; i < n; i++) acc = JavaOps.apply(op, acc, value(type, x, i));
             return type == DType.FLOAT ? Float.floatToIntBits((float) acc) : Double.doubleToLongBits(acc);
         }
         long largest = ~(-1L << (8 * type.byteSize() - 1));  // the type's largest value
@@ -170,7 +162,7 @@ class PrimerReduceScanTest {
             case MIN -> largest;  // an empty MIN: the type's largest value
             case MAX -> ~largest;
         };
-        for (long i = 0; i < n; i++) acc = apply(op, acc, integer(type, x, i));
+        for (long i = 0; i < n; i++) acc = JavaOps.apply(op, acc, integer(type, x, i));
         return acc;
     }
 
@@ -230,13 +222,8 @@ class PrimerReduceScanTest {
         if (outType.isFloatingPoint()) {
             double acc = floating(outType, init);
             for (long i = 0; i < n; i++) {
-                double before = acc, v = value(inType, x, i);
-                acc = switch (op) {
-                    case SUM -> acc + v;
-                    case PROD -> acc * v;
-                    case MIN -> Math.min(acc, v);
-                    default -> Math.max(acc, v);
-                };
+                double before = acc;
+                acc = JavaOps.apply(op, acc, value(inType, x, i));
                 if (outType == DType.FLOAT) out.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (inclusive ? acc : before));
                 else out.setAtIndex(ValueLayout.JAVA_DOUBLE, i, inclusive ? acc : before);
             }
@@ -245,7 +232,7 @@ class PrimerReduceScanTest {
         long acc = narrow(outType, init);  // identity bits may come zero-extended
         for (long i = 0; i < n; i++) {
             long before = acc;
-            acc = narrow(outType, apply(op, acc, integer(inType, x, i)));
+            acc = narrow(outType, JavaOps.apply(op, acc, integer(inType, x, i)));
             long v = inclusive ? acc : before;
             switch (outType) {
                 case BYTE -> out.set(ValueLayout.JAVA_BYTE, i, (byte) v);
@@ -257,18 +244,6 @@ class PrimerReduceScanTest {
     }
 
     // ---- values ----
-
-    private static long apply(Op op, long a, long b) {
-        return switch (op) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case AND -> a & b;
-            case OR -> a | b;
-            case XOR -> a ^ b;
-        };
-    }
 
     private static long narrow(DType type, long v) {
         return switch (type) {

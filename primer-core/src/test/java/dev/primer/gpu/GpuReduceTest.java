@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import dev.primer.JavaOps;
 import dev.primer.BackendKind;
 import dev.primer.DType;
 import dev.primer.IntArray;
@@ -170,18 +171,7 @@ class GpuReduceTest {
             case MIN -> highest(type);
             case MAX -> lowest(type);
         };
-        for (long i = offset; i < offset + n; i++) {
-            long v = getLong(s, type, i);
-            acc = switch (op) {
-                case SUM -> acc + v;
-                case PROD -> acc * v;
-                case MIN -> Math.min(acc, v);
-                case MAX -> Math.max(acc, v);
-                case AND -> acc & v;
-                case OR -> acc | v;
-                case XOR -> acc ^ v;
-            };
-        }
+        for (long i = offset; i < offset + n; i++) acc = JavaOps.apply(op, acc, getLong(s, type, i));
         return acc;
     }
 

@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import dev.primer.JavaOps;
 import dev.primer.DType;
 import dev.primer.Op;
 import dev.primer.cpu.CpuScan;
@@ -890,7 +891,7 @@ class GpuScanTest {
                     byte xi = x.get(ValueLayout.JAVA_BYTE, i);
                     boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
                     byte before = head ? init : acc;
-                    acc = (byte) intOp(op, before, xi);
+                    acc = (byte) JavaOps.apply(op, before, xi);
                     byte expect = inclusive ? acc : before, g = got.get(ValueLayout.JAVA_BYTE, i);
                     if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
                 }
@@ -901,7 +902,7 @@ class GpuScanTest {
                     int xi = x.getAtIndex(ValueLayout.JAVA_INT, i);
                     boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
                     int before = head ? init : acc;
-                    acc = intOp(op, before, xi);
+                    acc = (int) JavaOps.apply(op, before, xi);
                     int expect = inclusive ? acc : before, g = got.getAtIndex(ValueLayout.JAVA_INT, i);
                     if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
                 }
@@ -916,7 +917,7 @@ class GpuScanTest {
                     };
                     boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
                     long before = head ? initBits : acc;
-                    acc = longOp(op, before, xi);
+                    acc = JavaOps.apply(op, before, xi);
                     long expect = inclusive ? acc : before, g = got.getAtIndex(ValueLayout.JAVA_LONG, i);
                     if (g != expect) fail(what + ": element " + i + " expected " + expect + ", got " + g);
                 }
@@ -957,29 +958,5 @@ class GpuScanTest {
             }
             default -> throw new AssertionError(outType);
         }
-    }
-
-    private static int intOp(Op op, int a, int b) {
-        return switch (op) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case AND -> a & b;
-            case OR -> a | b;
-            case XOR -> a ^ b;
-        };
-    }
-
-    private static long longOp(Op op, long a, long b) {
-        return switch (op) {
-            case SUM -> a + b;
-            case PROD -> a * b;
-            case MIN -> Math.min(a, b);
-            case MAX -> Math.max(a, b);
-            case AND -> a & b;
-            case OR -> a | b;
-            case XOR -> a ^ b;
-        };
     }
 }
