@@ -11,6 +11,8 @@
 // argv[1] "profile": each path once at a head in 1024 (float32), for Nsight Compute.
 // Measured on the H200 on 2026-11-22 (lab file): the bitmap gained 2-5% where heads are dense, lost 5-7% where
 // they are sparse, and stayed 0.05-0.17 ms behind the flags path: not taken.
+// Also tried (off_regs): production's OffsetHeads with each row's head word read once into a register
+// (BITS_IN_SHARED false): float32 3-6% faster, int64 2% slower, 0.03-0.17 ms behind flags: not taken.
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
@@ -38,6 +40,12 @@ struct BitmapHeads {
     __device__ __forceinline__ unsigned bits(unsigned raw, int, const Storage&) const { return raw; }
 };
 
+/** Production's offsets heads, but each row's head word read from the bitmap once, into a register, after prepare. */
+template <int TILE_ITEMS, int BLOCK_THREADS>
+struct OffsetHeadsInRegisters : OffsetHeads<TILE_ITEMS, BLOCK_THREADS> {
+    static constexpr bool BITS_IN_SHARED = false;
+};
+
 template <typename T> using Shape = ScanShape<T, true>;
 constexpr int MINB = 5;  // production's blocks per SM for these segmented scans
 
@@ -53,6 +61,14 @@ __global__ void __launch_bounds__(256, MINB) k_offsets(const T* in, const long l
     using Heads = OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
                                                                        Heads{offsets, tile_first, begin});
+}
+template <typename T>
+__global__ void __launch_bounds__(256, MINB) k_offsets_regs(const T* in, const long long* offsets, const long long* tile_first, T* out,
+                                                             long long n, long long tiles, long long begin, unsigned char* scratch,
+                                                             unsigned epoch) {
+    using Heads = OffsetHeadsInRegisters<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
+    device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
+                                                                       Heads{{offsets, tile_first, begin}});
 }
 template <typename T>
 __global__ void __launch_bounds__(256, MINB) k_bitmap(const T* in, const unsigned* words, long long shift, T* out, long long n,
@@ -78,8 +94,8 @@ static unsigned epoch = 0;
 static long long* tile_first;
 static unsigned* words;
 
-enum Path { FLAGS, OFFSETS, BITMAP };
-static const char* NAMES[] = {"flags", "offsets", "bitmap"};
+enum Path { FLAGS, OFFSETS, BITMAP, OFFSETS_REGS, PATHS };
+static const char* NAMES[] = {"flags", "offsets", "bitmap", "off_regs"};
 
 /** One path's scan of n elements at in (heads: flags, or offsets[0 .. segments] relative to in), timed if ms. */
 template <typename T>
@@ -99,6 +115,11 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
             k_scatter<<<1056, 256>>>(offsets, segments, 0, shift, n, words);
             k_bitmap<T><<<tiles, 256>>>(in, words, shift, out, n, tiles, scratch, ++epoch);
             break;
+        case OFFSETS_REGS:
+            k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
+            k_offsets_regs<T><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
+            break;
+        case PATHS: break;
         }
     };
     if (ms) *ms = time_ms(launch, 5, 20);
@@ -135,8 +156,8 @@ static long long compare(const char* name, const T* base, long long offset, long
     const Heads heads(n, density, (unsigned)(n * 31 + density + offset));
     std::vector<T> want(n), got(n);
     long long wrong = 0;
-    double ms[3];
-    for (int p = 0; p < 3; ++p) {
+    double ms[PATHS];
+    for (int p = 0; p < PATHS; ++p) {
         CK(cudaMemset(out, 0xa5, n * sizeof(T)));
         scan<T>((Path)p, base + offset, heads.flags, heads.offsets, heads.segments, out, n, timed ? &ms[p] : nullptr);
         CK(cudaMemcpy(p == FLAGS ? want.data() : got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
@@ -146,7 +167,7 @@ static long long compare(const char* name, const T* base, long long offset, long
         }
     }
     if (timed) {
-        for (int p = 0; p < 3; ++p) {
+        for (int p = 0; p < PATHS; ++p) {
             const double bytes = 2.0 * sizeof(T) * n;  // values in and out
             printf("%-8s heads 1/%-6d %-8s %.4f ms %7.1f GB/s %5.1f%% of memcpy (values only)  %s\n", name, density, NAMES[p], ms[p],
                    bytes / ms[p] / 1e6, 100.0 * bytes / ms[p] / 1e6 / copy_gbs, wrong ? "WRONG" : "ok");

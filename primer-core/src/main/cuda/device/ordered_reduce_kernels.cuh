@@ -22,26 +22,66 @@
 // The warp and block folds of a range (warp_fold_range_ordered, block_fold_range_ordered) also serve
 // the order-preserving segmented reduce (ordered_segmented_reduce_kernels.cuh).
 //
+// Values combine in the operator's type, A = decltype(Op::identity()), which may be wider than the
+// elements T: a user-defined int8 operator takes and returns ints holding bytes (it narrows its
+// own results), as the built-in int8 scans do. The result is stored as a T.
+//
 // Self-contained like reduce_kernels.cuh, for NVRTC (GpuCustomReduce instantiates it).
 #pragma once
 #include "reduce_kernels.cuh"
 
 namespace primer {
 
-/** in[first] op ... op in[first + count - 1] in lane 0, count <= 32 (one element per lane). All 32 lanes call. */
+/** The type values combine in: the operator's (ints for a user-defined int8 operator). */
+template <typename Op>
+using OpValue = decltype(Op::identity());
+
+/**
+ * in[first] op ... op in[first + count - 1] in lane 0, count < 128 / sizeof(T): one element per
+ * lane, and for 1- and 2-byte elements (a head of up to 127 bytes) 32 at a time. All 32 lanes call.
+ */
 template <typename T, typename Op>
-__device__ __forceinline__ T warp_fold_elements(const T* in, long long first, long long count, Op op) {
+__device__ __forceinline__ OpValue<Op> warp_fold_elements(const T* in, long long first, long long count, Op op) {
+    using A = OpValue<Op>;
     const long long lane = threadIdx.x & 31;
-    return warp_reduce_ordered(lane < count ? in[first + lane] : Op::identity(), op);
+    A total = warp_reduce_ordered(lane < count ? (A)in[first + lane] : Op::identity(), op);
+    if constexpr ((int)sizeof(T) * 32 < ReducePolicyConstants::BODY_ALIGN_BYTES) {
+        for (long long done = 32; done < count; done += 32) {
+            total = op(total, warp_reduce_ordered(done + lane < count ? (A)in[first + done + lane] : Op::identity(), op));
+        }
+    }
+    return total;
+}
+
+/**
+ * A loaded vector as a lane holds it: its elements; int8 as its four words, the bytes shifted out
+ * where they are folded (vector_item). Copied into sixteen chars at the load, the two tiles in
+ * flight held 128 registers, and an int8 operator's segmented kernels spilled over 400 bytes.
+ */
+template <typename T> struct LaneVector { using type = Vec16<T>; };
+template <> struct LaneVector<signed char> { using type = uint4; };
+
+template <typename T>
+__device__ __forceinline__ Vec16<T> load_lane_vector(const Vec16<T>* p, Vec16<T>*) { return load_vector(p); }
+template <typename T>
+__device__ __forceinline__ uint4 load_lane_vector(const Vec16<T>* p, uint4*) { return __ldg(reinterpret_cast<const uint4*>(p)); }
+
+/** Element k (a constant) of a held vector, as the operator's type A. */
+template <typename A, typename T>
+__device__ __forceinline__ A vector_item(const Vec16<T>& v, int k) { return (A)v.item[k]; }
+template <typename A>
+__device__ __forceinline__ A vector_item(const uint4& raw, int k) {
+    const unsigned word = k < 4 ? raw.x : k < 8 ? raw.y : k < 12 ? raw.z : raw.w;
+    return (A)(signed char)(word >> (8 * (k % 4)));
 }
 
 /** This lane's VECS consecutive vectors of the warp tile at vector v (those before `end`). All 32 lanes call. */
-template <int VECS, typename T>
-__device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long long v, long long end, Vec16<T> (&dst)[VECS]) {
+template <int VECS, typename T, typename H>
+__device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long long v, long long end, H (&dst)[VECS]) {
     const long long mine = v + (long long)(threadIdx.x & 31) * VECS;
 #pragma unroll
     for (int u = 0; u < VECS; ++u) {
-        if (mine + u < end) dst[u] = load_vector(body + mine + u);
+        if (mine + u < end) dst[u] = load_lane_vector(body + mine + u, (H*)nullptr);
     }
 }
 
@@ -55,22 +95,23 @@ __device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long lon
  * sums) and streamed at 54% of the copy bandwidth). All 32 lanes call.
  */
 template <int VECS, typename T, typename Op>
-__device__ __forceinline__ T warp_fold_vectors_ordered(const Vec16<T>* body, long long begin, long long end, Op op) {
+__device__ __forceinline__ OpValue<Op> warp_fold_vectors_ordered(const Vec16<T>* body, long long begin, long long end, Op op) {
     using V = Vec16<T>;
+    using A = OpValue<Op>;
     constexpr int WARP_TILE_VECS = 32 * VECS;
     const int lane = threadIdx.x & 31;
-    V items[VECS], next[VECS];
+    typename LaneVector<T>::type items[VECS], next[VECS];
     if (begin < end) load_lane_vectors<VECS>(body, begin, end, items);
-    T warp_total = Op::identity();
+    A warp_total = Op::identity();
     for (long long v = begin; v < end; v += WARP_TILE_VECS) {
         const long long mine = v + (long long)lane * VECS;
         if (v + WARP_TILE_VECS < end) load_lane_vectors<VECS>(body, v + WARP_TILE_VECS, end, next);
-        T lane_total = Op::identity();
+        A lane_total = Op::identity();
 #pragma unroll
         for (int u = 0; u < VECS; ++u) {
             if (mine + u < end) {
 #pragma unroll
-                for (int k = 0; k < V::ITEMS; ++k) lane_total = op(lane_total, items[u].item[k]);
+                for (int k = 0; k < V::ITEMS; ++k) lane_total = op(lane_total, vector_item<A>(items[u], k));
             }
         }
         warp_total = op(warp_total, warp_reduce_ordered(lane_total, op));
@@ -86,14 +127,14 @@ __device__ __forceinline__ T warp_fold_vectors_ordered(const Vec16<T>* body, lon
  * sizeof(T). All 32 lanes call.
  */
 template <int VECS, typename T, typename Op>
-__device__ __forceinline__ T warp_fold_range_ordered(const T* base, long long length, Op op) {
+__device__ __forceinline__ OpValue<Op> warp_fold_range_ordered(const T* base, long long length, Op op) {
     constexpr int VEC = Vec16<T>::ITEMS;
     const int misaligned = (int)((reinterpret_cast<unsigned long long>(base) & 15u) / sizeof(T));
     long long head = (VEC - misaligned) & (VEC - 1);
     if (head > length) head = length;
     const long long vectors = (length - head) / VEC;
     const long long tail_begin = head + vectors * VEC;
-    T total = warp_fold_elements(base, 0, head, op);
+    OpValue<Op> total = warp_fold_elements(base, 0, head, op);
     total = op(total, warp_fold_vectors_ordered<VECS>(reinterpret_cast<const Vec16<T>*>(base + head), 0, vectors, op));
     return op(total, warp_fold_elements(base, tail_begin, length - tail_begin, op));
 }
@@ -103,7 +144,7 @@ __device__ __forceinline__ T warp_fold_range_ordered(const T* base, long long le
  * run per warp (warp_fold_range_ordered), the warps' totals in warp order. Every thread calls.
  */
 template <int BLOCK_THREADS, int VECS, typename T, typename Op>
-__device__ __forceinline__ T block_fold_range_ordered(const T* base, long long length, Op op) {
+__device__ __forceinline__ OpValue<Op> block_fold_range_ordered(const T* base, long long length, Op op) {
     constexpr int WARPS = BLOCK_THREADS / 32;
     constexpr long long RUN_ALIGN = 32 * Vec16<T>::ITEMS;  // whole 512-byte lines where base is aligned
     const int warp = threadIdx.x >> 5;
@@ -111,7 +152,7 @@ __device__ __forceinline__ T block_fold_range_ordered(const T* base, long long l
     run = (run + RUN_ALIGN - 1) / RUN_ALIGN * RUN_ALIGN;
     const long long run_begin = warp * run < length ? warp * run : length;
     const long long run_end = run_begin + run < length ? run_begin + run : length;
-    const T warp_total = warp_fold_range_ordered<VECS>(base + run_begin, run_end - run_begin, op);
+    const OpValue<Op> warp_total = warp_fold_range_ordered<VECS>(base + run_begin, run_end - run_begin, op);
     return block_reduce_ordered<BLOCK_THREADS>((threadIdx.x & 31) == 0 ? warp_total : Op::identity(), op);
 }
 
@@ -123,9 +164,8 @@ __device__ __forceinline__ T block_fold_range_ordered(const T* base, long long l
 template <int BLOCK_THREADS, int VECS_PER_THREAD, typename T, typename Op>
 __device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, long long n, T* __restrict__ result,
                                                       unsigned char* __restrict__ scratch, Op op) {
-    static_assert((int)sizeof(T) * 32 >= ReducePolicyConstants::BODY_ALIGN_BYTES,
-                  "the head (< 128 bytes) fits one warp, one element per lane");
     using V = Vec16<T>;
+    using A = OpValue<Op>;
     constexpr int WARPS = BLOCK_THREADS / 32;
     constexpr long long RUN_ALIGN = ReducePolicyConstants::SHARE_ALIGN_VECS;  // whole 512-byte lines
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -141,8 +181,8 @@ __device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, 
     long long run_end = run_begin + run;
     if (run_end > split.end) run_end = split.end;
 
-    const T warp_total = warp_fold_vectors_ordered<VECS_PER_THREAD>(body, run_begin, run_end, op);
-    T total = block_reduce_ordered<BLOCK_THREADS>(lane == 0 ? warp_total : Op::identity(), op);
+    const A warp_total = warp_fold_vectors_ordered<VECS_PER_THREAD>(body, run_begin, run_end, op);
+    A total = block_reduce_ordered<BLOCK_THREADS>(lane == 0 ? warp_total : Op::identity(), op);
 
     if (gridDim.x > 1) {
         if (!last_block_to_arrive(scratch, total)) return;
@@ -150,14 +190,14 @@ __device__ __forceinline__ void device_reduce_ordered(const T* __restrict__ in, 
         const unsigned per_thread = (gridDim.x + BLOCK_THREADS - 1) / BLOCK_THREADS;
         const unsigned first = tid * per_thread;
         const unsigned last = first + per_thread < gridDim.x ? first + per_thread : gridDim.x;
-        T partials = Op::identity();
-        for (unsigned b = first; b < last; ++b) partials = op(partials, load_partial<T>(slots, b));
+        A partials = Op::identity();
+        for (unsigned b = first; b < last; ++b) partials = op(partials, load_partial<A>(slots, b));
         total = block_reduce_ordered<BLOCK_THREADS>(partials, op);
     }
     if (warp == 0) {
-        const T head = warp_fold_elements(in, 0, split.head, op);
-        const T tail = warp_fold_elements(in, split.tail_begin, n - split.tail_begin, op);
-        if (lane == 0) *result = op(op(head, total), tail);
+        const A head = warp_fold_elements(in, 0, split.head, op);
+        const A tail = warp_fold_elements(in, split.tail_begin, n - split.tail_begin, op);
+        if (lane == 0) *result = (T)op(op(head, total), tail);
     }
 }
 

@@ -20,6 +20,9 @@
 // (the small kernel would give a warp 32 medium rows in turn), and rows_block, a block per row (long
 // rows, enough of them to fill the GPU); GpuCustomSegmentedReduce picks one per call.
 //
+// Values combine in the operator's type (OpValue<Op>, ordered_reduce_kernels.cuh), results are
+// stored as T.
+//
 // Self-contained (headers only), for NVRTC: GpuCustomSegmentedReduce instantiates the entry points.
 #pragma once
 #include "ordered_reduce_kernels.cuh"
@@ -33,6 +36,12 @@ struct OrderedConstants {
     static constexpr int MEDIUM_VECS_PER_LANE = 2;  // medium segments: many are a tile or two long
     static constexpr int ROW_VECS_PER_LANE = 4;     // rows_warp
     static constexpr int LONG_VECS_PER_LANE = 4;    // work items of long segments, rows_block
+    /**
+     * The vectors per lane for elements of type T: half for int8, whose vectors hold 16 elements
+     * each, shifted out one by one (at 4, a wrapping int8 sum's segments_long spilled at 80 registers).
+     */
+    template <typename T>
+    __host__ __device__ static constexpr int vecs(int per_lane) { return sizeof(T) == 1 ? per_lane / 2 : per_lane; }
 };
 
 /**
@@ -44,6 +53,7 @@ __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in,
                                                        long long in_length, T* __restrict__ out,
                                                        unsigned char* __restrict__ scratch) {
     constexpr unsigned FULL = 0xffffffffu;
+    using A = OpValue<Op>;
     Op op;
     const int lane = threadIdx.x & 31;
     const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
@@ -53,7 +63,7 @@ __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in,
     const long long length = w.end - w.start;
 
     if (w.valid && length <= Constants::SHORT_SEGMENT) {
-        out[first_segment + lane] = lane_fold<Recipe<T, T, T, Op>>(in, w.start, (int)length);
+        out[first_segment + lane] = (T)lane_fold<Recipe<T, A, T, Op>>(in, w.start, (int)length);
     }
     unsigned medium = __ballot_sync(FULL, w.valid && length > Constants::SHORT_SEGMENT && length <= w.chunk_length);
     while (medium) {
@@ -61,8 +71,8 @@ __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in,
         medium &= medium - 1;
         const long long start = __shfl_sync(FULL, w.start, a);
         const long long end = __shfl_sync(FULL, w.end, a);
-        const T total = warp_fold_range_ordered<OrderedConstants::MEDIUM_VECS_PER_LANE>(in + start, end - start, op);
-        if (lane == 0) out[first_segment + a] = total;
+        const A total = warp_fold_range_ordered<OrderedConstants::vecs<T>(OrderedConstants::MEDIUM_VECS_PER_LANE)>(in + start, end - start, op);
+        if (lane == 0) out[first_segment + a] = (T)total;
     }
     queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
 }
@@ -81,10 +91,10 @@ __device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, 
     for (long long i = blockIdx.x; i < items; i += gridDim.x) {
         const LongWork item = work[i];
         const long long length = item.end > item.begin ? item.end - item.begin : 0;
-        const T total = block_fold_range_ordered<BLOCK, OrderedConstants::LONG_VECS_PER_LANE>(in + item.begin, length, op);
+        const OpValue<Op> total = block_fold_range_ordered<BLOCK, OrderedConstants::vecs<T>(OrderedConstants::LONG_VECS_PER_LANE)>(in + item.begin, length, op);
         if (threadIdx.x == 0) {
-            if (item.slot >= 0) *partial_slot<T>(scratch, item.slot) = total;
-            else out[-1 - item.slot] = total;
+            if (item.slot >= 0) *partial_slot<OpValue<Op>>(scratch, item.slot) = total;
+            else out[-1 - item.slot] = (T)total;
         }
     }
 }
@@ -96,8 +106,8 @@ __device__ __forceinline__ void ordered_rows_warp(const T* __restrict__ in, long
     Op op;
     const long long warps = (long long)gridDim.x * (BLOCK / 32);
     for (long long row = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5); row < rows; row += warps) {
-        const T total = warp_fold_range_ordered<OrderedConstants::ROW_VECS_PER_LANE>(in + row * cols, cols, op);
-        if ((threadIdx.x & 31) == 0) out[row] = total;
+        const OpValue<Op> total = warp_fold_range_ordered<OrderedConstants::vecs<T>(OrderedConstants::ROW_VECS_PER_LANE)>(in + row * cols, cols, op);
+        if ((threadIdx.x & 31) == 0) out[row] = (T)total;
     }
 }
 
@@ -108,8 +118,8 @@ __device__ __forceinline__ void ordered_rows_warp(const T* __restrict__ in, long
 template <typename T, typename Op, int BLOCK>
 __device__ __forceinline__ void ordered_rows_block(const T* __restrict__ in, long long cols, T* __restrict__ out) {
     const long long row = blockIdx.x;
-    const T total = block_fold_range_ordered<BLOCK, OrderedConstants::LONG_VECS_PER_LANE>(in + row * cols, cols, Op());
-    if (threadIdx.x == 0) out[row] = total;
+    const OpValue<Op> total = block_fold_range_ordered<BLOCK, OrderedConstants::vecs<T>(OrderedConstants::LONG_VECS_PER_LANE)>(in + row * cols, cols, Op());
+    if (threadIdx.x == 0) out[row] = (T)total;
 }
 
 }  // namespace segmented

@@ -28,6 +28,11 @@ import java.util.regex.Pattern;
  * bitwise operators, selections such as min, max or forward fill; not float sums or products) can
  * say so with {@link #exact()}: the GPU scans may then combine partial results in whatever
  * association is fastest, with the same bits.
+ *
+ * <p>On int8 ({@link #ofByte}) the CUDA expression sees {@code a} and {@code b} as {@code int}s
+ * holding the bytes' values, as Java promotes bytes in arithmetic, and its result is narrowed to a
+ * byte (wrapping, as Java's {@code (byte)} cast does), so {@code "a + b"} on the GPU is
+ * {@code (a, b) -> (byte) (a + b)} in Java.
  */
 public final class CustomOp {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,40}");
@@ -60,6 +65,10 @@ public final class CustomOp {
         this.identityBits = identityBits;
         this.javaOperator = javaOperator;
         this.exact = exact;
+    }
+
+    public static CustomOp ofByte(String name, String cudaExpression, byte identity, ByteBinaryOperator java) {
+        return new CustomOp(name, DType.BYTE, cudaExpression, identity, java);
     }
 
     public static CustomOp ofInt(String name, String cudaExpression, int identity, IntBinaryOperator java) {
@@ -101,6 +110,12 @@ public final class CustomOp {
         float applyAsFloat(float a, float b);
     }
 
+    /** {@code (a, b) -> ...} on bytes, for {@link #ofByte}. */
+    @FunctionalInterface
+    public interface ByteBinaryOperator {
+        byte applyAsByte(byte a, byte b);
+    }
+
     public String name() { return name; }
 
     /** The element type the operator is defined on. */
@@ -111,7 +126,7 @@ public final class CustomOp {
     /** The identity as raw bits of {@link #type()}. */
     public long identityBits() { return identityBits; }
 
-    /** The Java operator: an IntBinaryOperator, LongBinaryOperator, FloatBinaryOperator or DoubleBinaryOperator. */
+    /** The Java operator: a ByteBinaryOperator, IntBinaryOperator, LongBinaryOperator, FloatBinaryOperator or DoubleBinaryOperator. */
     public Object javaOperator() { return javaOperator; }
 
     /** The CUDA C++ literal of the identity, exact for every value (hex-float for floating types). */
@@ -121,7 +136,7 @@ public final class CustomOp {
             case LONG -> "(long long)0x" + Long.toHexString(identityBits) + "ULL";
             case FLOAT -> "__int_as_float((int)0x" + Integer.toHexString((int) identityBits) + "U)";
             case DOUBLE -> "__longlong_as_double((long long)0x" + Long.toHexString(identityBits) + "ULL)";
-            case BYTE -> throw new IllegalStateException("int8 custom operators are not supported");
+            case BYTE -> "(signed char)0x" + Integer.toHexString((int) identityBits & 0xFF) + "U";
         };
     }
 

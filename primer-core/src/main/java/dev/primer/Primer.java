@@ -163,6 +163,7 @@ public final class Primer implements AutoCloseable {
      * {@code a[0] op a[1] op ... op a[n-1]}. The operator must be associative; it need not be
      * commutative (operand order is kept on both backends).
      */
+    public synchronized byte reduce(ByteArray a, CustomOp op) { return (byte) backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized int reduce(IntArray a, CustomOp op) { return (int) backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized long reduce(LongArray a, CustomOp op) { return backend.reduceCustom(checkCustom(a, op), op); }
     public synchronized float reduce(FloatArray a, CustomOp op) { return Float.intBitsToFloat((int) backend.reduceCustom(checkCustom(a, op), op)); }
@@ -273,7 +274,7 @@ public final class Primer implements AutoCloseable {
         backend.scanCustom(in, out, op, false, op.identityBits());
     }
 
-    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for int32/int64 operators. */
+    /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for int8/int32/int64 operators. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op, long init) {
         checkScanCustom(in, out, op);
         backend.scanCustom(in, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
@@ -348,7 +349,7 @@ public final class Primer implements AutoCloseable {
         backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, op.identityBits());
     }
 
-    /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; int32/int64 operators. */
+    /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; int8/int32/int64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, long init) {
         checkFlagScanCustom(in, headFlags, out, op);
         backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
@@ -375,7 +376,7 @@ public final class Primer implements AutoCloseable {
         backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, op.identityBits());
     }
 
-    /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; int32/int64 operators. */
+    /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; int8/int32/int64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, long init) {
         checkOffsetScanCustom(in, offsets, out, op);
         backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));

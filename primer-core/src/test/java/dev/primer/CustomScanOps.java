@@ -13,8 +13,8 @@ import java.util.function.LongConsumer;
 
 /**
  * User-defined operators for the scan tests, each truly associative, with random inputs that suit
- * them and a sequential left fold as the reference. Two are not commutative (affine-map composition,
- * forward fill), so a scan that swaps operands anywhere fails them.
+ * them and a sequential left fold as the reference. Some are not commutative (affine-map composition,
+ * forward fill, first non-zero), so a scan that swaps operands anywhere fails them.
  */
 public final class CustomScanOps {
     private CustomScanOps() {}
@@ -40,6 +40,31 @@ public final class CustomScanOps {
                 return ((long) (bm * am) << 32) | ((bm * ac + bc) & 0xFFFF_FFFFL);
             });
 
+    /**
+     * The same on the nibbles of a byte: x -> m*x + c mod 16 packed (m << 4 | c), identity (1, 0) =
+     * 0x10. On the GPU a and b are ints holding the signed bytes (the & 15 drops the sign's copies);
+     * the result's bit 7 becomes the byte's sign when it is narrowed, as with Java's (byte) cast.
+     */
+    public static final CustomOp AFFINE4 = CustomOp.ofByte("affine4",
+            "((((a >> 4) & 15) * ((b >> 4) & 15) & 15) << 4) | ((((b >> 4) & 15) * (a & 15) + (b & 15)) & 15)",
+            (byte) 0x10, (a, b) -> {
+                int am = (a >> 4) & 15, ac = a & 15, bm = (b >> 4) & 15, bc = b & 15;
+                return (byte) (((bm * am & 15) << 4) | ((bm * ac + bc) & 15));
+            });
+
+    /** a + b on bytes, wrapping (the GPU narrows the int sum, Java casts it): exact in any association. */
+    public static final CustomOp BYTE_SUM = CustomOp.ofByte("bsum", "a + b", (byte) 0, (a, b) -> (byte) (a + b));
+
+    /**
+     * The first non-zero byte: a selection (associative, not commutative, identity 0), declared
+     * {@link CustomOp#exact()}: the int8 GPU scans' tree look-back. Its inputs are mostly zero.
+     */
+    public static final CustomOp FIRST_NONZERO = CustomOp.ofByte("firstnz", "a != 0 ? a : b", (byte) 0,
+            (a, b) -> a != 0 ? a : b).exact();
+
+    /** The int8 operators. */
+    public static final List<CustomOp> INT8 = List.of(AFFINE4, BYTE_SUM, FIRST_NONZERO);
+
     /** Forward fill: the last value that is not NaN (NaN: missing). Associative, not commutative; identity NaN. */
     public static final CustomOp FFILL = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN,
             (a, b) -> Double.isNaN(b) ? a : b);
@@ -59,9 +84,10 @@ public final class CustomScanOps {
 
     /**
      * The operators whose scans are exact (the same bits in any association); ABS_MAX and
-     * FFILL_EXACT also declared so.
+     * FFILL_EXACT and FIRST_NONZERO also declared so.
      */
-    public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, FFILL_EXACT, ABS_MAX, DOUBLE_SUM);
+    public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, FFILL_EXACT, ABS_MAX, DOUBLE_SUM,
+            AFFINE4, BYTE_SUM, FIRST_NONZERO);
 
     /** n random elements suited to {@code op}. */
     public static MemorySegment input(Arena arena, CustomOp op, long n, long seed) {
@@ -69,6 +95,11 @@ public final class CustomScanOps {
         MemorySegment x = arena.allocate(n * op.type().byteSize(), 8);
         for (long i = 0; i < n; i++) {
             switch (op.name()) {
+                case "affine4" -> x.set(ValueLayout.JAVA_BYTE, i,  // odd m, as above
+                        (byte) (((2 * random.nextInt(8) + 1) << 4) | random.nextInt(16)));
+                case "bsum" -> x.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
+                case "firstnz" -> x.set(ValueLayout.JAVA_BYTE, i,
+                        random.nextInt(1000) == 0 ? (byte) (1 + random.nextInt(255)) : 0);  // non-zero: negative too
                 case "affine16" -> x.setAtIndex(ValueLayout.JAVA_INT, i,  // odd m: products never reach 0
                         ((random.nextInt(1 << 16) | 1) << 16) | random.nextInt(1 << 16));
                 case "affine32" -> x.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong() | (1L << 32));  // odd m: never 0
@@ -109,11 +140,15 @@ public final class CustomScanOps {
     public static long someInitBits(CustomOp op, long seed) {
         Arena arena = Arena.ofAuto();
         MemorySegment one = input(arena, op, 1, seed);
-        return op.type().byteSize() == 4 ? one.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : one.get(ValueLayout.JAVA_LONG, 0);
+        return switch (op.type().byteSize()) {
+            case 1 -> one.get(ValueLayout.JAVA_BYTE, 0) & 0xFFL;
+            case 4 -> one.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL;
+            default -> one.get(ValueLayout.JAVA_LONG, 0);
+        };
     }
 
     /**
-     * Calls {@code asDouble} (float and double operators) or {@code asLong} (int and long) with the
+     * Calls {@code asDouble} (float and double operators) or {@code asLong} (byte, int and long) with the
      * init whose raw bits are {@code initBits}: the facade's exclusive scans take the init as one or
      * the other.
      */
@@ -121,9 +156,9 @@ public final class CustomScanOps {
         switch (type) {
             case FLOAT -> asDouble.accept(Float.intBitsToFloat((int) initBits));
             case DOUBLE -> asDouble.accept(Double.longBitsToDouble(initBits));
+            case BYTE -> asLong.accept((byte) initBits);
             case INT -> asLong.accept((int) initBits);
             case LONG -> asLong.accept(initBits);
-            default -> throw new IllegalArgumentException("no custom operators on " + type);
         }
     }
 
@@ -131,6 +166,14 @@ public final class CustomScanOps {
     public static MemorySegment reference(Arena arena, CustomOp op, MemorySegment x, long n, boolean inclusive, long initBits) {
         MemorySegment out = arena.allocate(n * op.type().byteSize(), 8);
         switch (op.javaOperator()) {
+            case CustomOp.ByteBinaryOperator f -> {
+                byte acc = (byte) initBits;
+                for (long i = 0; i < n; i++) {
+                    byte next = f.applyAsByte(acc, x.get(ValueLayout.JAVA_BYTE, i));
+                    out.set(ValueLayout.JAVA_BYTE, i, inclusive ? next : acc);
+                    acc = next;
+                }
+            }
             case IntBinaryOperator f -> {
                 int acc = (int) initBits;
                 for (long i = 0; i < n; i++) {

@@ -10,10 +10,14 @@ import java.lang.foreign.ValueLayout;
 
 import static dev.primer.CustomScanOps.AFFINE16;
 import static dev.primer.CustomScanOps.AFFINE32;
+import static dev.primer.CustomScanOps.AFFINE4;
 import static dev.primer.CustomScanOps.ABS_MAX;
+import static dev.primer.CustomScanOps.BYTE_SUM;
+import static dev.primer.CustomScanOps.FIRST_NONZERO;
 import static dev.primer.CustomScanOps.FFILL;
 import static dev.primer.CustomScanOps.FLOAT_SUM;
 import static dev.primer.CustomScanOps.assertSameElements;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -21,10 +25,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Scans with user-defined operators through the facade, on every backend: each element against a
- * sequential left fold with the operator's Java lambda (exact operators, two of them not
- * commutative), inclusive, exclusive from the identity and from an init, in place, on slices that
- * start 1..3 elements past an alignment boundary, with poisoned guard elements around the output;
- * then the GPU against the CPU, and the argument checks.
+ * sequential left fold with the operator's Java lambda (exact operators, int8 ones among them,
+ * several not commutative), inclusive, exclusive from the identity and from an init, in place, on slices that
+ * start 1..3 elements (int8: 1..15) past an alignment boundary, with poisoned guard elements around
+ * the output; then the GPU against the CPU, and the argument checks.
  */
 class CustomScanTest {
     static Iterable<BackendKind> backends() { return Backends.all().toList(); }
@@ -41,9 +45,10 @@ class CustomScanTest {
                     config++;
                     MemorySegment x = CustomScanOps.input(arena, op, n, 31L * config);
                     long init = CustomScanOps.someInitBits(op, config);
-                    int shift = config % 4, outShift = (config / 4) % 4;
+                    int shifts = op.type() == DType.BYTE ? 16 : 4;  // within a 16-byte vector
+                    int shift = config % shifts, outShift = (config / 4) % shifts;
                     check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), shift, outShift);
-                    check(primer, arena, op, x, n, Mode.EXCLUSIVE, op.identityBits(), shift, (outShift + 1) % 4);
+                    check(primer, arena, op, x, n, Mode.EXCLUSIVE, op.identityBits(), shift, (outShift + 1) % shifts);
                     check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, init, shift, outShift);
                     check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), shift, -1);
                     check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, init, shift, -1);
@@ -58,7 +63,7 @@ class CustomScanTest {
     void longScansAcrossManyChunksAndTiles(BackendKind kind) {
         long n = 70L * (1 << 16) + 3;
         try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
-            for (CustomOp op : new CustomOp[] {AFFINE32, AFFINE16}) {
+            for (CustomOp op : new CustomOp[] {AFFINE32, AFFINE16, AFFINE4, FIRST_NONZERO}) {
                 MemorySegment x = CustomScanOps.input(arena, op, n, 99);
                 check(primer, arena, op, x, n, Mode.INCLUSIVE, op.identityBits(), 1, 0);
                 check(primer, arena, op, x, n, Mode.EXCLUSIVE_INIT, CustomScanOps.someInitBits(op, 5), 0, -1);
@@ -73,7 +78,7 @@ class CustomScanTest {
         try (Primer gpu = Primer.open(BackendKind.GPU); Primer cpu = Primer.open(BackendKind.CPU);
              Arena arena = Arena.ofConfined()) {
             for (long n : new long[] {1, 33, 8191, 8193, 4097, (1 << 20) + 1, (1 << 24) + 7}) {
-                for (CustomOp op : new CustomOp[] {FLOAT_SUM, AFFINE16, FFILL, ABS_MAX}) {
+                for (CustomOp op : new CustomOp[] {FLOAT_SUM, AFFINE16, FFILL, ABS_MAX, AFFINE4, BYTE_SUM, FIRST_NONZERO}) {
                     for (boolean inclusive : new boolean[] {true, false}) {
                         MemorySegment x = CustomScanOps.input(arena, op, n, n ^ op.name().hashCode());
                         long init = inclusive ? op.identityBits() : CustomScanOps.someInitBits(op, n);
@@ -113,13 +118,20 @@ class CustomScanTest {
         try (Primer primer = Backends.open(kind); Primer other = Primer.open(BackendKind.CPU);
              LongArray l = primer.upload(new long[10]); LongArray l2 = primer.allocateLongs(10);
              LongArray shorter = primer.allocateLongs(9); IntArray i = primer.upload(new int[10]);
-             FloatArray f = primer.allocateFloats(10); LongArray foreign = other.allocateLongs(10)) {
+             FloatArray f = primer.allocateFloats(10); LongArray foreign = other.allocateLongs(10);
+             ByteArray b = primer.upload(new byte[10]); ByteArray b2 = primer.allocateBytes(10)) {
             expect("in", () -> primer.inclusiveScan(i, l, AFFINE32));
             expect("out", () -> primer.inclusiveScan(l, i, AFFINE32));
             expect("out has 9 elements", () -> primer.exclusiveScan(l, shorter, AFFINE32));
             expect("init", () -> primer.exclusiveScan(l, l2, AFFINE32, 1.5));
             expect("init", () -> primer.exclusiveScan(f, f, ABS_MAX, 1L));
             expect("init", () -> primer.exclusiveScan(i, i, AFFINE16, 1L << 40));
+            expect("init", () -> primer.exclusiveScan(b, b2, AFFINE4, 200L));  // int8: -128..127
+            expect("init", () -> primer.exclusiveScan(b, b2, AFFINE4, -129L));
+            expect("init", () -> primer.exclusiveScan(b, b2, BYTE_SUM, 1.5));
+            expect("in", () -> primer.inclusiveScan(i, b2, AFFINE4));
+            expect("out", () -> primer.inclusiveScan(b, i, AFFINE4));
+            expect("in", () -> primer.exclusiveScan(b, b2, AFFINE16));
             expect("out", () -> primer.inclusiveScan(l.slice(0, 9), l.slice(1, 10), AFFINE32));  // overlaps in partly
             expect("in", () -> primer.inclusiveScan(foreign, l2, AFFINE32));
             expect("out", () -> primer.inclusiveScan(l, foreign, AFFINE32));
@@ -143,6 +155,23 @@ class CustomScanTest {
             assertEquals(java.util.List.of(3L, 3L, 3L, 5L, 5L), java.util.Arrays.stream(a.toArray()).boxed().toList());
             primer.exclusiveScan(a, a, lastNonZero, 7L);
             assertEquals(java.util.List.of(7L, 3L, 3L, 3L, 5L), java.util.Arrays.stream(a.toArray()).boxed().toList());
+        }
+    }
+
+    /**
+     * A worked example: int8 sums wrap as Java's (byte) cast does (the GPU narrows its int sums), in
+     * place, exclusive from an init at the byte's limits.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void int8SumsWrapAround(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); ByteArray a = primer.upload(new byte[] {100, 27, 1, -128, -1})) {
+            primer.inclusiveScan(a, a, BYTE_SUM);
+            assertArrayEquals(new byte[] {100, 127, -128, 0, -1}, a.toArray());
+            primer.exclusiveScan(a, a, BYTE_SUM, Byte.MAX_VALUE);  // 127, 127 + 100, + 127, + -128, + 0
+            assertArrayEquals(new byte[] {127, -29, 98, -30, -30}, a.toArray());
+            primer.exclusiveScan(a, a, BYTE_SUM, Byte.MIN_VALUE);  // -128, -128 + 127, + -29, + 98, + -30
+            assertArrayEquals(new byte[] {-128, -1, -30, 68, 38}, a.toArray());
         }
     }
 

@@ -14,8 +14,11 @@ import java.util.function.Supplier;
 import java.util.stream.LongStream;
 
 import static dev.primer.CustomScanOps.AFFINE16;
+import static dev.primer.CustomScanOps.AFFINE4;
 import static dev.primer.CustomScanOps.FFILL;
+import static dev.primer.CustomScanOps.FIRST_NONZERO;
 import static dev.primer.CustomScanOps.FLOAT_SUM;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -23,17 +26,20 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 /**
  * Rows and segments reduced with user-defined operators through the facade, on every backend: each
  * result against a left fold from the identity written here, exactly (the operators of
- * {@link CustomScanOps#EXACT}; on their random inputs the two non-commutative ones give another
- * answer when any two operands swap, which {@link #theInputsAreOrderSensitive} makes sure of). Empty
- * rows and segments give the identity. Matrices and values are slices that start 1..3 elements past an
- * allocation.
+ * {@link CustomScanOps#EXACT}, int8 ones among them; on their random inputs the non-commutative ones
+ * give another answer when operands swap, which {@link #theInputsAreOrderSensitive} makes sure of).
+ * Empty rows and segments give the identity. Matrices and values are slices that start 1..3 elements
+ * (int8: 1..15) past an allocation.
  */
 class CustomSegmentedReduceTest {
     static Iterable<BackendKind> backends() { return Backends.all().toList(); }
 
-    /** rows × cols: empty either way, tiny, odd widths, a few very long rows, many short ones, rows of just over a tile. */
+    /**
+     * rows × cols: empty either way, tiny, odd widths (about an int8 row's 128-byte head too), a few very
+     * long rows, many short ones, rows of just over a tile.
+     */
     private static final long[][] SHAPES = {
-            {0, 5}, {5, 0}, {1, 1}, {3, 31}, {1000, 33}, {4, (1 << 20) + 3}, {1 << 17, 3}, {257, 4097}};
+            {0, 5}, {5, 0}, {1, 1}, {3, 31}, {1000, 33}, {77, 127}, {65, 129}, {4, (1 << 20) + 3}, {1 << 17, 3}, {257, 4097}};
 
     @ParameterizedTest
     @MethodSource("backends")
@@ -43,7 +49,7 @@ class CustomSegmentedReduceTest {
             for (CustomOp op : CustomScanOps.EXACT) {
                 for (long[] shape : SHAPES) {
                     config++;
-                    long rows = shape[0], cols = shape[1], shift = config % 4;
+                    long rows = shape[0], cols = shape[1], shift = config % (op.type() == DType.BYTE ? 16 : 4);
                     try (Arena arena = Arena.ofConfined(); DeviceArray base = primer.allocate(op.type(), rows * cols + shift)) {
                         MemorySegment x = CustomScanOps.input(arena, op, rows * cols, config);
                         DeviceArray matrix = CustomSegments.slice(base, shift, shift + rows * cols);
@@ -68,7 +74,8 @@ class CustomSegmentedReduceTest {
             for (CustomOp op : CustomScanOps.EXACT) {
                 for (long[] offsets : layouts(new SplittableRandom(op.name().hashCode()))) {
                     config++;
-                    long n = offsets[offsets.length - 1] + config % 3, shift = config % 4;  // offsets[last] < n now and then
+                    long n = offsets[offsets.length - 1] + config % 3;  // offsets[last] < n now and then
+                    long shift = config % (op.type() == DType.BYTE ? 16 : 4);
                     try (Arena arena = Arena.ofConfined(); DeviceArray base = primer.allocate(op.type(), n + shift);
                          LongArray offsetsBase = primer.allocateLongs(offsets.length + 1)) {
                         MemorySegment x = CustomScanOps.input(arena, op, n, config);
@@ -92,10 +99,11 @@ class CustomSegmentedReduceTest {
     @Test
     void theInputsAreOrderSensitive() {
         try (Arena arena = Arena.ofConfined()) {
-            for (CustomOp op : new CustomOp[] {AFFINE16, CustomScanOps.AFFINE32, FFILL}) {
-                MemorySegment x = CustomScanOps.input(arena, op, 33, 7);
+            for (CustomOp op : new CustomOp[] {AFFINE16, CustomScanOps.AFFINE32, FFILL, AFFINE4, FIRST_NONZERO}) {
+                int n = op == FIRST_NONZERO ? 10_000 : 33;  // mostly zeros: the first and the last non-zero differ
+                MemorySegment x = CustomScanOps.input(arena, op, n, 7);
                 long forward = op.identityBits(), swapped = op.identityBits();
-                for (int i = 0; i < 33; i++) {
+                for (int i = 0; i < n; i++) {
                     long v = CustomSegments.get(op.type(), x, i);
                     forward = CustomSegments.apply(op, forward, v);
                     swapped = CustomSegments.apply(op, v, swapped);
@@ -151,6 +159,35 @@ class CustomSegmentedReduceTest {
             assertEquals(List.of(map(1, 0), v0, map(15, 60), map(1, 0)),
                     Arrays.stream(((LongArray) segments).toArray()).boxed().toList());
         }
+    }
+
+    /**
+     * The same in int8, with AFFINE4's maps mod 16 (results with bit 7 set are negative bytes); and
+     * reduce of the whole array.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void int8ResultsAreBytesInIndexOrder(BackendKind kind) {
+        byte v0 = map4(3, 1), v1 = map4(5, 2), v2 = map4(1, 7), v3 = map4(7, 0);
+        try (Primer primer = Backends.open(kind);
+             ByteArray values = primer.upload(new byte[] {v0, v1, v2, v3});
+             LongArray offsets = primer.upload(new long[] {0, 0, 1, 4, 4});
+             DeviceArray rows = primer.reduceRows(values, 2, 2, AFFINE4);
+             DeviceArray segments = primer.reduceSegments(values, offsets, AFFINE4)) {
+            assertSame(DType.BYTE, rows.dtype());
+            assertSame(DType.BYTE, segments.dtype());
+            // v0 then v1: x -> 5(3x + 1) + 2 = 15x + 7; v2 then v3: x -> 7(x + 7) = 7x + 49 = 7x + 1 (mod 16).
+            assertArrayEquals(new byte[] {map4(15, 7), map4(7, 1)}, ((ByteArray) rows).toArray());
+            // v1 then v2 then v3: x -> 7(5x + 2 + 7) = 35x + 63 = 3x + 15.
+            assertArrayEquals(new byte[] {map4(1, 0), v0, map4(3, 15), map4(1, 0)}, ((ByteArray) segments).toArray());
+            // 15x + 7, then v2: 15x + 14, then v3: 7(15x + 14) = 105x + 98 = 9x + 2.
+            assertEquals(map4(9, 2), primer.reduce(values, AFFINE4));
+        }
+    }
+
+    /** AFFINE4's packing of x -> m x + c (mod 16). */
+    private static byte map4(int m, int c) {
+        return (byte) (m << 4 | c);
     }
 
     /** AFFINE32's packing of x -> m x + c. */

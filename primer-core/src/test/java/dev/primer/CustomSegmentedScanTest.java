@@ -17,10 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * Segmented scans with user-defined operators through the facade, on every backend: by head flags
  * and by offsets; inclusive, exclusive from the identity and from a random init; out of place and in
  * place; each element against a sequential fold of its segment written here, exactly (the operators
- * of {@link CustomScanOps#EXACT}, two of them not commutative, so a swapped operand anywhere fails).
- * Inputs, flags and offsets are slices that start 1..3 elements past an allocation (the GPU aligns its
- * tiles to 16 bytes); outputs are poisoned first, with guards around them, and by offsets what lies
- * outside [offsets[0], offsets[last]) must keep its poison (or, in place, its input).
+ * of {@link CustomScanOps#EXACT}, int8 ones among them, several not commutative, so a swapped operand
+ * anywhere fails). Inputs, flags and offsets are slices that start 1..3 elements (int8: 1..15) past an
+ * allocation (the GPU aligns its tiles to 16 bytes); outputs are poisoned first, with guards around
+ * them, and by offsets what lies outside [offsets[0], offsets[last]) must keep its poison (or, in
+ * place, its input).
  */
 class CustomSegmentedScanTest {
     static Iterable<BackendKind> backends() { return Backends.all().toList(); }
@@ -156,10 +157,11 @@ class CustomSegmentedScanTest {
     /** Inclusive, exclusive from the identity and from an init, out of place, then two in place. */
     private static void allModes(Primer primer, CustomOp op, Segments s, int config) {
         long init = CustomScanOps.someInitBits(op, config);
-        int shift = config % 4, outShift = (config / 4) % 4;
+        int shifts = op.type() == DType.BYTE ? 16 : 4;  // within a 16-byte vector
+        int shift = config % shifts, outShift = (config / 4) % shifts;
         check(primer, op, s, Mode.INCLUSIVE, op.identityBits(), shift, outShift, config);
-        check(primer, op, s, Mode.EXCLUSIVE, op.identityBits(), shift, (outShift + 1) % 4, config);
-        check(primer, op, s, Mode.EXCLUSIVE_INIT, init, shift, (outShift + 2) % 4, config);
+        check(primer, op, s, Mode.EXCLUSIVE, op.identityBits(), shift, (outShift + 1) % shifts, config);
+        check(primer, op, s, Mode.EXCLUSIVE_INIT, init, shift, (outShift + 2) % shifts, config);
         check(primer, op, s, Mode.INCLUSIVE, op.identityBits(), shift, -1, config);
         check(primer, op, s, Mode.EXCLUSIVE_INIT, init, shift, -1, config);
     }

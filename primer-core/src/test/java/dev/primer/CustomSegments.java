@@ -71,9 +71,10 @@ final class CustomSegments {
         return head;
     }
 
-    /** {@code a op b} on raw bits of op's type (4-byte types in the low 32 bits). */
+    /** {@code a op b} on raw bits of op's type (1- and 4-byte types in the low 8 and 32 bits). */
     static long apply(CustomOp op, long a, long b) {
         return switch (op.javaOperator()) {
+            case CustomOp.ByteBinaryOperator f -> f.applyAsByte((byte) a, (byte) b) & 0xFFL;
             case IntBinaryOperator f -> f.applyAsInt((int) a, (int) b) & 0xFFFF_FFFFL;
             case LongBinaryOperator f -> f.applyAsLong(a, b);
             case CustomOp.FloatBinaryOperator f ->
@@ -84,9 +85,10 @@ final class CustomSegments {
         };
     }
 
-    /** Element i as raw bits (4-byte types zero-extended). */
+    /** Element i as raw bits (1- and 4-byte types zero-extended). */
     static long get(DType type, MemorySegment s, long i) {
         return switch (type.byteSize()) {
+            case 1 -> s.get(ValueLayout.JAVA_BYTE, i) & 0xFFL;
             case 4 -> s.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i) & 0xFFFF_FFFFL;
             case 8 -> s.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
             default -> throw new IllegalArgumentException(type.toString());
@@ -95,6 +97,7 @@ final class CustomSegments {
 
     static void set(DType type, MemorySegment s, long i, long bits) {
         switch (type.byteSize()) {
+            case 1 -> s.set(ValueLayout.JAVA_BYTE, i, (byte) bits);
             case 4 -> s.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) bits);
             case 8 -> s.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, bits);
             default -> throw new IllegalArgumentException(type.toString());

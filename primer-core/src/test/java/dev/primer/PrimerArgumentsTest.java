@@ -54,6 +54,7 @@ class PrimerArgumentsTest {
     private static final CustomOp LONG_SUM = CustomOp.ofLong("argsLongSum", "a + b", 0L, Long::sum);
     private static final CustomOp FLOAT_SUM = CustomOp.ofFloat("argsFloatSum", "a + b", 0f, Float::sum);
     private static final CustomOp DOUBLE_SUM = CustomOp.ofDouble("argsDoubleSum", "a + b", 0.0, Double::sum);
+    private static final CustomOp BYTE_SUM = CustomOp.ofByte("argsByteSum", "a + b", (byte) 0, (a, b) -> (byte) (a + b));
 
     // ================================================================ the tables are valid as they stand
 
@@ -68,6 +69,7 @@ class PrimerArgumentsTest {
             calls.addAll(everyMethodWithHeadFlags(h, h.make.headFlags(N)));
             calls.addAll(everyBuiltInOpMethodOnFloats(h, Op.MAX));
             calls.addAll(everyCustomOpMethod(h, INT_MAX, LONG_SUM, FLOAT_SUM, DOUBLE_SUM));
+            calls.addAll(int8CustomOpMethods(h, BYTE_SUM, h.make.bytes(N), h.make.bytes(N)));
             h.acceptsEach(calls);
         }
     }
@@ -119,6 +121,7 @@ class PrimerArgumentsTest {
             calls.add(call("segmentedExclusiveScan(in, offsets, out, Op, long)", "op",
                     () -> p.segmentedExclusiveScan(ints, offsets, intsOut, (Op) null, 7L)));
             calls.addAll(everyCustomOpMethod(h, null, null, null, null));
+            calls.addAll(int8CustomOpMethods(h, null, bytes, h.make.bytes(N)));
             h.rejectsEach(NullPointerException.class, calls);
         }
     }
@@ -454,6 +457,9 @@ class PrimerArgumentsTest {
             calls.addAll(everyCustomOpMethod(h, FLOAT_SUM, DOUBLE_SUM, INT_MAX, LONG_SUM));
             ByteArray bytes = h.make.bytes(N), bytesOut = h.make.bytes(N);
             calls.add(call("inclusiveScan(int8, CustomOp on int32)", "op", () -> h.primer.inclusiveScan(bytes, bytesOut, INT_MAX)));
+            calls.addAll(everyCustomOpMethod(h, BYTE_SUM, BYTE_SUM, BYTE_SUM, BYTE_SUM));
+            calls.addAll(int8CustomOpMethods(h, INT_MAX, h.make.bytes(N), h.make.bytes(N)));
+            calls.addAll(int8CustomOpMethods(h, BYTE_SUM, h.make.ints(N), h.make.ints(N)));
             h.rejectsEach(IllegalArgumentException.class, calls);
         }
     }
@@ -502,8 +508,13 @@ class PrimerArgumentsTest {
                 calls.add(call("segmentedExclusiveScan(int32, offsets, CustomOp, " + init + ")", "init",
                         () -> p.segmentedExclusiveScan(ints, offsets, intsOut, INT_MAX, init)));
             }
-            for (long init : new long[] {Byte.MAX_VALUE + 1L, Byte.MIN_VALUE - 1L, 255, Long.MIN_VALUE}) {
+            for (long init : new long[] {Byte.MAX_VALUE + 1L, Byte.MIN_VALUE - 1L, 200, 255, Long.MIN_VALUE}) {
                 calls.add(call("exclusiveScan(int8, Op, " + init + ")", "init", () -> p.exclusiveScan(bytes, bytesOut, Op.MAX, init)));
+                calls.add(call("exclusiveScan(int8, CustomOp, " + init + ")", "init", () -> p.exclusiveScan(bytes, bytesOut, BYTE_SUM, init)));
+                calls.add(call("segmentedExclusiveScan(int8, headFlags, CustomOp, " + init + ")", "init",
+                        () -> p.segmentedExclusiveScan(bytes, flags, bytesOut, BYTE_SUM, init)));
+                calls.add(call("segmentedExclusiveScan(int8, offsets, CustomOp, " + init + ")", "init",
+                        () -> p.segmentedExclusiveScan(bytes, offsets, bytesOut, BYTE_SUM, init)));
             }
             h.rejectsEach(IllegalArgumentException.class, calls);
         }
@@ -516,8 +527,15 @@ class PrimerArgumentsTest {
             Primer p = h.primer;
             IntArray ints = h.make.ints(N), intsOut = h.make.ints(N);
             LongArray longs = h.make.longs(N), longsOut = h.make.longs(N), offsets = h.make.offsets(OFFSETS);
-            ByteArray flags = h.make.headFlags(N);
+            ByteArray flags = h.make.headFlags(N), bytes = h.make.bytes(N), bytesOut = h.make.bytes(N);
             List<Call> calls = new ArrayList<>();
+            for (long init : new long[] {Byte.MAX_VALUE, Byte.MIN_VALUE}) {
+                calls.add(call("exclusiveScan(int8, CustomOp, " + init + ")", "init", () -> p.exclusiveScan(bytes, bytesOut, BYTE_SUM, init)));
+                calls.add(call("segmentedExclusiveScan(int8, headFlags, CustomOp, " + init + ")", "init",
+                        () -> p.segmentedExclusiveScan(bytes, flags, bytesOut, BYTE_SUM, init)));
+                calls.add(call("segmentedExclusiveScan(int8, offsets, CustomOp, " + init + ")", "init",
+                        () -> p.segmentedExclusiveScan(bytes, offsets, bytesOut, BYTE_SUM, init)));
+            }
             for (long init : new long[] {Integer.MAX_VALUE, Integer.MIN_VALUE}) {
                 calls.add(call("exclusiveScan(int32, Op, " + init + ")", "init", () -> p.exclusiveScan(ints, intsOut, Op.MIN, init)));
                 calls.add(call("exclusiveScan(int32, CustomOp, " + init + ")", "init", () -> p.exclusiveScan(ints, intsOut, INT_MAX, init)));
@@ -555,7 +573,7 @@ class PrimerArgumentsTest {
             DoubleArray doubles = m.doubles(N), doublesOut = m.doubles(N);
             IntArray ints = m.ints(N), intsOut = m.ints(N);
             LongArray longs = m.longs(N), longsOut = m.longs(N), offsets = m.offsets(OFFSETS);
-            ByteArray flags = m.headFlags(N);
+            ByteArray flags = m.headFlags(N), bytes = m.bytes(N), bytesOut = m.bytes(N);
             List<Call> calls = List.of(
                     call("exclusiveScan(float32, Op, long)", "init", () -> p.exclusiveScan(floats, floatsOut, Op.SUM, 1L)),
                     call("exclusiveScan(float64, Op, long)", "init", () -> p.exclusiveScan(doubles, doublesOut, Op.MIN, 1L)),
@@ -566,6 +584,9 @@ class PrimerArgumentsTest {
                     call("exclusiveScan(float64, CustomOp, long)", "init", () -> p.exclusiveScan(doubles, doublesOut, DOUBLE_SUM, 1L)),
                     call("exclusiveScan(int32, CustomOp, double)", "init", () -> p.exclusiveScan(ints, intsOut, INT_MAX, 1.0)),
                     call("exclusiveScan(int64, CustomOp, double)", "init", () -> p.exclusiveScan(longs, longsOut, LONG_SUM, 1.0)),
+                    call("exclusiveScan(int8, CustomOp, double)", "init", () -> p.exclusiveScan(bytes, bytesOut, BYTE_SUM, 1.0)),
+                    call("segmentedExclusiveScan(int8, offsets, CustomOp, double)", "init",
+                            () -> p.segmentedExclusiveScan(bytes, offsets, bytesOut, BYTE_SUM, 1.0)),
                     call("segmentedExclusiveScan(float32, headFlags, long)", "init",
                             () -> p.segmentedExclusiveScan(floats, flags, floatsOut, Op.SUM, 1L)),
                     call("segmentedExclusiveScan(float64, offsets, long)", "init",
@@ -793,6 +814,7 @@ class PrimerArgumentsTest {
                 new Call("reduce(LongArray, Op)", "array", x.longs(), () -> p.reduce(x.longs(), Op.MAX)),
                 new Call("reduce(FloatArray, Op)", "array", x.floats(), () -> p.reduce(x.floats(), Op.PROD)),
                 new Call("reduce(DoubleArray, Op)", "array", x.doubles(), () -> p.reduce(x.doubles(), Op.SUM)),
+                new Call("reduce(ByteArray, CustomOp)", "array", x.bytes(), () -> p.reduce(x.bytes(), BYTE_SUM)),
                 new Call("reduce(IntArray, CustomOp)", "array", x.ints(), () -> p.reduce(x.ints(), INT_MAX)),
                 new Call("reduce(LongArray, CustomOp)", "array", x.longs(), () -> p.reduce(x.longs(), LONG_SUM)),
                 new Call("reduce(FloatArray, CustomOp)", "array", x.floats(), () -> p.reduce(x.floats(), FLOAT_SUM)),
@@ -1009,6 +1031,32 @@ class PrimerArgumentsTest {
                         () -> p.segmentedExclusiveScan(ints, offsets, intsOut, onInts, 7L)),
                 call("segmentedExclusiveScan(float64, offsets, " + onDoubles + ", double)", "op",
                         () -> p.segmentedExclusiveScan(doubles, offsets, doublesOut, onDoubles, 0.5)));
+    }
+
+    /**
+     * Every method taking a CustomOp, on {@code in} (int8 or int32) and {@code out} of its type, with
+     * {@code op} (int8 ones: valid, or against int32; int32 ones against int8). The argument: "op".
+     */
+    private static List<Call> int8CustomOpMethods(Harness h, CustomOp op, DeviceArray in, DeviceArray out) {
+        Primer p = h.primer;
+        ByteArray flags = h.make.headFlags(N);
+        LongArray offsets = h.make.offsets(OFFSETS);
+        String on = "(" + in.dtype() + ", " + op + ")";
+        return List.of(
+                call("reduce" + on, "op", () -> {
+                    if (in instanceof ByteArray b) p.reduce(b, op); else p.reduce((IntArray) in, op);
+                }),
+                call("reduceRows" + on, "op", () -> p.reduceRows(in, ROWS, COLS, op).close()),
+                call("reduceSegments" + on, "op", () -> p.reduceSegments(in, offsets, op).close()),
+                call("inclusiveScan" + on, "op", () -> p.inclusiveScan(in, out, op)),
+                call("exclusiveScan" + on, "op", () -> p.exclusiveScan(in, out, op)),
+                call("exclusiveScan(long)" + on, "op", () -> p.exclusiveScan(in, out, op, -7L)),
+                call("segmentedInclusiveScan(headFlags)" + on, "op", () -> p.segmentedInclusiveScan(in, flags, out, op)),
+                call("segmentedExclusiveScan(headFlags)" + on, "op", () -> p.segmentedExclusiveScan(in, flags, out, op)),
+                call("segmentedExclusiveScan(headFlags, long)" + on, "op", () -> p.segmentedExclusiveScan(in, flags, out, op, 7L)),
+                call("segmentedInclusiveScan(offsets)" + on, "op", () -> p.segmentedInclusiveScan(in, offsets, out, op)),
+                call("segmentedExclusiveScan(offsets)" + on, "op", () -> p.segmentedExclusiveScan(in, offsets, out, op)),
+                call("segmentedExclusiveScan(offsets, long)" + on, "op", () -> p.segmentedExclusiveScan(in, offsets, out, op, -7L)));
     }
 
     // ================================================================ host references

@@ -10,7 +10,7 @@ import java.util.function.LongBinaryOperator;
 
 /**
  * A {@link CustomOp}'s Java operator on one element type, with the loops the CPU's custom reduce and
- * scans run. Values travel as raw bits in a long (4-byte types in the low 32 bits); the loops are
+ * scans run. Values travel as raw bits in a long (1- and 4-byte types in the low 8 and 32 bits); the loops are
  * written once per type so that the operator runs on primitives. Every loop keeps operand order: the
  * accumulated lower indices are always the left operand.
  */
@@ -18,6 +18,7 @@ sealed interface CustomLane {
 
     static CustomLane of(CustomOp op) {
         return switch (op.javaOperator()) {
+            case CustomOp.ByteBinaryOperator f -> new ByteLane(f);
             case IntBinaryOperator f -> new IntLane(f);
             case LongBinaryOperator f -> new LongLane(f);
             case CustomOp.FloatBinaryOperator f -> new FloatLane(f);
@@ -26,7 +27,7 @@ sealed interface CustomLane {
         };
     }
 
-    /** {@code bits} as this lane carries them (a 4-byte type's low 32 bits, zero-extended). */
+    /** {@code bits} as this lane carries them (a 1- or 4-byte type's low 8 or 32 bits, zero-extended). */
     long carry(long bits);
 
     /** Element {@code i} of {@code in}, as carried. */
@@ -53,6 +54,38 @@ sealed interface CustomLane {
 
     private static boolean head(MemorySegment flags, long i) {
         return flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0;
+    }
+
+    record ByteLane(CustomOp.ByteBinaryOperator f) implements CustomLane {
+        private static final ValueLayout.OfByte T = ValueLayout.JAVA_BYTE;
+
+        @Override public long carry(long bits) { return bits & 0xFFL; }
+
+        @Override public long get(MemorySegment in, long i) { return in.get(T, i) & 0xFFL; }
+
+        @Override public long combine(long a, long b) { return f.applyAsByte((byte) a, (byte) b) & 0xFFL; }
+
+        @Override public long fold(MemorySegment in, long from, long to, long acc) {
+            byte a = (byte) acc;
+            for (long i = from; i < to; i++) a = f.applyAsByte(a, in.get(T, i));
+            return a & 0xFFL;
+        }
+
+        @Override public void scan(MemorySegment in, MemorySegment flags, MemorySegment out, long from, long to,
+                                   long carry, long init, boolean inclusive) {
+            byte acc = (byte) carry, start = (byte) init;
+            for (long i = from; i < to; i++) {
+                byte x = in.get(T, i);
+                if (head(flags, i)) acc = start;
+                if (inclusive) {
+                    acc = f.applyAsByte(acc, x);
+                    out.set(T, i, acc);
+                } else {
+                    out.set(T, i, acc);
+                    acc = f.applyAsByte(acc, x);
+                }
+            }
+        }
     }
 
     record IntLane(IntBinaryOperator f) implements CustomLane {

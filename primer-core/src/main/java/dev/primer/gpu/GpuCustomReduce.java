@@ -41,14 +41,20 @@ public final class GpuCustomReduce {
             #define __builtin_memcpy(d, s, n) memcpy((d), (s), (n))
             """;
 
-    /** The operator as the functor the templates take: {@code UserOp}, with its identity. */
+    /**
+     * The operator as the functor the templates take: {@code UserOp}, with its identity. An int8
+     * operator works on ints holding bytes and narrows each result to a byte (Java's {@code (byte)}
+     * cast), as the built-in int8 scans do: the scan's status words carry 4- or 8-byte values, and
+     * every kernel combines in the operator's type, storing the elements' type.
+     */
     static String userOp(CustomOp op) {
+        String narrow = op.type() == DType.BYTE ? "(signed char)" : "";
         return """
                 struct UserOp {
                     static __device__ __forceinline__ %1$s identity() { return %2$s; }
-                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)(%3$s); }
+                    __device__ __forceinline__ %1$s operator()(%1$s a, %1$s b) const { return (%1$s)%4$s(%3$s); }
                 };
-                """.formatted(cudaType(op.type()), op.identityLiteral(), op.cudaExpression());
+                """.formatted(valueType(op.type()), op.identityLiteral(), op.cudaExpression(), narrow);
     }
 
     /** The CUDA source of the kernel for {@code op}. */
@@ -66,15 +72,20 @@ public final class GpuCustomReduce {
                 """.formatted(t, KERNEL);
     }
 
-    /** The C++ type of a custom operator's values. */
+    /** The C++ type of the elements a custom operator reduces and scans. */
     static String cudaType(DType type) {
         return switch (type) {
+            case BYTE -> "signed char";
             case INT -> "int";
             case LONG -> "long long";
             case FLOAT -> "float";
             case DOUBLE -> "double";
-            case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
         };
+    }
+
+    /** The C++ type the operator combines in: the elements', but int for int8. */
+    static String valueType(DType type) {
+        return type == DType.BYTE ? "int" : cudaType(type);
     }
 
     /** NVRTC options besides the include path (which Nvrtc adds, and keys by the headers' hash). */
@@ -117,6 +128,10 @@ public final class GpuCustomReduce {
             k.launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, result, grid > 1 ? scratch : 0L);
             bits = ctx.readback(result, op.type().byteSize());
         }
-        return op.type().byteSize() == 4 ? bits.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL : bits.get(ValueLayout.JAVA_LONG, 0);
+        return switch (op.type().byteSize()) {
+            case 1 -> bits.get(ValueLayout.JAVA_BYTE, 0) & 0xFFL;
+            case 4 -> bits.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL;
+            default -> bits.get(ValueLayout.JAVA_LONG, 0);
+        };
     }
 }

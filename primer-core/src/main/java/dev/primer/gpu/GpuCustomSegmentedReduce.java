@@ -48,6 +48,7 @@ public final class GpuCustomSegmentedReduce {
                 """ + GpuCustomReduce.userOp(op) + """
                 namespace seg = primer::segmented;
                 using T = %1$s;
+                using A = primer::OpValue<UserOp>;  // int for int8
                 constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(BLOCK, %8$d)
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
@@ -67,11 +68,11 @@ public final class GpuCustomSegmentedReduce {
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %5$s(const long long* __restrict__ offsets, long long nseg, T* __restrict__ out,
                      unsigned char* __restrict__ scratch) {
-                    seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>(seg::OffsetStarts{offsets}, nseg, out, scratch);
+                    seg::segments_combine<seg::Recipe<T, A, T, UserOp>, BLOCK, true>(seg::OffsetStarts{offsets}, nseg, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %6$s(long long rows, long long cols, T* __restrict__ out, unsigned char* __restrict__ scratch) {
-                    seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>(seg::RowStarts{cols}, rows, out, scratch);
+                    seg::segments_combine<seg::Recipe<T, A, T, UserOp>, BLOCK, true>(seg::RowStarts{cols}, rows, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %7$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out) {
@@ -101,7 +102,6 @@ public final class GpuCustomSegmentedReduce {
                                       long inLength) {
         Objects.requireNonNull(op, "op");
         DType type = op.type();
-        GpuCustomReduce.cudaType(type);  // rejects int8
         GpuSegmentedReduce.checkSegments(ctx, type, in, offsets, segments, out, type, inLength);
         if (segments == 0) return;
         CudaKernel small = kernel(ctx, op, SEGMENTS_SMALL);
@@ -134,7 +134,6 @@ public final class GpuCustomSegmentedReduce {
     public static void reduceRows(CudaContext ctx, CustomOp op, long in, long rows, long cols, long out) {
         Objects.requireNonNull(op, "op");
         DType type = op.type();
-        GpuCustomReduce.cudaType(type);  // rejects int8
         GpuSegmentedReduce.checkRows(ctx, type, in, rows, cols, out, type);
         if (rows == 0) return;
         if (rows > SegmentedReducePolicy.MAX_GRID * 32 * SegmentedReducePolicy.WARPS_PER_BLOCK) {

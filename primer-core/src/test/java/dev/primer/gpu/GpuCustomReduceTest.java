@@ -24,13 +24,14 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * The GPU reduce with user-defined operators keeps operand order: associative operators that are not
- * commutative (affine maps composed, forward fill) give the CPU's left fold exactly, at sizes that
- * exercise the head, the warps' runs, partial tiles, many blocks and the tail, at every misalignment.
+ * commutative (affine maps composed, forward fill, first non-zero) give the CPU's left fold exactly, at
+ * sizes that exercise the head, the warps' runs, partial tiles, many blocks and the tail, at every
+ * misalignment (int8: a head of up to 127 bytes, folded 32 at a time).
  */
 class GpuCustomReduceTest {
     /** Exact operators: any association gives the left fold's bits, so GPU and CPU must agree exactly. */
     private static final List<CustomOp> EXACT = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32,
-            CustomScanOps.FFILL, CustomScanOps.ABS_MAX);
+            CustomScanOps.FFILL, CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO);
     private static final long[] SIZES = {0, 1, 2, 3, 17, 31, 33, 127, 128, 129, 1023, 4097, 65_537, 1_000_003, (1L << 24) + 5};
 
     @Test
@@ -40,13 +41,18 @@ class GpuCustomReduceTest {
         assertTrue(src.contains("#include \"device/ordered_reduce_kernels.cuh\""), src);
         assertTrue(src.contains("primer::device_reduce_ordered<"), src);
         assertTrue(src.contains("extern \"C\" __global__") && src.contains(GpuCustomReduce.KERNEL + "(const long long* __restrict__ in"), src);
+        // int8: signed char elements, the operator on ints holding them, each result narrowed to a byte.
+        String bytes = GpuCustomReduce.source(CustomScanOps.BYTE_SUM);
+        assertTrue(bytes.contains(GpuCustomReduce.KERNEL + "(const signed char* __restrict__ in, long long n, signed char* __restrict__ result"), bytes);
+        assertTrue(bytes.contains("static __device__ __forceinline__ int identity() { return (signed char)0x0U; }"), bytes);
+        assertTrue(bytes.contains("operator()(int a, int b) const { return (int)(signed char)(a + b); }"), bytes);
     }
 
     /** nvcc compiles each operator's source as NVRTC will, and the cubin holds the entry point. */
     @Test
     void nvccCompilesTheSources() throws Exception {
-        NvccCheck.assertCompiles(List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.FLOAT_SUM),
-                GpuCustomReduce::source, GpuCustomReduce.KERNEL);
+        NvccCheck.assertCompiles(List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.FLOAT_SUM,
+                CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO), GpuCustomReduce::source, GpuCustomReduce.KERNEL);
     }
 
     @Test
@@ -126,6 +132,31 @@ class GpuCustomReduceTest {
         }
     }
 
+    /** The same in int8: more than 2^31 bytes, AFFINE4's maps, 64-bit indices. Needs ~3 GB. */
+    @Test
+    @Tag(BigInputs.TAG)
+    void reducesMoreThan2To31BytesInOrder() {
+        CudaContext ctx = CustomGpu.context();
+        long n = (1L << 31) + 77;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > n + (1L << 30), "needs 3 GiB of free device memory");
+        CustomOp.ByteBinaryOperator op = (CustomOp.ByteBinaryOperator) CustomScanOps.AFFINE4.javaOperator();
+        byte want = (byte) CustomScanOps.AFFINE4.identityBits();
+        for (long i = 0; i < n; i++) want = op.applyAsByte(want, (byte) affine4(i));
+        long in = ctx.allocate(n + 16);
+        try {
+            BigInputs.uploadBytes(ctx, in + 3, n, GpuCustomReduceTest::affine4);  // a head of 13 bytes
+            assertEquals(want, (byte) GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE4, in + 3, n));
+        } finally {
+            ctx.free(in);
+        }
+    }
+
+    /** Element i as an affine map mod 16 with m odd, packed (m << 4 | c) as CustomScanOps.AFFINE4 takes it. */
+    private static int affine4(long i) {
+        long h = BigInputs.mix(i);
+        return (int) ((((h >>> 60) | 1) << 4) | (h & 15));
+    }
+
     @Test
     void argumentErrorsNameTheArgument() {
         Backends.assumeGpu();
@@ -136,6 +167,9 @@ class GpuCustomReduceTest {
             CustomGpu.expect("in", () -> GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE32, a + 4, 8));
             CustomGpu.expect("in", () -> GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE32, 0, 8));
             assertEquals(CustomScanOps.AFFINE32.identityBits(), GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE32, 0, 0));
+            CustomGpu.expect("n", () -> GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE4, a, -1));
+            CustomGpu.expect("in", () -> GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE4, 0, 8));
+            assertEquals(0x10, (byte) GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE4, 0, 0));
         } finally {
             ctx.free(a);
         }

@@ -32,7 +32,8 @@ class GpuCustomScanTest {
     private static final long GUARD = 8;
     private static final byte POISON = (byte) 0xFF;
     private static final CustomOp[] OPS = {CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX,
-            CustomScanOps.FFILL, CustomScanOps.FFILL_EXACT, CustomScanOps.DOUBLE_SUM};
+            CustomScanOps.FFILL, CustomScanOps.FFILL_EXACT, CustomScanOps.DOUBLE_SUM,
+            CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO};
 
     @Test
     void theSourceInstantiatesTheDeviceScan() {
@@ -43,6 +44,13 @@ class GpuCustomScanTest {
         assertTrue(src.contains("extern \"C\" __global__") && src.contains(GpuCustomScan.KERNEL + "(const long long* in"), src);
         assertTrue(src.contains("return (long long)0x100000000ULL;"), src);
         assertTrue(GpuCustomScan.source(CustomScanOps.ABS_MAX).contains("primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, float, float, UserOp>"));
+        // int8: signed char elements; the operator on ints holding them, each result narrowed to a byte.
+        String bytes = GpuCustomScan.source(CustomScanOps.AFFINE4);
+        assertTrue(bytes.contains("primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, signed char, signed char, UserOp>("), bytes);
+        assertTrue(bytes.contains(GpuCustomScan.KERNEL + "(const signed char* in, signed char* out"), bytes);
+        assertTrue(bytes.contains("int identity() { return (signed char)0x10U; }"), bytes);
+        assertTrue(bytes.contains("operator()(int a, int b) const { return (int)(signed char)(" + CustomScanOps.AFFINE4.cudaExpression() + "); }"),
+                bytes);
     }
 
     /** nvcc compiles each operator's source as NVRTC will, and the cubin holds the entry point. */
@@ -74,6 +82,9 @@ class GpuCustomScanTest {
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
         assertTrue(offsets.contains("Heads{offsets, tile_first, begin}"), offsets);
+        String bytes = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE4, false);
+        assertTrue(bytes.contains("using Shape = primer::ScanShape<signed char, true>;"), bytes);
+        assertTrue(bytes.contains(GpuCustomScan.FLAGS_KERNEL + "(const signed char* in, const signed char* flags, signed char* out"), bytes);
     }
 
     /** An exact() operator's scans combine look-back windows as a tree; the others fold them in order. */
@@ -83,18 +94,20 @@ class GpuCustomScanTest {
         assertTrue(GpuCustomScan.segmentedSource(CustomScanOps.FFILL_EXACT, true).contains(GpuCustomScan.EXACT_LOOKBACK));
         assertTrue(!GpuCustomScan.source(CustomScanOps.FFILL).contains("TreeLookback"));
         assertTrue(!GpuCustomScan.segmentedSource(CustomScanOps.AFFINE32, false).contains("TreeLookback"));
+        assertTrue(GpuCustomScan.source(CustomScanOps.FIRST_NONZERO).contains(GpuCustomScan.EXACT_LOOKBACK));
+        assertTrue(!GpuCustomScan.segmentedSource(CustomScanOps.AFFINE4, true).contains("TreeLookback"));
     }
 
     /** nvcc compiles the segmented sources too, one operator per type. */
     @Test
     void nvccCompilesTheSegmentedSources() throws Exception {
         List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL,
-                CustomScanOps.FFILL_EXACT);
+                CustomScanOps.FFILL_EXACT, CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO);
         NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, false), GpuCustomScan.FLAGS_KERNEL);
         NvccCheck.assertCompiles(ops, op -> GpuCustomScan.segmentedSource(op, true), GpuCustomScan.OFFSETS_KERNEL);
     }
 
-    /** Raw pointers 0..VEC-1 elements past a 16-byte boundary, in place or not, guards poisoned. */
+    /** Raw pointers 0..VEC-1 elements past a 16-byte boundary (int8: 0..15 bytes), in place or not, guards poisoned. */
     @Test
     void misalignedAndInPlaceScansMatchTheCpu() {
         CudaContext ctx = CustomGpu.context();
@@ -167,6 +180,11 @@ class GpuCustomScanTest {
             CustomGpu.expect("n", () -> GpuCustomScan.segmentedScanByFlags(ctx, op, true, 0, a, b, a, -1));
             CustomGpu.expect("segments", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b, -1, a, 8));
             CustomGpu.expect("offsets", () -> GpuCustomScan.segmentedScanByOffsets(ctx, op, true, 0, a, b + 4, 1, a, 8));
+            CustomOp bytes = CustomScanOps.AFFINE4;  // int8: any address is aligned, overlaps are still caught
+            CustomGpu.expect("n", () -> GpuCustomScan.scan(ctx, bytes, true, 0x10, a, b, -1));
+            CustomGpu.expect("in", () -> GpuCustomScan.scan(ctx, bytes, true, 0x10, 0, b, 8));
+            CustomGpu.expect("out", () -> GpuCustomScan.scan(ctx, bytes, true, 0x10, a + 1, a + 2, 8));
+            CustomGpu.expect("headFlags", () -> GpuCustomScan.segmentedScanByFlags(ctx, bytes, true, 0x10, a + 1, b + 3, b, 8));
         } finally {
             ctx.free(a);
             ctx.free(b);

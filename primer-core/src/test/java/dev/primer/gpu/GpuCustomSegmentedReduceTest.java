@@ -40,13 +40,20 @@ class GpuCustomSegmentedReduceTest {
         assertTrue(src.contains("#include \"device/ordered_segmented_reduce_kernels.cuh\""), src);
         assertTrue(src.contains("using T = long long;"), src);
         for (String entry : ENTRIES) assertTrue(src.contains(entry + "("), entry + " in\n" + src);
-        assertTrue(src.contains("seg::segments_combine<seg::Recipe<T, T, T, UserOp>, BLOCK, true>"), "the ordered combine");
+        assertTrue(src.contains("seg::segments_combine<seg::Recipe<T, A, T, UserOp>, BLOCK, true>"), "the ordered combine");
+        assertTrue(src.contains("using A = primer::OpValue<UserOp>;"), src);
+        // int8: signed char elements, the operator on ints holding them, each result narrowed to a byte.
+        String bytes = GpuCustomSegmentedReduce.source(CustomScanOps.FIRST_NONZERO);
+        assertTrue(bytes.contains("using T = signed char;"), bytes);
+        assertTrue(bytes.contains("int identity() { return (signed char)0x0U; }"), bytes);
+        assertTrue(bytes.contains("operator()(int a, int b) const { return (int)(signed char)(a != 0 ? a : b); }"), bytes);
     }
 
     /** nvcc compiles the source for one operator of each type, and every entry is in the cubin. */
     @Test
     void nvccCompilesTheSource() throws Exception {
-        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL);
+        List<CustomOp> ops = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX, CustomScanOps.FFILL,
+                CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO);
         NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
     }
 
@@ -62,8 +69,8 @@ class GpuCustomSegmentedReduceTest {
 
     /**
      * A segment of 2^24 + 5 elements (513 work items: the combine gives each thread up to three
-     * partials) between short, medium and empty ones, and the values 1..3 elements past a 16-byte
-     * boundary; non-commutative operators of both sizes.
+     * partials) between short, medium and empty ones, and the values 1..5 elements past a 16-byte
+     * boundary; non-commutative operators of every size.
      */
     @Test
     void aVeryLongSegmentAmongShortOnesFoldsInOrder() {
@@ -72,7 +79,8 @@ class GpuCustomSegmentedReduceTest {
         long[] offsets = LongStream.concat(LongStream.of(2, 2, 9, 9, 40, 3000),
                 LongStream.of(3000 + (1 << 24) + 5, 3000 + (1 << 24) + 38, 3000 + (1 << 24) + 38 + random.nextInt(5000))).toArray();
         int shift = 1;
-        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL}) {
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL, CustomScanOps.AFFINE4,
+                CustomScanOps.FIRST_NONZERO}) {
             long n = offsets[offsets.length - 1] + 3;
             checkSegments(ctx, op, offsets, n, shift++);
         }
@@ -80,16 +88,18 @@ class GpuCustomSegmentedReduceTest {
 
     /**
      * Every rows kernel (on an H200's 132 SMs): few long rows (queued), a block per row, a warp per
-     * row, a lane per row, an empty-column matrix; at 0-3 elements past a 16-byte boundary.
+     * row, a lane per row, an empty-column matrix, rows about an int8 row's 128-byte head; at 0-3
+     * elements (int8: 0-15) past a 16-byte boundary.
      */
     @Test
     void rowsOfEveryKindMatchTheCpu() {
         CudaContext ctx = CustomGpu.context();
         long[][] shapes = {{3, (1 << 23) + 3}, {2, 2049}, {1, 5000}, {1000, 3001}, {600, 40_001}, {70_001, 33},
-                {5000, 32}, {7, 1}, {9, 0}};
+                {5000, 32}, {7, 1}, {9, 0}, {3001, 127}, {2999, 129}, {40_001, 17}};
         int config = 0;
-        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16}) {
-            for (long[] shape : shapes) checkRows(ctx, op, shape[0], shape[1], ++config % 4);
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16, CustomScanOps.AFFINE4,
+                CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_SUM}) {
+            for (long[] shape : shapes) checkRows(ctx, op, shape[0], shape[1], ++config % (op.type().byteSize() == 1 ? 16 : 4));
         }
     }
 
@@ -112,6 +122,10 @@ class GpuCustomSegmentedReduceTest {
             CustomGpu.expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b + 4, 1, a, 8));
             CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 1, a + 8, 8));  // inside in
             CustomGpu.expect("offsets", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, op, a, b, 4, b + 16, 8));  // out over offsets
+            CustomOp bytes = CustomScanOps.AFFINE4;  // int8: any address is aligned, overlaps are still caught
+            CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceRows(ctx, bytes, a + 1, 4, 8, a + 32));  // inside the 32 bytes of in
+            CustomGpu.expect("out", () -> GpuCustomSegmentedReduce.reduceSegments(ctx, bytes, a + 1, b, 1, a + 5, 8));
+            CustomGpu.expect("rows", () -> GpuCustomSegmentedReduce.reduceRows(ctx, bytes, a, -1, 4, b));
         } finally {
             ctx.free(a);
             ctx.free(b);
@@ -129,7 +143,7 @@ class GpuCustomSegmentedReduceTest {
             MemorySegment.copy(offsets, 0, o, ValueLayout.JAVA_LONG, 0, offsets.length);
             MemorySegment want = arena.allocate(segments * size, 8);
             CpuCustomReduce.reduceSegments(op, x, o, segments, want);
-            long inBuf = ctx.allocate(size * (n + 4)), offsetsBuf = ctx.allocate(8L * offsets.length);
+            long inBuf = ctx.allocate(size * (n + 16)), offsetsBuf = ctx.allocate(8L * offsets.length);
             long outBytes = size * (segments + 2 * GUARD), outBuf = ctx.allocate(outBytes);
             try {
                 long in = inBuf + size * shift;
@@ -153,7 +167,7 @@ class GpuCustomSegmentedReduceTest {
             MemorySegment x = CustomScanOps.input(arena, op, n, rows ^ cols);
             MemorySegment want = arena.allocate(rows * size, 8);
             CpuCustomReduce.reduceRows(op, x, rows, cols, want);
-            long inBuf = ctx.allocate(size * (n + 4));
+            long inBuf = ctx.allocate(size * (n + 16));
             long outBytes = size * (rows + 2 * GUARD), outBuf = ctx.allocate(outBytes);
             try {
                 long in = inBuf + size * shift;

@@ -6,6 +6,7 @@ import dev.primer.DeviceArray;
 import dev.primer.LongArray;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.gpu.GpuCustomReduce;
+import dev.primer.cpu.CpuCustomScan;
 import dev.primer.cpu.CpuCustomSegmentedScan;
 import dev.primer.gpu.GpuCustomScan;
 import dev.primer.gpu.GpuCustomSegmentedReduce;
@@ -37,8 +38,10 @@ final class CustomBench {
         return List.of(
                 Guard.run(s, GROUP, "custom_reduce_fsum_f32", "float32", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_fsum_f32", CustomOps.FSUM)),
                 Guard.run(s, GROUP, "custom_reduce_affine_i64", "int64", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i64", CustomOps.AFFINE32)),
+                Guard.run(s, GROUP, "custom_reduce_affine_i8", "int8", String.valueOf(s.n()), () -> reduce(s, "custom_reduce_affine_i8", CustomOps.AFFINE4)),
                 Guard.run(s, GROUP, "custom_scan_fsum_f32", "float32", String.valueOf(s.n()), () -> scan(s, "custom_scan_fsum_f32", CustomOps.FSUM)),
                 Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
+                Guard.run(s, GROUP, "custom_scan_affine_i8", "int8", String.valueOf(s.n()), () -> scan(s, "custom_scan_affine_i8", CustomOps.AFFINE4)),
                 Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
                 Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64")),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_powerlaw", "int64", "powerlaw",
@@ -185,6 +188,7 @@ final class CustomBench {
         SplittableRandom random = new SplittableRandom(97);
         for (long i = 0; i < n; i++) {
             switch (op.type()) {
+                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, (byte) (((2 * random.nextInt(8) + 1) << 4) | random.nextInt(16)));  // odd m
                 case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble(-1, 1));
                 case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong() | (1L << 32));
                 case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextInt(10) < 7 ? Double.NaN : random.nextDouble(-1e6, 1e6));
@@ -213,6 +217,12 @@ final class CustomBench {
      * (i + 1) u sum|x| of the float64 prefix (the same bound per position).
      */
     private static String checkScan(CustomOp op, MemorySegment in, MemorySegment out, long n) {
+        if (op.type() == DType.BYTE) {
+            MemorySegment want = Arena.ofAuto().allocate(n, 64);
+            CpuCustomScan.scan(op, true, op.identityBits(), in, want, n);
+            long at = want.mismatch(out);
+            return at < 0 ? "ok: every element the CPU's, exactly" : "FAILED: element " + at + " differs from the CPU's";
+        }
         if (op == CustomOps.FFILL) {
             double acc = Double.NaN;
             for (long i = 0; i < n; i++) {

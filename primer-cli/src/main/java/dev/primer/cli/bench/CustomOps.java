@@ -18,6 +18,17 @@ final class CustomOps {
                 return ((bm * am) << 16) | ((bm * ac + bc) & 0xFFFF);
             });
 
+    /**
+     * The same on nibbles of a byte: (m << 4 | c), x -> m*x + c mod 16. The CUDA expression sees
+     * ints holding the bytes (sign-extended: hence the masks), and its result is narrowed to a byte.
+     */
+    static final CustomOp AFFINE4 = CustomOp.ofByte("affine4",
+            "((((b >> 4) & 15) * ((a >> 4) & 15)) << 4) | ((((b >> 4) & 15) * (a & 15) + (b & 15)) & 15)",
+            (byte) 0x10, (a, b) -> {
+                int am = (a >> 4) & 15, ac = a & 15, bm = (b >> 4) & 15, bc = b & 15;
+                return (byte) (((bm * am) << 4) | ((bm * ac + bc) & 15));
+            });
+
     /** The same on 32-bit halves of a long: (m << 32 | c), mod 2^32. */
     static final CustomOp AFFINE32 = CustomOp.ofLong("affine32",
             "(long long)(((unsigned long long)((unsigned)((unsigned long long)b >> 32) * (unsigned)((unsigned long long)a >> 32)) << 32)"

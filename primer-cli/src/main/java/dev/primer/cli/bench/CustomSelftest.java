@@ -33,7 +33,7 @@ final class CustomSelftest {
             return;
         }
         List<Long> sizes = quick ? List.of(1L, 33L, 5000L, 70_000L) : List.of(1L, 33L, 5000L, 70_000L, 300_000L);
-        for (CustomOp op : List.of(CustomOps.AFFINE16, CustomOps.FFILL, CustomOps.ABS_MAX, CustomOps.LONG_XOR)) {
+        for (CustomOp op : List.of(CustomOps.AFFINE16, CustomOps.FFILL, CustomOps.ABS_MAX, CustomOps.LONG_XOR, CustomOps.AFFINE4)) {
             for (long n : sizes) {
                 log.check(String.format(Locale.ROOT, "custom reduce %s n=%d", op.name(), n), () -> reduce(t, op, n));
                 log.check(String.format(Locale.ROOT, "custom scan inclusive %s n=%d", op.name(), n), () -> scan(t, op, n, true));
@@ -152,6 +152,7 @@ final class CustomSelftest {
     /** The result's bits, NaNs canonical. */
     private static long reduce(Primer p, DeviceArray a, CustomOp op) {
         return switch (a) {
+            case ByteArray x -> p.reduce(x, op);
             case IntArray x -> p.reduce(x, op);
             case LongArray x -> p.reduce(x, op);
             case FloatArray x -> Float.floatToIntBits(p.reduce(x, op));
@@ -179,7 +180,7 @@ final class CustomSelftest {
                 case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, random.nextLong());
                 case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) random.nextDouble(-100, 100));
                 case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextInt(10) < 7 ? Double.NaN : random.nextDouble(-1e6, 1e6));
-                case BYTE -> throw new IllegalArgumentException("int8 custom operators are not supported");
+                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, (byte) (((2 * random.nextInt(8) + 1) << 4) | random.nextInt(16)));  // odd m
             }
         }
         return x;
