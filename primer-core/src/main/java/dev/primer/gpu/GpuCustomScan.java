@@ -37,9 +37,9 @@ public final class GpuCustomScan {
      * scans one fewer (a float64 forward fill by offsets spilled at 5). Measured with the bench's
      * operators (bench/lab/scan_ordered_lab.cu): float64 forward fill 0.568 ms at 5 (2^27), float32
      * sum 0.564 at 6 against 0.580 at 5 (2^28), segmented forward fill 0.695 at 4, 0.694 at 5.
-     * int8 scans take 5, plain or segmented: their chunks of 16 items are folded, not scanned, but at
-     * 6 the plain scan of a first-non-zero selection spilled 16 bytes (nvcc 13.0, sm_90). A heavier
-     * operator may spill a little: still correct, somewhat slower.
+     * int8 scans take 5, plain or segmented: at 6, the plain scan of a first-non-zero selection
+     * spilled 16 bytes (nvcc 13.0, sm_90). A heavier operator may spill a little: still correct,
+     * somewhat slower.
      */
     static int minBlocks(DType type, boolean segmented) {
         if (type == DType.BYTE) return 5;
