@@ -13,9 +13,9 @@
 // they are sparse, and stayed 0.05-0.17 ms behind the flags path: not taken.
 // Also tried (off_regs): production's OffsetHeads with each row's head word read once into a register
 // (BITS_IN_SHARED false): float32 3-6% faster, int64 2% slower, 0.03-0.17 ms behind flags: not taken.
-// And a tile's first SLOTS head positions written before the scan (by their own kernel: slots; by the
-// tile-starts kernel: fused, fused_rg), so prepare makes one round trip, not two: 8% faster at a head
-// in 1024, 2% slower at one in 16, no change at one in 65536: the next step for production.
+// And a tile's first 32 head positions written before the scan, so prepare makes one round trip, not
+// two: 8% faster at a head in 1024 (lab file): production's OffsetHeads now does it (its slots), so
+// the offsets path here is that; the variants that measured it are in git history.
 // Design measurements; a standalone harness, not built by Maven.
 #include "device/scan_kernels.cuh"
 #include "lab_common.cuh"
@@ -49,52 +49,6 @@ struct OffsetHeadsInRegisters : OffsetHeads<TILE_ITEMS, BLOCK_THREADS> {
     static constexpr bool BITS_IN_SHARED = false;
 };
 
-/**
- * Offsets heads whose tile needs one round trip, not two: a pre-kernel keeps, per tile, the
- * positions of its first SLOTS heads (int32, within the tile), loaded in prepare beside
- * tile_first[t] and tile_first[t + 1]; a tile with more heads reads its offsets as production does.
- */
-constexpr int SLOTS = 32;
-template <int TILE_ITEMS, int BLOCK_THREADS>
-struct SlotHeads {
-    static constexpr bool SEGMENTED = true;
-    static constexpr bool BITS_IN_SHARED = true;
-    const long long* offsets;
-    const long long* tile_first;
-    long long begin;
-    const int* slots;  // per tile, SLOTS positions
-    struct Storage {
-        unsigned bits[TILE_ITEMS / 32];
-    };
-    template <int VEC>
-    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
-    __device__ __forceinline__ void prepare(long long tile, long long tile_start, Storage& s) const {
-        const long long first = tile_first[tile], end = tile_first[tile + 1];
-        const int mine = threadIdx.x < SLOTS ? slots[tile * SLOTS + threadIdx.x] : 0;
-        for (int w = threadIdx.x; w < TILE_ITEMS / 32; w += BLOCK_THREADS) s.bits[w] = 0u;
-        __syncthreads();
-        if (end - first <= SLOTS) {
-            if (threadIdx.x < end - first && mine >= 0 && mine < TILE_ITEMS) atomicOr(&s.bits[mine >> 5], 1u << (mine & 31));
-        } else {
-            for (long long k = first + threadIdx.x; k < end; k += BLOCK_THREADS) {
-                const long long at = offsets[k] - begin - tile_start;
-                if (at >= 0 && at < TILE_ITEMS) atomicOr(&s.bits[at >> 5], 1u << (at & 31));
-            }
-        }
-        __syncthreads();
-    }
-    template <int VEC>
-    __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
-        return (s.bits[tile_offset >> 5] >> (tile_offset & 31)) & ((1u << VEC) - 1u);
-    }
-};
-
-/** The same, each row's head word held in a register (as off_regs). */
-template <int TILE_ITEMS, int BLOCK_THREADS>
-struct SlotHeadsInRegisters : SlotHeads<TILE_ITEMS, BLOCK_THREADS> {
-    static constexpr bool BITS_IN_SHARED = false;
-};
-
 template <typename T> using Shape = ScanShape<T, true>;
 constexpr int MINB = 5;  // production's blocks per SM for these segmented scans
 
@@ -109,7 +63,7 @@ __global__ void __launch_bounds__(256, MINB) k_offsets(const T* in, const long l
                                                         unsigned epoch) {
     using Heads = OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{offsets, tile_first, begin});
+                                                                       Heads{offsets, tile_first, begin, segment_head_slots(tile_first, tiles)});
 }
 template <typename T>
 __global__ void __launch_bounds__(256, MINB) k_offsets_regs(const T* in, const long long* offsets, const long long* tile_first, T* out,
@@ -117,58 +71,7 @@ __global__ void __launch_bounds__(256, MINB) k_offsets_regs(const T* in, const l
                                                              unsigned epoch) {
     using Heads = OffsetHeadsInRegisters<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{{offsets, tile_first, begin}});
-}
-template <typename T>
-__global__ void __launch_bounds__(256, MINB) k_slots(const T* in, const long long* offsets, const long long* tile_first,
-                                                      const int* slots, T* out, long long n, long long tiles, long long begin,
-                                                      unsigned char* scratch, unsigned epoch) {
-    using Heads = SlotHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
-    device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{offsets, tile_first, begin, slots});
-}
-template <typename T>
-__global__ void __launch_bounds__(256, MINB) k_slots_regs(const T* in, const long long* offsets, const long long* tile_first,
-                                                           const int* slots, T* out, long long n, long long tiles, long long begin,
-                                                           unsigned char* scratch, unsigned epoch) {
-    using Heads = SlotHeadsInRegisters<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
-    device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{{offsets, tile_first, begin, slots}});
-}
-/**
- * Tile starts and slots in one kernel, a thread per tile: the binary search, then the tile's first
- * SLOTS head positions (independent loads of offsets[first ..]), so the cost follows the tiles, not
- * the segments. Tiles with more heads than SLOTS are left to the fallback.
- */
-__global__ void k_tile_starts_slots(const long long* offsets, long long segments, long long begin, long long shift,
-                                    long long tile_items, long long tiles, long long* tile_first, int* slots) {
-    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
-    const long long key = begin - shift + t * tile_items;
-    long long lo = 1, hi = segments;
-    while (lo < hi) {
-        const long long mid = lo + (hi - lo) / 2;
-        if (offsets[mid] < key) lo = mid + 1;
-        else hi = mid;
-    }
-    tile_first[t] = lo;
-    if (t == tiles) return;
-    for (int i = 0; i < SLOTS && lo + i < segments; ++i) {
-        const long long at = offsets[lo + i] - key;
-        if (at >= tile_items) break;
-        slots[t * SLOTS + i] = (int)at;
-    }
-}
-/** Per tile, the positions within it of its first SLOTS heads (offsets[k], 1 <= k < segments). */
-__global__ void k_tile_slots(const long long* offsets, long long segments, long long begin, long long shift, long long tile_items,
-                             long long tiles, const long long* tile_first, int* slots) {
-    for (long long k = 1 + blockIdx.x * (long long)blockDim.x + threadIdx.x; k < segments; k += (long long)gridDim.x * blockDim.x) {
-        const long long at = offsets[k] - begin + shift;
-        const long long t = at / tile_items;
-        if (at < 0 || t >= tiles) continue;
-        const long long i = k - tile_first[t];
-        if (i >= 0 && i < SLOTS) slots[t * SLOTS + i] = (int)(at - t * tile_items);
-    }
+                                                                       Heads{{offsets, tile_first, begin, segment_head_slots(tile_first, tiles)}});
 }
 template <typename T>
 __global__ void __launch_bounds__(256, MINB) k_bitmap(const T* in, const unsigned* words, long long shift, T* out, long long n,
@@ -194,9 +97,8 @@ static unsigned epoch = 0;
 static long long* tile_first;
 static unsigned* words;
 
-enum Path { FLAGS, OFFSETS, BITMAP, OFFSETS_REGS, SLOT_HEADS, FUSED_SLOTS, FUSED_SLOTS_REGS, PATHS };
-static const char* NAMES[] = {"flags", "offsets", "bitmap", "off_regs", "slots", "fused", "fused_rg"};
-static int* slots;
+enum Path { FLAGS, OFFSETS, BITMAP, OFFSETS_REGS, PATHS };
+static const char* NAMES[] = {"flags", "offsets", "bitmap", "off_regs"};
 
 /** One path's scan of n elements at in (heads: flags, or offsets[0 .. segments] relative to in), timed if ms. */
 template <typename T>
@@ -219,19 +121,6 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
         case OFFSETS_REGS:
             k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
             k_offsets_regs<T><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
-            break;
-        case SLOT_HEADS:
-            k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
-            k_tile_slots<<<1056, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first, slots);
-            k_slots<T><<<tiles, 256>>>(in, offsets, tile_first, slots, out, n, tiles, 0, scratch, ++epoch);
-            break;
-        case FUSED_SLOTS:
-            k_tile_starts_slots<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first, slots);
-            k_slots<T><<<tiles, 256>>>(in, offsets, tile_first, slots, out, n, tiles, 0, scratch, ++epoch);
-            break;
-        case FUSED_SLOTS_REGS:
-            k_tile_starts_slots<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first, slots);
-            k_slots_regs<T><<<tiles, 256>>>(in, offsets, tile_first, slots, out, n, tiles, 0, scratch, ++epoch);
             break;
         case PATHS: break;
         }
@@ -300,9 +189,8 @@ int main(int argc, char** argv) {
     const long long max_tiles = n / 2048 + 16;
     CK(cudaMalloc(&scratch, 16 + 128 * max_tiles));
     CK(cudaMemset(scratch, 0, 16 + 128 * max_tiles));
-    CK(cudaMalloc(&tile_first, 8 * (max_tiles + 1)));
+    CK(cudaMalloc(&tile_first, 8 * (max_tiles + 1) + 4 * ScanPolicyConstants::SEGMENT_HEAD_SLOTS * max_tiles));
     CK(cudaMalloc(&words, 4 * (n / 32 + 4096)));
-    CK(cudaMalloc(&slots, 4 * SLOTS * max_tiles));
     const LabInputs in(n);
     void* out;
     CK(cudaMalloc(&out, n * 8));

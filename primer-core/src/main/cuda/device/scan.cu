@@ -74,7 +74,8 @@
              unsigned epoch) {                                                                                    \
         using Heads = primer::OffsetHeads<primer::ScanShape<T, true>::TILE_ITEMS, primer::ScanShape<T, true>::BLOCK_THREADS>; \
         primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
-                                                            epoch, Heads{offsets, tile_first, begin});            \
+                                                            epoch, Heads{offsets, tile_first, begin,              \
+                                                                         primer::segment_head_slots(tile_first, tiles)}); \
     }
 
 // PLAIN: min blocks of the plain scan; SEG: of the segmented ones.

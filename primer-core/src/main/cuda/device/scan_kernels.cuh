@@ -184,6 +184,7 @@ struct ScanPolicyConstants {
     static constexpr int PREFETCH_TILES_AHEAD = 128;  // plain scans: see PREFETCH AHEAD
     static constexpr int EPOCH_BITS = 29;
     static constexpr int SEGMENT_STARTS_BLOCK = 256;  // threads per block of segment_tile_starts
+    static constexpr int SEGMENT_HEAD_SLOTS = 32;     // per tile, its first heads' positions (OffsetHeads)
 };
 
 /**
@@ -659,30 +660,52 @@ struct FlagHeads {
     }
 };
 
+/**
+ * Per tile, the positions within it of its first SEGMENT_HEAD_SLOTS segment starts (int32), written
+ * by segment_tile_starts after tile_first[0 .. tiles] in the same scratch.
+ */
+__host__ __device__ __forceinline__ int* segment_head_slots(long long* tile_first, long long tiles) {
+    return reinterpret_cast<int*>(tile_first + tiles + 1);
+}
+__host__ __device__ __forceinline__ const int* segment_head_slots(const long long* tile_first, long long tiles) {
+    return reinterpret_cast<const int*>(tile_first + tiles + 1);
+}
+
 template <int TILE_ITEMS, int BLOCK_THREADS>
 struct OffsetHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = true;
+    static constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
     const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array
     const long long* tile_first;  // per tile (and one more): the first k >= 1 with offsets[k] >= tile start
     long long begin;              // offsets[0]: element 0 of this scan
+    const int* slots;             // per tile: its first SLOTS starts' positions (segment_head_slots)
     struct Storage {
         unsigned bits[TILE_ITEMS / 32];
     };
     template <int VEC>
     __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
     /**
-     * The tile's segment starts as a bitmap in shared memory. Zeroing it is safe without a barrier
-     * first: the previous tile's bitmap was read before that tile's block scan, whose barriers
-     * every thread has passed since.
+     * The tile's segment starts as a bitmap in shared memory. A tile with at most SLOTS starts
+     * takes their positions from its slot, loaded beside tile_first[tile] and tile_first[tile + 1]:
+     * one round trip to memory before the scan. One with more reads its offsets after them: two.
+     * (2^28 float32 with a start in about 1024 elements: 0.788 -> 0.721 ms, 8%; with one in 16
+     * (256-512 a tile) nothing changes; bench/lab/scan_offsets_lab.cu.) Zeroing the bitmap is safe
+     * without a barrier first: the previous tile's bitmap was read before that tile's block scan,
+     * whose barriers every thread has passed since.
      */
     __device__ __forceinline__ void prepare(long long tile, long long tile_start, Storage& s) const {
+        const long long first = tile_first[tile], end = tile_first[tile + 1];
+        const int slot = threadIdx.x < SLOTS ? slots[tile * SLOTS + threadIdx.x] : -1;
         for (int w = threadIdx.x; w < TILE_ITEMS / 32; w += BLOCK_THREADS) s.bits[w] = 0u;
         __syncthreads();
-        const long long end = tile_first[tile + 1];
-        for (long long k = tile_first[tile] + threadIdx.x; k < end; k += BLOCK_THREADS) {
-            const long long at = offsets[k] - begin - tile_start;
-            if (at >= 0 && at < TILE_ITEMS) atomicOr(&s.bits[at >> 5], 1u << (at & 31));  // guards unsorted input
+        if (end - first <= SLOTS) {
+            if (threadIdx.x < end - first && slot >= 0 && slot < TILE_ITEMS) atomicOr(&s.bits[slot >> 5], 1u << (slot & 31));
+        } else {
+            for (long long k = first + threadIdx.x; k < end; k += BLOCK_THREADS) {
+                const long long at = offsets[k] - begin - tile_start;
+                if (at >= 0 && at < TILE_ITEMS) atomicOr(&s.bits[at >> 5], 1u << (at & 31));  // guards unsorted input
+            }
         }
         __syncthreads();
     }
@@ -1296,11 +1319,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 /**
  * Segmented-by-offsets helper: tile_first[t] (t = 0 .. tiles) = the first k in [1, segments) with
  * offsets[k] >= begin - shift + t * tile_items, or segments if none (binary search, one thread per
- * tile). A tile's segment starts are then offsets[tile_first[t] .. tile_first[t+1]).
+ * tile). A tile's segment starts are then offsets[tile_first[t] .. tile_first[t+1]). A tile with at
+ * most SEGMENT_HEAD_SLOTS of them also gets their positions within it in its slot
+ * (segment_head_slots: tile_first has room for tiles + 1 longs and then tiles slots); a tile with
+ * more is found by one probe and left to read its offsets (OffsetHeads::prepare).
  */
 __device__ __forceinline__ void segment_tile_starts(const long long* offsets, long long segments, long long begin,
                                                     long long shift, long long tile_items, long long tiles,
                                                     long long* tile_first) {
+    constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
     const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
     if (t > tiles) return;
     const long long key = begin - shift + t * tile_items;
@@ -1311,6 +1338,13 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
         else hi = mid;
     }
     tile_first[t] = lo;
+    if (t == tiles || (lo + SLOTS < segments && offsets[lo + SLOTS] < key + tile_items)) return;
+    int* slot = segment_head_slots(tile_first, tiles) + t * SLOTS;
+    for (int i = 0; i < SLOTS && lo + i < segments; ++i) {
+        const long long at = offsets[lo + i] - key;
+        if (at >= tile_items) break;
+        slot[i] = (int)at;
+    }
 }
 
 /**

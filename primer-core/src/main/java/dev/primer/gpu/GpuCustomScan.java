@@ -77,7 +77,8 @@ public final class GpuCustomScan {
                      long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
                     using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %2$s, %2$s, UserOp>(
-                        in, out, n, tiles, init_bits, inclusive, scratch, epoch, Heads{offsets, tile_first, begin});
+                        in, out, n, tiles, init_bits, inclusive, scratch, epoch,
+                        Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles)});
                 }
                 """.formatted(OFFSETS_KERNEL, t) : """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS

@@ -197,7 +197,7 @@ public final class GpuScan {
         long shift = ScanPolicy.shift(inBase, type);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
-            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, 8 * (tiles + 1));
+            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(tiles));
             long startsGrid = (tiles + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK;
             ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
                     offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type, true), tiles, tileFirst);

@@ -28,6 +28,13 @@ public final class ScanPolicy {
     public static final int EPOCH_LIMIT = 1 << 29;
     /** Threads per block of {@code segscan_offsets_tile_starts}. */
     public static final int SEGMENT_STARTS_BLOCK = 256;
+    /** Per tile, the positions of its first segment starts that the tile-starts kernel keeps (int32 each). */
+    public static final int SEGMENT_HEAD_SLOTS = 32;
+
+    /** Scratch of the segmented scans by offsets: tile_first (tiles + 1 longs), then each tile's slots. */
+    public static long segmentScratchBytes(long tiles) {
+        return 8 * (tiles + 1) + 4L * SEGMENT_HEAD_SLOTS * tiles;
+    }
 
     /** Threads per block of every scan kernel. */
     public static final int BLOCK_THREADS = 256;

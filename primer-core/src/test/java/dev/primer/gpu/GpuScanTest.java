@@ -518,6 +518,26 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * About as many segment starts per tile as a tile keeps positions of in its slot
+     * (ScanPolicy.SEGMENT_HEAD_SLOTS): some tiles take them from the slot, their neighbours with a few
+     * more read the offsets, and some hold exactly that many.
+     */
+    @Test
+    void segmentedByOffsetsAroundTheTileSlots() {
+        SplittableRandom random = new SplittableRandom(21);
+        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
+            long tile = ScanPolicy.tileItems(type, true);
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                // a start at this rate, and one in five of them doubled (an empty segment): ~31 and ~38 a tile
+                for (double perTile : new double[] {26, 32}) {
+                    checkSegmented(type, op, random.nextBoolean(), someInit(type, op), 60 * tile + 7,
+                            random.nextInt(16 / type.byteSize()), perTile / tile, true, random.nextLong());
+                }
+            }
+        }
+    }
+
     @Test
     void segmentedFloatSumsAreBitwiseIdenticalFromRunToRun() {
         for (boolean byOffsets : new boolean[] {false, true}) {

@@ -80,6 +80,21 @@ class SegmentedReducePolicyTest {
         host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in the .cuh and on the host"));
     }
 
+    /** The scans' host constants (ScanPolicy) against scan_kernels.cuh's ScanPolicyConstants. */
+    @Test
+    void theScanHostConstantsMatchTheKernels() throws IOException {
+        Path file = Path.of("src/main/cuda/device/scan_kernels.cuh");
+        Assumptions.assumeTrue(Files.isRegularFile(file), "the kernel source tree is not here (a bundled test run)");
+        Map<String, Long> cuh = constants(file);
+        Map<String, Long> host = new HashMap<>();
+        host.put("VECTOR_BYTES", (long) ScanPolicy.VECTOR_BYTES);
+        host.put("SCRATCH_HEADER_BYTES", (long) ScanPolicy.SCRATCH_HEADER_BYTES);
+        host.put("STATUS_SLOT_BYTES", (long) ScanPolicy.STATUS_SLOT_BYTES);
+        host.put("SEGMENT_STARTS_BLOCK", (long) ScanPolicy.SEGMENT_STARTS_BLOCK);
+        host.put("SEGMENT_HEAD_SLOTS", (long) ScanPolicy.SEGMENT_HEAD_SLOTS);
+        host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in scan_kernels.cuh and on the host"));
+    }
+
     private static final Pattern CONSTANT = Pattern.compile(
             "constexpr (?:int|unsigned|long long) (\\w+) = (\\d+)(?:LL << (\\d+))?;");
 
