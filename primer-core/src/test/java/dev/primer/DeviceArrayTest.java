@@ -146,8 +146,8 @@ class DeviceArrayTest {
             assertMessage(NullPointerException.class, () -> a.copyFrom((int[]) null), "src");
             assertMessage(NullPointerException.class, () -> primer.upload((float[]) null), "src");
             assertMessage(IllegalArgumentException.class, () -> primer.allocate(DType.INT, -1), "length");
-            assertMessage(IllegalArgumentException.class, () -> primer.reduce(primer.upload(new float[] {1}), Op.XOR), "op");
-            try (LongArray other = primer.allocateLongs(3)) {
+            try (LongArray other = primer.allocateLongs(3); FloatArray one = primer.upload(new float[] {1})) {
+                assertMessage(IllegalArgumentException.class, () -> primer.reduce(one, Op.XOR), "op");
                 assertMessage(IllegalArgumentException.class, () -> other.copyFrom(a), "src");
             }
         }
