@@ -30,9 +30,10 @@ import java.util.regex.Pattern;
  * association is fastest, with the same bits.
  *
  * <p>On int8 ({@link #ofByte}) the CUDA expression sees {@code a} and {@code b} as {@code int}s
- * holding the bytes' values, as Java promotes bytes in arithmetic, and its result is narrowed to a
- * byte (wrapping, as Java's {@code (byte)} cast does), so {@code "a + b"} on the GPU is
- * {@code (a, b) -> (byte) (a + b)} in Java.
+ * holding the bytes' values, as Java promotes bytes in arithmetic, and its integer result is
+ * narrowed to a byte (wrapping, as Java's {@code (byte)} cast does), so {@code "a + b"} on the GPU is
+ * {@code (a, b) -> (byte) (a + b)} in Java. (A floating-point result out of a byte's range would be
+ * undefined in C++: convert it to an {@code int} in the expression, as Java's cast does.)
  */
 public final class CustomOp {
     private static final Pattern NAME = Pattern.compile("[A-Za-z][A-Za-z0-9_]{0,40}");

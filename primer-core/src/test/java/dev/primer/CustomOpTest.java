@@ -25,7 +25,7 @@ class CustomOpTest {
     static final CustomOp LONG_XOR_ROTATE = CustomOp.ofLong("lxor", "a ^ b", 0L, (a, b) -> a ^ b);
     static final CustomOp DOUBLE_SUM_SQUARES_OF_MAX = CustomOp.ofDouble("dmin", "fmin(a, b)", Double.POSITIVE_INFINITY, Math::min);
     /** Its identity is negative: the GPU's idle lanes must hold -128 (an int), not 128, or it wins. */
-    static final CustomOp BYTE_MAX = CustomOp.ofByte("bmax", "a > b ? a : b", Byte.MIN_VALUE, (a, b) -> (byte) Math.max(a, b));
+    static final CustomOp BYTE_MAX = CustomScanOps.BYTE_MAX;
 
     @ParameterizedTest
     @MethodSource("backends")

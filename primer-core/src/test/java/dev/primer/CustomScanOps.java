@@ -62,8 +62,15 @@ public final class CustomScanOps {
     public static final CustomOp FIRST_NONZERO = CustomOp.ofByte("firstnz", "a != 0 ? a : b", (byte) 0,
             (a, b) -> a != 0 ? a : b).exact();
 
+    /**
+     * The larger byte, identity -128: the one int8 operator here whose results hang on the sign (a
+     * byte zero-extended anywhere, or an identity of +128, makes 0x80..0xFF win).
+     */
+    public static final CustomOp BYTE_MAX = CustomOp.ofByte("bmax", "a > b ? a : b", Byte.MIN_VALUE,
+            (a, b) -> (byte) Math.max(a, b));
+
     /** The int8 operators. */
-    public static final List<CustomOp> INT8 = List.of(AFFINE4, BYTE_SUM, FIRST_NONZERO);
+    public static final List<CustomOp> INT8 = List.of(AFFINE4, BYTE_SUM, FIRST_NONZERO, BYTE_MAX);
 
     /** Forward fill: the last value that is not NaN (NaN: missing). Associative, not commutative; identity NaN. */
     public static final CustomOp FFILL = CustomOp.ofDouble("ffill", "b == b ? b : a", Double.NaN,
@@ -87,7 +94,7 @@ public final class CustomScanOps {
      * FFILL_EXACT and FIRST_NONZERO also declared so.
      */
     public static final List<CustomOp> EXACT = List.of(AFFINE16, AFFINE32, FFILL, FFILL_EXACT, ABS_MAX, DOUBLE_SUM,
-            AFFINE4, BYTE_SUM, FIRST_NONZERO);
+            AFFINE4, BYTE_SUM, FIRST_NONZERO, BYTE_MAX);
 
     /** n random elements suited to {@code op}. */
     public static MemorySegment input(Arena arena, CustomOp op, long n, long seed) {
@@ -98,6 +105,8 @@ public final class CustomScanOps {
                 case "affine4" -> x.set(ValueLayout.JAVA_BYTE, i,  // odd m, as above
                         (byte) (((2 * random.nextInt(8) + 1) << 4) | random.nextInt(16)));
                 case "bsum" -> x.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
+                case "bmax" -> x.set(ValueLayout.JAVA_BYTE, i,  // mostly negative: a prefix's max rises slowly
+                        (byte) (random.nextInt(20) == 0 ? random.nextInt(256) : random.nextInt(-128, 0)));
                 case "firstnz" -> x.set(ValueLayout.JAVA_BYTE, i,
                         random.nextInt(1000) == 0 ? (byte) (1 + random.nextInt(255)) : 0);  // non-zero: negative too
                 case "affine16" -> x.setAtIndex(ValueLayout.JAVA_INT, i,  // odd m: products never reach 0

@@ -188,7 +188,9 @@ public final class GpuScan {
     /**
      * The launches of a segmented scan by offsets already checked: the tile starts, then the scan of
      * the n = offsets[segments] - begin elements at {@code inBase} (element offsets[0] = begin of
-     * the input) into {@code outBase}. n >= 1, pointers aligned, disjoint or equal.
+     * the input) into {@code outBase}. n >= 1, pointers aligned, disjoint or equal. The offsets must
+     * be non-decreasing ({@link #checkedOffsetRange}): the tiles' head slots
+     * ({@code segment_tile_starts}) assume it, and unsorted offsets would give wrong heads.
      */
     private static void launchOffsetsChecked(CudaContext ctx, CudaKernel kernel, DType type, boolean inclusive, long initBits,
                                      long inBase, long offsets, long segments, long begin, long outBase, long n) {

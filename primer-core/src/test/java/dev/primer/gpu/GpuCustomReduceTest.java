@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 class GpuCustomReduceTest {
     /** Exact operators: any association gives the left fold's bits, so GPU and CPU must agree exactly. */
     private static final List<CustomOp> EXACT = List.of(CustomScanOps.AFFINE16, CustomScanOps.AFFINE32,
-            CustomScanOps.FFILL, CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO);
+            CustomScanOps.FFILL, CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO,
+            CustomScanOps.BYTE_MAX);
     private static final long[] SIZES = {0, 1, 2, 3, 17, 31, 33, 127, 128, 129, 1023, 4097, 65_537, 1_000_003, (1L << 24) + 5};
 
     @Test

@@ -33,7 +33,7 @@ class GpuCustomScanTest {
     private static final byte POISON = (byte) 0xFF;
     private static final CustomOp[] OPS = {CustomScanOps.AFFINE16, CustomScanOps.AFFINE32, CustomScanOps.ABS_MAX,
             CustomScanOps.FFILL, CustomScanOps.FFILL_EXACT, CustomScanOps.DOUBLE_SUM,
-            CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO};
+            CustomScanOps.AFFINE4, CustomScanOps.BYTE_SUM, CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_MAX};
 
     @Test
     void theSourceInstantiatesTheDeviceScan() {

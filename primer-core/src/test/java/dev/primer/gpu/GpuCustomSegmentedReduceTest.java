@@ -98,7 +98,7 @@ class GpuCustomSegmentedReduceTest {
                 {5000, 32}, {7, 1}, {9, 0}, {3001, 127}, {2999, 129}, {40_001, 17}};
         int config = 0;
         for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16, CustomScanOps.AFFINE4,
-                CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_SUM}) {
+                CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_SUM, CustomScanOps.BYTE_MAX}) {
             for (long[] shape : shapes) checkRows(ctx, op, shape[0], shape[1], ++config % (op.type().byteSize() == 1 ? 16 : 4));
         }
     }
