@@ -57,21 +57,15 @@ __global__ void __launch_bounds__(256, MINB) k_flags(const T* in, const signed c
                                                       unsigned char* scratch, unsigned epoch) {
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch, FlagHeads{flags});
 }
-template <typename T>
+/** Production's offsets heads (Heads = OffsetHeads), or a variant built from them. */
+template <typename T, template <int, int> class Heads>
 __global__ void __launch_bounds__(256, MINB) k_offsets(const T* in, const long long* offsets, const long long* tile_first, T* out,
                                                         long long n, long long tiles, long long begin, unsigned char* scratch,
                                                         unsigned epoch) {
-    using Heads = OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
+    const OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS> base{offsets, tile_first, begin,
+                                                                          segment_head_slots(tile_first, tiles)};
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{offsets, tile_first, begin, segment_head_slots(tile_first, tiles)});
-}
-template <typename T>
-__global__ void __launch_bounds__(256, MINB) k_offsets_regs(const T* in, const long long* offsets, const long long* tile_first, T* out,
-                                                             long long n, long long tiles, long long begin, unsigned char* scratch,
-                                                             unsigned epoch) {
-    using Heads = OffsetHeadsInRegisters<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
-    device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
-                                                                       Heads{{offsets, tile_first, begin, segment_head_slots(tile_first, tiles)}});
+                                                                       Heads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>{base});
 }
 template <typename T>
 __global__ void __launch_bounds__(256, MINB) k_bitmap(const T* in, const unsigned* words, long long shift, T* out, long long n,
@@ -111,7 +105,7 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
         case FLAGS: k_flags<T><<<tiles, 256>>>(in, flags, out, n, tiles, scratch, ++epoch); break;
         case OFFSETS:
             k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
-            k_offsets<T><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
+            k_offsets<T, OffsetHeads><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
             break;
         case BITMAP:
             CK(cudaMemsetAsync(words, 0, 4 * ((tiles * tile + 31) / 32 + 1)));
@@ -120,7 +114,7 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
             break;
         case OFFSETS_REGS:
             k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
-            k_offsets_regs<T><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
+            k_offsets<T, OffsetHeadsInRegisters><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
             break;
         case PATHS: break;
         }
