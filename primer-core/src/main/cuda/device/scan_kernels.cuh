@@ -662,13 +662,18 @@ struct FlagHeads {
 
 /**
  * Per tile, the positions within it of its first SEGMENT_HEAD_SLOTS segment starts (int32), written
- * by segment_tile_starts after tile_first[0 .. tiles] in the same scratch.
+ * by segment_tile_starts after tile_first[0 .. tiles] in the same scratch, from the next multiple of
+ * a slot's 128 bytes: a tile's warp loads its slot as one 128-byte line. ScanPolicy.java mirrors it.
  */
+__host__ __device__ constexpr long long segment_head_slots_offset(long long tiles) {
+    constexpr long long SLOT_BYTES = ScanPolicyConstants::SEGMENT_HEAD_SLOTS * 4;
+    return (8 * (tiles + 1) + SLOT_BYTES - 1) / SLOT_BYTES * SLOT_BYTES;
+}
 __host__ __device__ __forceinline__ int* segment_head_slots(long long* tile_first, long long tiles) {
-    return reinterpret_cast<int*>(tile_first + tiles + 1);
+    return reinterpret_cast<int*>(reinterpret_cast<char*>(tile_first) + segment_head_slots_offset(tiles));
 }
 __host__ __device__ __forceinline__ const int* segment_head_slots(const long long* tile_first, long long tiles) {
-    return reinterpret_cast<const int*>(tile_first + tiles + 1);
+    return reinterpret_cast<const int*>(reinterpret_cast<const char*>(tile_first) + segment_head_slots_offset(tiles));
 }
 
 template <int TILE_ITEMS, int BLOCK_THREADS>
@@ -1321,7 +1326,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
  * offsets[k] >= begin - shift + t * tile_items, or segments if none (binary search, one thread per
  * tile). A tile's segment starts are then offsets[tile_first[t] .. tile_first[t+1]). A tile with at
  * most SEGMENT_HEAD_SLOTS of them also gets their positions within it in its slot
- * (segment_head_slots: tile_first has room for tiles + 1 longs and then tiles slots); a tile with
+ * (segment_head_slots: the scratch has room for tile_first and then tiles slots); a tile with
  * more is found by one probe and left to read its offsets (OffsetHeads::prepare).
  */
 __device__ __forceinline__ void segment_tile_starts(const long long* offsets, long long segments, long long begin,
@@ -1339,11 +1344,15 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
     }
     tile_first[t] = lo;
     if (t == tiles || (lo + SLOTS < segments && offsets[lo + SLOTS] < key + tile_items)) return;
+    // Every load before any store: stopping at the first start past the tile, or storing between
+    // loads (slot and offsets may alias, for all the compiler knows), would wait a round trip each.
+    long long at[SLOTS];
+#pragma unroll
+    for (int i = 0; i < SLOTS; ++i) at[i] = lo + i < segments ? offsets[lo + i] - key : tile_items;
     int* slot = segment_head_slots(tile_first, tiles) + t * SLOTS;
-    for (int i = 0; i < SLOTS && lo + i < segments; ++i) {
-        const long long at = offsets[lo + i] - key;
-        if (at >= tile_items) break;
-        slot[i] = (int)at;
+#pragma unroll
+    for (int i = 0; i < SLOTS; ++i) {
+        if (at[i] < tile_items) slot[i] = (int)at[i];
     }
 }
 

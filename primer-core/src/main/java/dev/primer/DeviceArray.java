@@ -2,6 +2,7 @@ package dev.primer;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
+import java.lang.ref.Reference;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -10,7 +11,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link FloatArray}, {@link DoubleArray}. An array made by allocation or upload owns its memory and
  * frees it on {@link #close()}; a slice is a view that shares it, becomes unusable when its owner is
  * closed, and frees nothing. An owner that becomes unreachable without close is reported as a leak
- * (System.Logger, level WARNING) and then freed, once.
+ * (System.Logger, level WARNING) and then freed, once; a slice keeps its owner reachable, and a call
+ * keeps its arrays reachable until it has issued its work.
  */
 public abstract sealed class DeviceArray implements AutoCloseable
         permits ByteArray, IntArray, LongArray, FloatArray, DoubleArray {
@@ -50,13 +52,17 @@ public abstract sealed class DeviceArray implements AutoCloseable
     private final long offsetBytes;
     private final long length;
     private final Cleaner.Cleanable cleanable; // null for slices
+    /** A slice's owner, held only so that it stays reachable (its Cleaner frees the memory); null for owners. */
+    private final DeviceArray owner;
     private volatile boolean closed;
 
-    DeviceArray(Memory memory, long offsetBytes, long length, boolean owner) {
+    /** An owner of {@code memory} when {@code sliceOf} is null, else a slice of that array's memory. */
+    DeviceArray(Memory memory, long offsetBytes, long length, DeviceArray sliceOf) {
         this.memory = memory;
         this.offsetBytes = offsetBytes;
         this.length = length;
-        this.cleanable = owner ? CLEANER.register(this, memory) : null;
+        this.owner = sliceOf == null ? null : sliceOf.owner != null ? sliceOf.owner : sliceOf;
+        this.cleanable = sliceOf == null ? CLEANER.register(this, memory) : null;
     }
 
     public abstract DType dtype();
@@ -116,20 +122,32 @@ public abstract sealed class DeviceArray implements AutoCloseable
         if (src.byteSize() < byteSize()) {
             throw new IllegalArgumentException("src holds " + src.byteSize() + " bytes; this array needs " + byteSize());
         }
-        memory.backend.copyIn(src, memory.buffer, offsetBytes, byteSize());
+        try {
+            memory.backend.copyIn(src, memory.buffer, offsetBytes, byteSize());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     /** Copies all elements into host memory of at least {@link #byteSize()} bytes. */
     public final void copyTo(MemorySegment dst) {
         Objects.requireNonNull(dst, "dst");
         requireOpen();
+        if (dst.isReadOnly()) throw new IllegalArgumentException("dst: a read-only segment");
         if (dst.byteSize() < byteSize()) {
             throw new IllegalArgumentException("dst holds " + dst.byteSize() + " bytes; this array has " + byteSize());
         }
-        memory.backend.copyOut(memory.buffer, offsetBytes, dst, byteSize());
+        try {
+            memory.backend.copyOut(memory.buffer, offsetBytes, dst, byteSize());
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
-    /** Copies all elements from another array of the same type, length and backend. */
+    /**
+     * Copies all elements from another array of the same type, length and backend. The two may
+     * overlap (slices of one owner): the result is as if {@code src} were copied out first.
+     */
     public final void copyFrom(DeviceArray src) {
         Objects.requireNonNull(src, "src");
         requireOpen();
@@ -137,12 +155,32 @@ public abstract sealed class DeviceArray implements AutoCloseable
         if (src.dtype() != dtype()) throw new IllegalArgumentException("src is " + src.dtype() + ", this array is " + dtype());
         if (src.length() != length) throw new IllegalArgumentException("src has " + src.length() + " elements, this array " + length);
         if (src.memory.backend != memory.backend) throw new IllegalArgumentException("src lives on another backend");
-        memory.backend.copy(src.memory.buffer, src.offsetBytes, memory.buffer, offsetBytes, byteSize());
+        try {
+            if (!overlaps(src)) {
+                memory.backend.copy(src.memory.buffer, src.offsetBytes, memory.buffer, offsetBytes, byteSize());
+            } else if (src.offsetBytes != offsetBytes) {
+                // A device-to-device copy between overlapping ranges is unspecified: through a buffer of its own.
+                Buffer between = memory.backend.allocate(byteSize());
+                try {
+                    memory.backend.copy(src.memory.buffer, src.offsetBytes, between, 0, byteSize());
+                    memory.backend.copy(between, 0, memory.buffer, offsetBytes, byteSize());
+                } finally {
+                    between.free();
+                }
+            }  // else the same elements: nothing to copy
+        } finally {
+            Reference.reachabilityFence(this);
+            Reference.reachabilityFence(src);
+        }
     }
 
     final void fillBits(long pattern) {
         requireOpen();
-        memory.backend.fill(memory.buffer, offsetBytes, length, dtype().byteSize(), pattern);
+        try {
+            memory.backend.fill(memory.buffer, offsetBytes, length, dtype().byteSize(), pattern);
+        } finally {
+            Reference.reachabilityFence(this);
+        }
     }
 
     final void checkHostArray(int hostLength, String name) {

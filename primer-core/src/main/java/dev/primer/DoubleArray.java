@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /** A backend-resident array of {@code double} (DOUBLE). Made by {@link Primer}; see {@link DeviceArray}. */
 public final class DoubleArray extends DeviceArray {
-    DoubleArray(Memory memory, long offsetBytes, long length, boolean owner) {
-        super(memory, offsetBytes, length, owner);
+    DoubleArray(Memory memory, long offsetBytes, long length, DeviceArray sliceOf) {
+        super(memory, offsetBytes, length, sliceOf);
     }
 
     @Override public DType dtype() { return DType.DOUBLE; }
@@ -16,7 +16,7 @@ public final class DoubleArray extends DeviceArray {
     /** A view of elements [from, to) sharing this array's memory. */
     public DoubleArray slice(long from, long to) {
         checkSliceBounds(from, to);
-        return new DoubleArray(memory, offsetBytes() + from * ValueLayout.JAVA_DOUBLE.byteSize(), to - from, false);
+        return new DoubleArray(memory, offsetBytes() + from * ValueLayout.JAVA_DOUBLE.byteSize(), to - from, this);
     }
 
     /** Downloads all elements into a new Java array. */
@@ -42,6 +42,7 @@ public final class DoubleArray extends DeviceArray {
 
     /** One element (a small download: for tests and spot checks, not loops). */
     public double get(long index) {
+        requireOpen();
         Objects.checkIndex(index, length());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment one = arena.allocate(ValueLayout.JAVA_DOUBLE);

@@ -7,8 +7,8 @@ import java.util.Objects;
 
 /** A backend-resident array of {@code float} (FLOAT). Made by {@link Primer}; see {@link DeviceArray}. */
 public final class FloatArray extends DeviceArray {
-    FloatArray(Memory memory, long offsetBytes, long length, boolean owner) {
-        super(memory, offsetBytes, length, owner);
+    FloatArray(Memory memory, long offsetBytes, long length, DeviceArray sliceOf) {
+        super(memory, offsetBytes, length, sliceOf);
     }
 
     @Override public DType dtype() { return DType.FLOAT; }
@@ -16,7 +16,7 @@ public final class FloatArray extends DeviceArray {
     /** A view of elements [from, to) sharing this array's memory. */
     public FloatArray slice(long from, long to) {
         checkSliceBounds(from, to);
-        return new FloatArray(memory, offsetBytes() + from * ValueLayout.JAVA_FLOAT.byteSize(), to - from, false);
+        return new FloatArray(memory, offsetBytes() + from * ValueLayout.JAVA_FLOAT.byteSize(), to - from, this);
     }
 
     /** Downloads all elements into a new Java array. */
@@ -42,6 +42,7 @@ public final class FloatArray extends DeviceArray {
 
     /** One element (a small download: for tests and spot checks, not loops). */
     public float get(long index) {
+        requireOpen();
         Objects.checkIndex(index, length());
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment one = arena.allocate(ValueLayout.JAVA_FLOAT);

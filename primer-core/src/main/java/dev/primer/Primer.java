@@ -9,8 +9,11 @@ import dev.primer.io.NpyArray;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.ref.Reference;
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * Primer's entry point: a backend (the GPU or the CPU) and the primitives on its arrays.
@@ -31,10 +34,17 @@ import java.util.Objects;
  * bitwise identical from run to run on one backend; GPU and CPU agree within the documented bound
  * (docs/semantics.md) and exactly for everything else.
  *
- * <p>Methods of one Primer are serialised (thread-safe); use several Primers for concurrency.
+ * <p>Scans take {@code out == in} to work in place; an {@code out} that partly overlaps {@code in}
+ * is rejected (by offsets, only the elements [offsets[0], offsets[last]) that the scan touches count).
+ *
+ * <p>Methods of one Primer are serialised (thread-safe). On the GPU every Primer issues its work on
+ * one context and stream, so several Primers share the device rather than run side by side. An
+ * array's own methods (copies, fill, close) are not serialised with the Primer's: do not close an
+ * array while another thread's call is using it.
  */
 public final class Primer implements AutoCloseable {
     private final Backend backend;
+    private volatile boolean closed;
 
     private Primer(Backend backend) {
         this.backend = backend;
@@ -43,14 +53,25 @@ public final class Primer implements AutoCloseable {
     /** The GPU when one is usable, else the CPU. */
     public static Primer open() { return open(BackendKind.AUTO); }
 
-    /** The named backend; GPU throws IllegalStateException with the reason when none is usable. */
+    /** The named backend; GPU throws IllegalStateException with the reason when none is usable. AUTO never throws for that. */
     public static Primer open(BackendKind kind) {
         Objects.requireNonNull(kind, "kind");
         return switch (kind) {
             case GPU -> new Primer(new GpuBackend(Cuda.context()));
             case CPU -> new Primer(new CpuBackend());
-            case AUTO -> Cuda.isAvailable() ? open(BackendKind.GPU) : open(BackendKind.CPU);
+            case AUTO -> gpuIfUsable();
         };
+    }
+
+    /** AUTO: the GPU, or the CPU when there is none or its context cannot be made (with a warning). */
+    private static Primer gpuIfUsable() {
+        if (!Cuda.isAvailable()) return open(BackendKind.CPU);
+        try {
+            return open(BackendKind.GPU);
+        } catch (IllegalStateException e) {
+            System.getLogger("dev.primer").log(System.Logger.Level.WARNING, e.getMessage() + "; using the CPU");
+            return open(BackendKind.CPU);
+        }
     }
 
     public BackendKind kind() { return backend.kind(); }
@@ -64,17 +85,17 @@ public final class Primer implements AutoCloseable {
 
     /** A new array of {@code length} elements of {@code type}; contents undefined. */
     public synchronized DeviceArray allocate(DType type, long length) {
+        requireOpen();
         Objects.requireNonNull(type, "type");
-        if (length < 0) throw new IllegalArgumentException("length must be >= 0: " + length);
-        long bytes = Math.multiplyExact(length, (long) type.byteSize());
+        long bytes = byteLength(type, length);
         Buffer buffer = backend.allocate(bytes);
         DeviceArray.Memory memory = new DeviceArray.Memory(backend, buffer, type + " array of " + length + " elements");
         return switch (type) {
-            case BYTE -> new ByteArray(memory, 0, length, true);
-            case INT -> new IntArray(memory, 0, length, true);
-            case LONG -> new LongArray(memory, 0, length, true);
-            case FLOAT -> new FloatArray(memory, 0, length, true);
-            case DOUBLE -> new DoubleArray(memory, 0, length, true);
+            case BYTE -> new ByteArray(memory, 0, length, null);
+            case INT -> new IntArray(memory, 0, length, null);
+            case LONG -> new LongArray(memory, 0, length, null);
+            case FLOAT -> new FloatArray(memory, 0, length, null);
+            case DOUBLE -> new DoubleArray(memory, 0, length, null);
         };
     }
 
@@ -84,14 +105,27 @@ public final class Primer implements AutoCloseable {
     public FloatArray allocateFloats(long length) { return (FloatArray) allocate(DType.FLOAT, length); }
     public DoubleArray allocateDoubles(long length) { return (DoubleArray) allocate(DType.DOUBLE, length); }
 
+    private static long byteLength(DType type, long length) {
+        if (length < 0) throw new IllegalArgumentException("length must be >= 0: " + length);
+        if (length > Long.MAX_VALUE / type.byteSize()) {
+            throw new IllegalArgumentException("length: " + length + " elements of " + type + " overflow a long in bytes");
+        }
+        return length * type.byteSize();
+    }
+
     /** Uploads {@code length} elements of {@code type} from host memory (heap or native). */
     public DeviceArray upload(DType type, MemorySegment src, long length) {
         Objects.requireNonNull(src, "src");
+        Objects.requireNonNull(type, "type");
+        if (src.byteSize() < byteLength(type, length)) {  // before allocating what would be thrown away
+            throw new IllegalArgumentException("src holds " + src.byteSize() + " bytes, fewer than " + length + " elements of "
+                    + type);
+        }
         DeviceArray a = allocate(type, length);
         try {
             a.copyFrom(src);
         } catch (RuntimeException e) {
-            a.close();
+            closeAfter(e, a);
             throw e;
         }
         return a;
@@ -135,7 +169,10 @@ public final class Primer implements AutoCloseable {
     }
 
     /** Waits for all work issued so far. Primitives that return scalars already wait. */
-    public synchronized void synchronize() { backend.synchronize(); }
+    public synchronized void synchronize() {
+        requireOpen();
+        backend.synchronize();
+    }
 
     // ---------------------------------------------------------------- reduce
 
@@ -150,29 +187,29 @@ public final class Primer implements AutoCloseable {
     public double sum(DoubleArray a) { return reduce(a, Op.SUM); }
 
     /** SUM/PROD accumulate in int64; the others return the element's value widened. */
-    public synchronized long reduce(ByteArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
+    public synchronized long reduce(ByteArray a, Op op) { return runForLong(() -> backend.reduceIntegral(checkReduce(a, op), op), a); }
     /** SUM/PROD accumulate in int64; the others return the element's value widened. */
-    public synchronized long reduce(IntArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
-    public synchronized long reduce(LongArray a, Op op) { return backend.reduceIntegral(checkReduce(a, op), op); }
+    public synchronized long reduce(IntArray a, Op op) { return runForLong(() -> backend.reduceIntegral(checkReduce(a, op), op), a); }
+    public synchronized long reduce(LongArray a, Op op) { return runForLong(() -> backend.reduceIntegral(checkReduce(a, op), op), a); }
     /** SUM and PROD accumulate in float64 and round once. */
-    public synchronized float reduce(FloatArray a, Op op) { return (float) backend.reduceFloating(checkReduce(a, op), op); }
-    public synchronized double reduce(DoubleArray a, Op op) { return backend.reduceFloating(checkReduce(a, op), op); }
+    public synchronized float reduce(FloatArray a, Op op) { return (float) runForDouble(() -> backend.reduceFloating(checkReduce(a, op), op), a); }
+    public synchronized double reduce(DoubleArray a, Op op) { return runForDouble(() -> backend.reduceFloating(checkReduce(a, op), op), a); }
 
     /**
      * Reduce with a user-defined operator (compiled at run time on the GPU; see {@link CustomOp}):
      * {@code a[0] op a[1] op ... op a[n-1]}. The operator must be associative; it need not be
      * commutative (operand order is kept on both backends).
      */
-    public synchronized byte reduce(ByteArray a, CustomOp op) { return (byte) backend.reduceCustom(checkCustom(a, op), op); }
-    public synchronized int reduce(IntArray a, CustomOp op) { return (int) backend.reduceCustom(checkCustom(a, op), op); }
-    public synchronized long reduce(LongArray a, CustomOp op) { return backend.reduceCustom(checkCustom(a, op), op); }
-    public synchronized float reduce(FloatArray a, CustomOp op) { return Float.intBitsToFloat((int) backend.reduceCustom(checkCustom(a, op), op)); }
-    public synchronized double reduce(DoubleArray a, CustomOp op) { return Double.longBitsToDouble(backend.reduceCustom(checkCustom(a, op), op)); }
+    public synchronized byte reduce(ByteArray a, CustomOp op) { return (byte) runForLong(() -> backend.reduceCustom(checkCustom(a, op), op), a); }
+    public synchronized int reduce(IntArray a, CustomOp op) { return (int) runForLong(() -> backend.reduceCustom(checkCustom(a, op), op), a); }
+    public synchronized long reduce(LongArray a, CustomOp op) { return runForLong(() -> backend.reduceCustom(checkCustom(a, op), op), a); }
+    public synchronized float reduce(FloatArray a, CustomOp op) { return Float.intBitsToFloat((int) runForLong(() -> backend.reduceCustom(checkCustom(a, op), op), a)); }
+    public synchronized double reduce(DoubleArray a, CustomOp op) { return Double.longBitsToDouble(runForLong(() -> backend.reduceCustom(checkCustom(a, op), op), a)); }
 
     /** Index of the first minimum (NaN counts as the minimum); -1 when empty. */
-    public synchronized long argMin(DeviceArray a) { return backend.argExtreme(checkArg(a), false); }
+    public synchronized long argMin(DeviceArray a) { return runForLong(() -> backend.argExtreme(checkArg(a), false), a); }
     /** Index of the first maximum (NaN counts as the maximum); -1 when empty. */
-    public synchronized long argMax(DeviceArray a) { return backend.argExtreme(checkArg(a), true); }
+    public synchronized long argMax(DeviceArray a) { return runForLong(() -> backend.argExtreme(checkArg(a), true), a); }
 
     /**
      * Reduces each row of a row-major (rows × cols) matrix. The result's type is the accumulator's:
@@ -183,7 +220,7 @@ public final class Primer implements AutoCloseable {
     public synchronized DeviceArray reduceRows(DeviceArray matrix, long rows, long cols, Op op) {
         checkRows(matrix, rows, cols, op);
         DeviceArray out = allocate(Reductions.outputType(matrix.dtype(), op), rows);
-        return fillOrClose(out, () -> backend.reduceRows(matrix, op, rows, cols, out));
+        return fillOrClose(out, () -> backend.reduceRows(matrix, op, rows, cols, out), matrix);
     }
 
     /**
@@ -195,14 +232,14 @@ public final class Primer implements AutoCloseable {
         checkCustom(matrix, op, "matrix");
         checkRowShape(matrix, rows, cols);
         DeviceArray out = allocate(op.type(), rows);
-        return fillOrClose(out, () -> backend.reduceRowsCustom(matrix, op, rows, cols, out));
+        return fillOrClose(out, () -> backend.reduceRowsCustom(matrix, op, rows, cols, out), matrix);
     }
 
     /** Index within each row of its first minimum or maximum; -1 for every row when cols = 0. */
     public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
         checkRows(matrix, rows, cols, Op.MIN);
         LongArray out = allocateLongs(rows);
-        return fillOrClose(out, () -> backend.argExtremeRows(matrix, max, rows, cols, out));
+        return fillOrClose(out, () -> backend.argExtremeRows(matrix, max, rows, cols, out), matrix);
     }
 
     /**
@@ -212,7 +249,7 @@ public final class Primer implements AutoCloseable {
     public synchronized DeviceArray reduceSegments(DeviceArray values, LongArray offsets, Op op) {
         long segments = checkSegments(values, offsets, op);
         DeviceArray out = allocate(Reductions.outputType(values.dtype(), op), segments);
-        return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out));
+        return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out), values, offsets);
     }
 
     /**
@@ -224,14 +261,14 @@ public final class Primer implements AutoCloseable {
         checkCustom(values, op, "values");
         long segments = checkOffsets(offsets);
         DeviceArray out = allocate(op.type(), segments);
-        return fillOrClose(out, () -> backend.reduceSegmentsCustom(values, op, offsets, out));
+        return fillOrClose(out, () -> backend.reduceSegmentsCustom(values, op, offsets, out), values, offsets);
     }
 
     /** Index within each segment of its first minimum or maximum; -1 for empty segments. */
     public synchronized LongArray argExtremeSegments(DeviceArray values, LongArray offsets, boolean max) {
         long segments = checkSegments(values, offsets, Op.MIN);
         LongArray out = allocateLongs(segments);
-        return fillOrClose(out, () -> backend.argExtremeSegments(values, max, offsets, out));
+        return fillOrClose(out, () -> backend.argExtremeSegments(values, max, offsets, out), values, offsets);
     }
 
     // ---------------------------------------------------------------- scan
@@ -243,19 +280,19 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, Op op) {
         checkScan(in, out, op);
-        backend.scan(in, out, op, true, Reductions.identityBits(out.dtype(), op));
+        run(() -> backend.scan(in, out, op, true, Reductions.identityBits(out.dtype(), op)), in, out);
     }
 
     /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for integer outputs. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, Op op, long init) {
         checkScan(in, out, op);
-        backend.scan(in, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+        run(() -> backend.scan(in, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init")), in, out);
     }
 
     /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for float32/float64 outputs. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, Op op, double init) {
         checkScan(in, out, op);
-        backend.scan(in, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
+        run(() -> backend.scan(in, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init")), in, out);
     }
 
     /**
@@ -265,31 +302,32 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void inclusiveScan(DeviceArray in, DeviceArray out, CustomOp op) {
         checkScanCustom(in, out, op);
-        backend.scanCustom(in, out, op, true, op.identityBits());
+        run(() -> backend.scanCustom(in, out, op, true, op.identityBits()), in, out);
     }
 
     /** out[0] = the operator's identity, out[i] = in[0] op ... op in[i-1]; as {@link #inclusiveScan(DeviceArray, DeviceArray, CustomOp)}. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op) {
         checkScanCustom(in, out, op);
-        backend.scanCustom(in, out, op, false, op.identityBits());
+        run(() -> backend.scanCustom(in, out, op, false, op.identityBits()), in, out);
     }
 
     /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for int8/int32/int64 operators. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op, long init) {
         checkScanCustom(in, out, op);
-        backend.scanCustom(in, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+        run(() -> backend.scanCustom(in, out, op, false, Reductions.integralInitBits(op.type(), init, "init")), in, out);
     }
 
     /** out[0] = init, out[i] = init op in[0] op ... op in[i-1]; for float32/float64 operators. */
     public synchronized void exclusiveScan(DeviceArray in, DeviceArray out, CustomOp op, double init) {
         checkScanCustom(in, out, op);
-        backend.scanCustom(in, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+        run(() -> backend.scanCustom(in, out, op, false, Reductions.floatingInitBits(op.type(), init, "init")), in, out);
     }
 
     /** Inclusive scan restarting at every element whose head flag is non-zero (and at element 0). */
     public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
         checkFlagScan(in, headFlags, out, op);
-        backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op));
+        run(() -> backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op)),
+                in, headFlags, out);
     }
 
     /**
@@ -299,13 +337,15 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, long init) {
         checkFlagScan(in, headFlags, out, op);
-        backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+        run(() -> backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init")),
+                in, headFlags, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, Op, long)}, for float32/float64 outputs. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, double init) {
         checkFlagScan(in, headFlags, out, op);
-        backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
+        run(() -> backend.segmentedScanByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init")),
+                in, headFlags, out);
     }
 
     /**
@@ -314,7 +354,8 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
         checkOffsetScan(in, offsets, out, op);
-        backend.segmentedScanByOffsets(in, offsets, out, op, true, Reductions.identityBits(out.dtype(), op));
+        run(() -> backend.segmentedScanByOffsets(in, offsets, out, op, true, Reductions.identityBits(out.dtype(), op)),
+                in, offsets, out);
     }
 
     /**
@@ -324,13 +365,15 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op, long init) {
         checkOffsetScan(in, offsets, out, op);
-        backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init"));
+        run(() -> backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(out.dtype(), init, "init")),
+                in, offsets, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, Op, long)}, for float32/float64 outputs. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op, double init) {
         checkOffsetScan(in, offsets, out, op);
-        backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init"));
+        run(() -> backend.segmentedScanByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(out.dtype(), init, "init")),
+                in, offsets, out);
     }
 
     /**
@@ -340,25 +383,27 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op) {
         checkFlagScanCustom(in, headFlags, out, op);
-        backend.segmentedScanCustomByFlags(in, headFlags, out, op, true, op.identityBits());
+        run(() -> backend.segmentedScanCustomByFlags(in, headFlags, out, op, true, op.identityBits()), in, headFlags, out);
     }
 
     /** Exclusive scan of each flagged segment with a user-defined operator, each segment starting from its identity. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op) {
         checkFlagScanCustom(in, headFlags, out, op);
-        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, op.identityBits());
+        run(() -> backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, op.identityBits()), in, headFlags, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; int8/int32/int64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, long init) {
         checkFlagScanCustom(in, headFlags, out, op);
-        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+        run(() -> backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.integralInitBits(op.type(), init, "init")),
+                in, headFlags, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, ByteArray, DeviceArray, CustomOp)}, each segment starting from init; float32/float64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op, double init) {
         checkFlagScanCustom(in, headFlags, out, op);
-        backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+        run(() -> backend.segmentedScanCustomByFlags(in, headFlags, out, op, false, Reductions.floatingInitBits(op.type(), init, "init")),
+                in, headFlags, out);
     }
 
     /**
@@ -367,29 +412,43 @@ public final class Primer implements AutoCloseable {
      */
     public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op) {
         checkOffsetScanCustom(in, offsets, out, op);
-        backend.segmentedScanCustomByOffsets(in, offsets, out, op, true, op.identityBits());
+        run(() -> backend.segmentedScanCustomByOffsets(in, offsets, out, op, true, op.identityBits()), in, offsets, out);
     }
 
     /** Exclusive scan of each segment by offsets with a user-defined operator, each segment starting from its identity. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op) {
         checkOffsetScanCustom(in, offsets, out, op);
-        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, op.identityBits());
+        run(() -> backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, op.identityBits()), in, offsets, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; int8/int32/int64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, long init) {
         checkOffsetScanCustom(in, offsets, out, op);
-        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(op.type(), init, "init"));
+        run(() -> backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.integralInitBits(op.type(), init, "init")),
+                in, offsets, out);
     }
 
     /** As {@link #segmentedExclusiveScan(DeviceArray, LongArray, DeviceArray, CustomOp)}, each segment starting from init; float32/float64 operators. */
     public synchronized void segmentedExclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, CustomOp op, double init) {
         checkOffsetScanCustom(in, offsets, out, op);
-        backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(op.type(), init, "init"));
+        run(() -> backend.segmentedScanCustomByOffsets(in, offsets, out, op, false, Reductions.floatingInitBits(op.type(), init, "init")),
+                in, offsets, out);
     }
 
+    /**
+     * Makes this Primer unusable (IllegalStateException from then on); idempotent. Its arrays stay
+     * as they are: each is closed on its own ({@link DeviceArray#close}).
+     */
     @Override
-    public synchronized void close() { backend.close(); }
+    public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        backend.close();
+    }
+
+    private void requireOpen() {
+        if (closed) throw new IllegalStateException("this Primer is closed");
+    }
 
     @Override
     public String toString() { return "Primer[" + backend.description() + "]"; }
@@ -397,6 +456,7 @@ public final class Primer implements AutoCloseable {
     // ---------------------------------------------------------------- argument checks
 
     private <A extends DeviceArray> A own(A a, String name) {
+        requireOpen();
         Objects.requireNonNull(a, name);
         a.requireOpen();
         if (a.backendImpl() != backend) {
@@ -517,13 +577,56 @@ public final class Primer implements AutoCloseable {
         if (out.length() != in.length()) throw new IllegalArgumentException("out has " + out.length() + " elements, in has " + in.length());
     }
 
-    private static <A extends DeviceArray> A fillOrClose(A out, Runnable fill) {
+    /** Fills a new array, or closes it when the filling fails; as {@link #run} for the inputs. */
+    private static <A extends DeviceArray> A fillOrClose(A out, Runnable fill, DeviceArray... inputs) {
         try {
-            fill.run();
+            run(fill, inputs);
             return out;
         } catch (RuntimeException e) {
-            out.close();
+            closeAfter(e, out);
             throw e;
+        }
+    }
+
+    /** Closes an array a failure leaves unused; after a failed launch freeing may fail too, and e is the error to see. */
+    private static void closeAfter(RuntimeException e, DeviceArray array) {
+        try {
+            array.close();
+        } catch (RuntimeException c) {
+            e.addSuppressed(c);
+        }
+    }
+
+    // ---------------------------------------------------------------- reachability
+
+    /*
+     * A call's arrays must stay reachable until it has issued its work: a backend takes their memory
+     * as a raw address or segment, after which the JIT may treat an array the caller no longer uses
+     * (primer.sum(primer.upload(x))) as unreachable, and its Cleaner could free the memory before
+     * the launch reads it. The fences below hold them to the end of the call.
+     */
+
+    private static void run(Runnable call, DeviceArray... arrays) {
+        try {
+            call.run();
+        } finally {
+            Reference.reachabilityFence(arrays);
+        }
+    }
+
+    private static long runForLong(LongSupplier call, DeviceArray... arrays) {
+        try {
+            return call.getAsLong();
+        } finally {
+            Reference.reachabilityFence(arrays);
+        }
+    }
+
+    private static double runForDouble(DoubleSupplier call, DeviceArray... arrays) {
+        try {
+            return call.getAsDouble();
+        } finally {
+            Reference.reachabilityFence(arrays);
         }
     }
 }

@@ -31,7 +31,7 @@ class LeakReportTest {
         try (Primer primer = Primer.open(BackendKind.CPU)) {
             CountingBuffer buffer = new CountingBuffer();
             DeviceArray.Memory memory = new DeviceArray.Memory(primer.backend(), buffer, "test array");
-            IntArray a = new IntArray(memory, 0, 4, true);
+            IntArray a = new IntArray(memory, 0, 4, null);
             a.close();
             a.close();
             memory.run();

@@ -736,7 +736,7 @@ class PrimerArgumentsTest {
                 IntArray in = h.make.ints(N);
                 IntArray shared = h.make.ints(N + 1);
                 IntArray out = shared.slice(1, N + 1);
-                ByteArray flags = new ByteArray(shared.memory, shared.offsetBytes() + 2, N, false);  // out's first bytes
+                ByteArray flags = new ByteArray(shared.memory, shared.offsetBytes() + 2, N, shared);  // out's first bytes
                 calls.add(switch (variant) {
                     case 0 -> call("segmentedInclusiveScan(in, headFlags, out, CustomOp)", "headFlags",
                             () -> h.primer.segmentedInclusiveScan(in, flags, out, INT_MAX));

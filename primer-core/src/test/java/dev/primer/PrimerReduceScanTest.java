@@ -51,6 +51,37 @@ class PrimerReduceScanTest {
         }
     }
 
+    /**
+     * A constant at the end of the type's range that the extreme can never beat (the lowest for argmax, the
+     * highest for argmin, -inf / +inf for floats): the first index, 0, whatever the chunking or tiling.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void argExtremesOfAConstantAtTheTypesEndsAreZero(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            for (DType type : DType.values()) {
+                for (boolean max : new boolean[] {false, true}) {
+                    for (long n : new long[] {1, 33, 300_007}) {
+                        MemorySegment x = arena.allocate(n * type.byteSize(), 8);
+                        for (long i = 0; i < n; i++) {
+                            switch (type) {
+                                case BYTE -> x.setAtIndex(ValueLayout.JAVA_BYTE, i, max ? Byte.MIN_VALUE : Byte.MAX_VALUE);
+                                case INT -> x.setAtIndex(ValueLayout.JAVA_INT, i, max ? Integer.MIN_VALUE : Integer.MAX_VALUE);
+                                case LONG -> x.setAtIndex(ValueLayout.JAVA_LONG, i, max ? Long.MIN_VALUE : Long.MAX_VALUE);
+                                case FLOAT -> x.setAtIndex(ValueLayout.JAVA_FLOAT, i, max ? Float.NEGATIVE_INFINITY : Float.POSITIVE_INFINITY);
+                                case DOUBLE -> x.setAtIndex(ValueLayout.JAVA_DOUBLE, i, max ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+                            }
+                        }
+                        try (DeviceArray a = primer.upload(type, x, n)) {
+                            assertEquals(0, max ? primer.argMax(a) : primer.argMin(a),
+                                    (max ? "argmax " : "argmin ") + type + " of a constant, n=" + n + " on " + kind);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("backends")
     void scansMatchASequentialFold(BackendKind kind) {

@@ -75,6 +75,15 @@ final class Checks {
     }
 
     /**
+     * A scan by offsets reads and writes only elements [begin, end): there {@code out} must be {@code in}
+     * or apart from it, as the GPU backend checks (what lies outside may overlap).
+     */
+    static void offsetsApart(MemorySegment in, long begin, long end, MemorySegment out, DType type) {
+        long size = type.byteSize();
+        inPlaceOrApart(in.asSlice(begin * size), (end - begin) * size, out.asSlice(begin * size), (end - begin) * size, true);
+    }
+
+    /**
      * Output may be the input itself (same start, same element size) or lie apart from it, but not
      * overlap it partly: the scan would read elements it has already overwritten.
      */

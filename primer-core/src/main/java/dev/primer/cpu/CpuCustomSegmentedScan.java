@@ -74,7 +74,7 @@ public final class CpuCustomSegmentedScan {
         Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
         long end = offsets.getAtIndex(OFFSET, segments);
         Checks.holds(out, end, type, "out");
-        Checks.inPlaceOrApart(in, end * type.byteSize(), out, end * type.byteSize(), true);
+        Checks.offsetsApart(in, offsets.getAtIndex(OFFSET, 0), end, out, type);
         CustomLane lane = CustomLane.of(op);
         long init = lane.carry(initBits);
         CpuCustomScan.Chunks chunks = CpuCustomScan.plain(lane, in, out, inclusive);

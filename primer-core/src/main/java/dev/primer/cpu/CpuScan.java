@@ -100,7 +100,7 @@ public final class CpuScan {
         Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
         long end = offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, segments);
         Checks.holds(out, end, type, "out");
-        Checks.inPlaceOrApart(in, end * type.byteSize(), out, end * type.byteSize(), true);
+        Checks.offsetsApart(in, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 0), end, out, type);
         ChunkScanner scanner = scanner(type, type, op, inclusive);
         long carry = carryBits(type, initBits);
         Parallel.forWeightedRange(segments, k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k), (lo, hi) -> {

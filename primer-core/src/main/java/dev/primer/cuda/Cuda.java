@@ -27,7 +27,7 @@ public final class Cuda {
             try {
                 device = probe();
             } catch (RuntimeException | LinkageError e) {
-                reason = e.getMessage();
+                reason = messageOf(e);
             }
             if (device == null && reason == null) reason = "unknown";
             if (reason == null && Cuda.class.getResource("/dev/primer/kernels/SOURCES.sha256") != null
@@ -39,9 +39,9 @@ public final class Cuda {
         }
     }
 
-    private static final class Holder {
-        static final CudaContext CONTEXT = new CudaContext(Probe.DEVICE);
-    }
+    /** Made on first use, under this class's lock; a failure to make it is kept and thrown again. */
+    private static CudaContext context;
+    private static RuntimeException contextFailure;
 
     /** Whether a usable GPU, driver and kernels are present. Cheap after the first call. */
     public static boolean isAvailable() { return Probe.REASON == null; }
@@ -55,10 +55,35 @@ public final class Cuda {
         return Probe.DEVICE;
     }
 
-    /** The primary context of {@link #device()}, created on first use. */
-    public static CudaContext context() {
+    /**
+     * The primary context of {@link #device()}, created on first use. When that fails (another process
+     * holds the device in exclusive mode, no memory left), the driver's error is thrown, then and on
+     * every later call, as an IllegalStateException.
+     */
+    public static synchronized CudaContext context() {
         requireAvailable();
-        return Holder.CONTEXT;
+        if (context == null) {
+            if (contextFailure == null) {
+                try {
+                    context = new CudaContext(Probe.DEVICE);
+                } catch (RuntimeException e) {
+                    contextFailure = e;
+                }
+            }
+            if (contextFailure != null) {
+                throw new IllegalStateException("no usable GPU: its context could not be made: " + contextFailure.getMessage(),
+                        contextFailure);
+            }
+        }
+        return context;
+    }
+
+    /** A failure's own message, or its cause's when it is a wrapper without one (ExceptionInInitializerError). */
+    private static String messageOf(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null) return t.getMessage();
+        }
+        return e.toString();
     }
 
     private static void requireAvailable() {
@@ -81,7 +106,13 @@ public final class Cuda {
             Driver.check((int) Driver.cuDeviceGetCount.invokeExact(i), "cuDeviceGetCount");
             int count = i.get(JAVA_INT, 0);
             if (count == 0) throw new IllegalStateException("the CUDA driver reports no device");
-            int ordinal = Integer.parseInt(System.getenv().getOrDefault("PRIMER_DEVICE", "0"));
+            String chosen = System.getenv().getOrDefault("PRIMER_DEVICE", "0");
+            int ordinal;
+            try {
+                ordinal = Integer.parseInt(chosen.strip());
+            } catch (NumberFormatException e) {
+                throw new IllegalStateException("PRIMER_DEVICE=" + chosen + " is not a device number");
+            }
             if (ordinal < 0 || ordinal >= count) {
                 throw new IllegalStateException("PRIMER_DEVICE=" + ordinal + " but there are " + count + " devices");
             }

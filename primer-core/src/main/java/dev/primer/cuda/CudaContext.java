@@ -246,12 +246,22 @@ public final class CudaContext {
         if (s != null && s[1] >= bytes) return s[0];
         if (s != null) {
             synchronize();
+            scratch.remove(owner);  // first: if what follows fails, no later call may get (or free) it again
             free(s[0]);
         }
         long size = Math.max(bytes, 4096);
         long p = allocate(size);
-        memset8(p, (byte) 0, size);
-        synchronize();
+        try {
+            memset8(p, (byte) 0, size);
+            synchronize();
+        } catch (RuntimeException e) {
+            try {
+                free(p);
+            } catch (RuntimeException f) {
+                e.addSuppressed(f);
+            }
+            throw e;
+        }
         scratch.put(owner, new long[] {p, size});
         return p;
     }
@@ -339,8 +349,14 @@ public final class CudaContext {
 
     private synchronized MemorySegment staging(int k) {
         if (staging[k] == null) {
-            staging[k] = allocatePinned(STAGING_BYTES);
-            stagingFree[k] = newEvent().record();
+            MemorySegment buffer = allocatePinned(STAGING_BYTES);
+            try {
+                stagingFree[k] = newEvent().record();
+            } catch (RuntimeException e) {
+                freePinned(buffer);
+                throw e;
+            }
+            staging[k] = buffer;  // last: a half-made pair would be taken as made
         }
         return staging[k];
     }

@@ -88,6 +88,7 @@ public final class CudaKernel {
                 }
             }
             try {
+                Driver.lastKernel = name;
                 graphs.launch(gridX, gridY, block, sharedBytes, context.streamHandle());
             } catch (Throwable t) {
                 throw Driver.rethrow(t);

@@ -115,9 +115,19 @@ final class Driver {
     }
 
     static CudaException failure(int result, String call) {
+        String kernel = lastKernel;
+        String note = result >= FIRST_KERNEL_FAULT && result <= LAST_KERNEL_FAULT && kernel != null
+                ? " (a kernel's fault surfaces at the next call that waits; the last kernel launched was " + kernel
+                        + "; -Dprimer.checkLaunches=true checks after every launch)"
+                : "";
         return new CudaException(call, result, text(cuGetErrorName, result, "CUDA_ERROR_" + result),
-                text(cuGetErrorString, result, "unknown error"));
+                text(cuGetErrorString, result, "unknown error") + note);
     }
+
+    /** CUresults of a kernel's fault (CUDA_ERROR_ILLEGAL_ADDRESS .. CUDA_ERROR_LAUNCH_FAILED). */
+    private static final int FIRST_KERNEL_FAULT = 700, LAST_KERNEL_FAULT = 719;
+    /** The kernel last queued in this process (one context, one stream), for the message of a fault found later. */
+    static volatile String lastKernel;
 
     private static String text(MethodHandle getter, int result, String otherwise) {
         if (getter == null) return otherwise;

@@ -107,12 +107,12 @@ public final class GpuCustomReduce {
     }
 
     /**
-     * {@code in[0] op in[1] op ... op in[n-1]} (the identity when n = 0) as raw bits of op.type();
+     * {@code in[0] op in[1] op ... op in[n-1]} (the identity when n = 0) as raw bits of op.type(), zero-extended;
      * {@code in} aligned to the element size. Waits for the result.
      */
     public static long reduce(CudaContext ctx, CustomOp op, long in, long n) {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
-        if (n == 0) return op.identityBits();
+        if (n == 0) return rawBits(op.identityBits(), op.type());
         GpuScan.requireAligned(in, op.type(), "in");
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
         CudaKernel k = compile(ctx, "custom_reduce_" + op.name(), source(op), KERNEL);
@@ -128,10 +128,19 @@ public final class GpuCustomReduce {
             k.launch(grid, ReducePolicy.BLOCK_THREADS, 0, in, n, result, grid > 1 ? scratch : 0L);
             bits = ctx.readback(result, op.type().byteSize());
         }
-        return switch (op.type().byteSize()) {
-            case 1 -> bits.get(ValueLayout.JAVA_BYTE, 0) & 0xFFL;
-            case 4 -> bits.get(ValueLayout.JAVA_INT, 0) & 0xFFFF_FFFFL;
+        return rawBits(switch (op.type().byteSize()) {
+            case 1 -> bits.get(ValueLayout.JAVA_BYTE, 0);
+            case 4 -> bits.get(ValueLayout.JAVA_INT, 0);
             default -> bits.get(ValueLayout.JAVA_LONG, 0);
+        }, op.type());
+    }
+
+    /** A value's bits zero-extended from its type's width, the identity's as the kernel's result. */
+    private static long rawBits(long bits, DType type) {
+        return switch (type.byteSize()) {
+            case 1 -> bits & 0xFFL;
+            case 4 -> bits & 0xFFFF_FFFFL;
+            default -> bits;
         };
     }
 }

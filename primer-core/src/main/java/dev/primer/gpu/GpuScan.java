@@ -170,7 +170,11 @@ public final class GpuScan {
     static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
                               long in, long offsets, long segments, long out, long length) {
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
-        if (segments == 0) return;
+        if (segments == 0) {
+            requireAligned(offsets, DType.LONG, "offsets");
+            GpuSegmentedReduce.checkLoneOffset(ctx, offsets, length);
+            return;
+        }
         long[] range = checkedOffsetRange(ctx, offsets, segments, length);
         long begin = range[0], n = range[1] - begin;
         if (n == 0) return;
@@ -292,8 +296,9 @@ public final class GpuScan {
      * counter wraps, the whole area is cleared once, so no stale word can match a reused epoch.
      */
     private static long[] status(CudaContext ctx, Epochs epochs, long tiles) {
-        epochs.statusBytes = Math.max(epochs.statusBytes, ScanPolicy.scratchBytes(tiles));
-        long pointer = ctx.scratch(STATUS_SCRATCH, epochs.statusBytes);
+        long bytes = Math.max(epochs.statusBytes, ScanPolicy.scratchBytes(tiles));
+        long pointer = ctx.scratch(STATUS_SCRATCH, bytes);
+        epochs.statusBytes = bytes;  // after the scratch is there: a failed growth leaves the old size
         int epoch = epochs.last + 1;
         if (epoch >= ScanPolicy.EPOCH_LIMIT) {
             ctx.memset8(pointer, (byte) 0, epochs.statusBytes);

@@ -258,7 +258,17 @@ public final class GpuSegmentedReduce {
                                                long segments, long inLength, boolean checkOverflow) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
-            launches.accept(scratch);
+            try {
+                launches.accept(scratch);
+            } catch (RuntimeException e) {
+                // A launch failed after others were issued: what they queued or flagged must not reach the next call.
+                try {
+                    ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags and the counters between them
+                } catch (RuntimeException f) {
+                    e.addSuppressed(f);
+                }
+                throw e;
+            }
             ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
             return offsets == 0 || checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
         }
@@ -409,6 +419,20 @@ public final class GpuSegmentedReduce {
         long outBytes = segments * outType.byteSize();  // segments is bounded above
         requireApart(in, inBytes, out, outBytes, "out: overlaps in");
         requireApart(offsets, 8 * (segments + 1), out, outBytes, "offsets: overlaps out");
+        if (segments == 0) checkLoneOffset(ctx, offsets, inLength);
+    }
+
+    /**
+     * With no segments the kernels never run, so nothing else would look at offsets[0]: it must still
+     * lie in [0, inLength], as the CPU backend checks (one 8-byte readback).
+     */
+    static void checkLoneOffset(CudaContext ctx, long offsets, long inLength) {
+        long first = readLong(ctx, offsets);
+        if (first < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + first + " is negative");
+        if (first > inLength) {
+            throw new IllegalArgumentException("offsets: offsets[0] = " + first + " is beyond the " + inLength
+                    + " elements of in");
+        }
     }
 
     /**

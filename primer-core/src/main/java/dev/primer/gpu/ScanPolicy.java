@@ -31,9 +31,13 @@ public final class ScanPolicy {
     /** Per tile, the positions of its first segment starts that the tile-starts kernel keeps (int32 each). */
     public static final int SEGMENT_HEAD_SLOTS = 32;
 
-    /** Scratch of the segmented scans by offsets: tile_first (tiles + 1 longs), then each tile's slots. */
+    /**
+     * Scratch of the segmented scans by offsets: tile_first (tiles + 1 longs), then, from the next multiple of a
+     * slot's bytes ({@code segment_head_slots_offset}), each tile's slot.
+     */
     public static long segmentScratchBytes(long tiles) {
-        return 8 * (tiles + 1) + 4L * SEGMENT_HEAD_SLOTS * tiles;
+        long slotBytes = 4L * SEGMENT_HEAD_SLOTS;
+        return Math.ceilDiv(8 * (tiles + 1), slotBytes) * slotBytes + slotBytes * tiles;
     }
 
     /** Threads per block of every scan kernel. */

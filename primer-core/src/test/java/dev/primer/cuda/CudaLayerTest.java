@@ -33,6 +33,39 @@ class CudaLayerTest {
         assertTrue(e.getMessage().contains("cuMemAlloc_v2"), e.getMessage());
     }
 
+    /**
+     * A scratch buffer that fails to grow (the device full) is dropped, not kept: the next call neither
+     * gets the freed pointer back nor frees it a second time (which would throw CUDA_ERROR_INVALID_VALUE).
+     */
+    @Test
+    void aScratchThatFailsToGrowIsNeitherReusedNorFreedTwice() {
+        CudaContext ctx = Cuda.context();
+        String owner = "test.scratch-growth";
+        long grownBytes = 64L << 20;
+        ctx.scratch(owner, 4096);
+        java.util.List<Long> hog = new java.util.ArrayList<>();
+        try {
+            for (long piece = 1L << 34; piece >= 1L << 20; piece >>= 1) {  // the device's memory, big pieces first
+                while (true) {
+                    try {
+                        hog.add(ctx.allocate(piece));
+                    } catch (CudaException full) {
+                        assertEquals("CUDA_ERROR_OUT_OF_MEMORY", full.errorName());
+                        break;
+                    }
+                }
+            }
+            CudaException e = assertThrows(CudaException.class, () -> ctx.scratch(owner, grownBytes));
+            assertEquals("CUDA_ERROR_OUT_OF_MEMORY", e.errorName());
+        } finally {
+            for (long p : hog) ctx.free(p);
+        }
+        long grown = ctx.scratch(owner, grownBytes);
+        ctx.memset8(grown, (byte) 7, grownBytes);  // it is the caller's to use
+        ctx.synchronize();
+        assertEquals(grown, ctx.scratch(owner, 4096), "kept for the next call");
+    }
+
     @Test
     void aBadLaunchIsNamedAndTheKernelLaunchesAfterIt() {
         CudaContext ctx = Cuda.context();

@@ -306,6 +306,42 @@ class GpuReduceTest {
         }
     }
 
+    /**
+     * Every element equal to the value no other can lose to (the lowest for argmax, the highest for argmin,
+     * -inf / +inf for floats): the answer is index 0. A kernel whose empty slots or padding carry that value
+     * with some other index, or that lets a later tie win, answers something else.
+     */
+    @ParameterizedTest
+    @EnumSource(DType.class)
+    void argExtremesOfAConstantAtTheTypesEndsAreTheFirstIndex(DType type) {
+        long count = (1 << 20) + 1 + MAX_OFFSET;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment s = arena.allocate(count * type.byteSize(), 16);
+            for (boolean max : new boolean[] {false, true}) {
+                for (long i = 0; i < count; i++) {
+                    if (type == DType.FLOAT || type == DType.DOUBLE) {
+                        putDouble(s, type, i, max ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY);
+                    } else {
+                        long lowest = switch (type) {
+                            case BYTE -> Byte.MIN_VALUE;
+                            case INT -> Integer.MIN_VALUE;
+                            default -> Long.MIN_VALUE;
+                        };
+                        put(s, type, i, max ? lowest : -(lowest + 1));
+                    }
+                }
+                try (Device data = new Device(s)) {
+                    for (long n : new long[] {1, 31, 33, 1025, (1 << 20) + 1}) {
+                        for (int offset = 0; offset <= MAX_OFFSET; offset++) {
+                            String what = (max ? "argmax " : "argmin ") + type + " of a constant, n=" + n + " offset=" + offset;
+                            assertEquals(0, GpuReduce.argExtreme(ctx, type, max, data.at(type, offset), n), what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     private static void assertArgExtreme(DType type, boolean max, Device data, long offset, long n, String what) {
         assertEquals(argReference(type, max, data.host, offset, n), GpuReduce.argExtreme(ctx, type, max, data.at(type, offset), n), what);
     }

@@ -33,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * identity of float sums, and argument errors. int8 results are also compared byte for byte with
  * {@link CpuScan}, the CPU backend.
  *
- * <p>Every output buffer is poisoned (0xFF bytes) before each run, with guard elements on both sides
+ * <p>Every output buffer is poisoned ({@link #POISON} bytes) before each run, with guard elements on both sides
  * (in place too: the buffer is poisoned before the input is copied in), and every element is
  * checked: integers, MIN/MAX and bitwise exactly (Float.compare / Double.compare
  * equality, so -0.0 != 0.0 and any NaN equals any NaN); float SUM against a double reference within
@@ -89,6 +89,59 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * int32 values at and near the ends of their range summed into int64: the sum leaves the int32 range within
+     * two elements, so a tile, a warp or a look-back step that adds before it widens wraps and fails. Sizes and
+     * shifts put the end of the input on either side of tile boundaries.
+     */
+    @Test
+    void int32NearItsLimitsSumsIntoInt64WithoutWrapping() {
+        int tile = ScanPolicy.tileItems(DType.INT, false);
+        SplittableRandom random = new SplittableRandom(21);
+        try (Arena arena = Arena.ofConfined()) {
+            for (int n : new int[] {tile - 1, tile + 1, 2 * tile + 3, (1 << 20) + 1}) {
+                for (boolean positive : new boolean[] {true, false}) {
+                    MemorySegment x = arena.allocate(4L * n, 8);
+                    for (int i = 0; i < n; i++) {
+                        int near = random.nextInt(1 << 16);
+                        // mostly one sign, so the prefix runs far past 2^31 (or -2^31); a few of the other keep it honest
+                        boolean flip = random.nextInt(8) == 0;
+                        x.setAtIndex(ValueLayout.JAVA_INT, i, positive != flip ? Integer.MAX_VALUE - near : Integer.MIN_VALUE + near);
+                    }
+                    for (int shift = 0; shift < 4; shift += 3) {
+                        long init = positive ? Integer.MAX_VALUE : Integer.MIN_VALUE;
+                        checkScan(DType.INT, DType.LONG, Op.SUM, shift == 0, init, x, shift, shift == 0 ? 1 : 0, false);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * For every input type and operator: the input's end just before, on and just after the first, second and
+     * third tile boundary, counted from where the tile grid starts (shift elements before the input).
+     */
+    @Test
+    void sizesAroundTileBoundaries() {
+        SplittableRandom random = new SplittableRandom(22);
+        for (DType type : new DType[] {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+            int tile = ScanPolicy.tileItems(type, false), vector = 16 / type.byteSize();
+            for (Op op : Op.values()) {
+                if (!op.supports(type)) continue;
+                for (int tiles = 1; tiles <= 3; tiles++) {
+                    for (int delta = -1; delta <= 1; delta++) {
+                        int shift = random.nextInt(vector);
+                        long n = (long) tiles * tile + delta - shift;
+                        boolean inclusive = random.nextBoolean();
+                        long init = random.nextBoolean() ? GpuScan.identityBits(type, op)
+                                : type == DType.BYTE ? byteInitBits(random) : someInit(type, op);
+                        checkScan(type, type, op, inclusive, init, n, shift, random.nextInt(vector), false, random.nextLong());
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void largeInputs() {
         int n = (1 << 24) + 7;
@@ -110,7 +163,7 @@ class GpuScanTest {
                     ctx.copyToDevice(in + size, x, size * n);
                     MemorySegment first = null;
                     for (int run = 0; run < 5; run++) {
-                        ctx.memset8(out, (byte) 0xFF, size * n + 16);
+                        ctx.memset8(out, POISON, size * n + 16);
                         GpuScan.scan(ctx, type, type, Op.SUM, true, 0, in + size, out + 2 * size, n);
                         MemorySegment got = arena.allocate(size * n, 8);
                         ctx.copyToHost(got, out + 2 * size, size * n);
@@ -135,7 +188,7 @@ class GpuScanTest {
         long in = ctx.allocate(4 * n), out = ctx.allocate(8 * n);
         try {
             BigInputs.uploadInts(ctx, in, n, BigInputs::value);
-            ctx.memset8(out, (byte) 0xFF, 8 * n);
+            ctx.memset8(out, POISON, 8 * n);
             GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 5, in, out, n);
             long[] acc = {5};
             BigInputs.download(ctx, out, n, 8, (host, start, count) -> {
@@ -255,7 +308,7 @@ class GpuScanTest {
             MemorySegment x = arena.allocate(n, 16);
             for (long i = 0; i < n; i++) x.set(ValueLayout.JAVA_BYTE, i, (byte) (64 + Math.floorMod(BigInputs.value(i), 64)));  // mean ~95.5
             ctx.copyToDevice(in + 3, x, n);
-            ctx.memset8(out, (byte) 0xFF, 8 * n + 16);
+            ctx.memset8(out, POISON, 8 * n + 16);
             GpuScan.scan(ctx, DType.BYTE, DType.LONG, Op.SUM, true, 0, in + 3, out + 8, n);
             MemorySegment got = arena.allocate(8 * n, 8);
             ctx.copyToHost(got, out + 8, 8 * n);
@@ -409,7 +462,7 @@ class GpuScanTest {
                 for (int k = 0; k < starts.length; k++) offsetsHost.setAtIndex(ValueLayout.JAVA_LONG, k + 1, starts[k]);
                 ctx.copyToDevice(offsets, offsetsHost, 8L * (starts.length + 1));
                 for (int way = 0; way < (segmented ? 2 : 1); way++) {
-                    ctx.memset8(outBuf, (byte) 0xFF, size * (n + shift));
+                    ctx.memset8(outBuf, POISON, size * (n + shift));
                     if (!segmented) GpuScan.scan(ctx, type, type, op, inclusive, init, in, out, n);
                     else if (way == 0) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, init, in, flags, out, n);
                     else GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, init, in, offsets, starts.length, out, n);
@@ -454,7 +507,7 @@ class GpuScanTest {
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
                 for (boolean segmented : new boolean[] {false, true}) {
                     for (boolean inclusive : new boolean[] {true, false}) {
-                        ctx.memset8(out, (byte) 0xFF, size * n);
+                        ctx.memset8(out, POISON, size * n);
                         if (segmented) GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, nan, in, flags, out, n);
                         else GpuScan.scan(ctx, type, type, op, inclusive, nan, in, out, n);
                         MemorySegment got = arena.allocate(size * n, 8);
@@ -538,6 +591,58 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * A tile keeps its first SEGMENT_HEAD_SLOTS (32) starts in a slot and reads more from the offsets: every count
+     * around the limit, placed on purpose. A repeated offset counts as a start there (an empty segment), and the
+     * probe at offsets[first + 32] may fall exactly on the next tile's first element or on offsets[segments].
+     */
+    @Test
+    void segmentedByOffsetsWithStartsPlacedAroundTheSlotLimit() {
+        SplittableRandom random = new SplittableRandom(32);
+        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
+            long tile = ScanPolicy.tileItems(type, true), n = 13 * tile + 40;
+            List<Long> starts = new ArrayList<>();
+            starts.add(0L);
+            starts.addAll(startsIn(random, 1 * tile, tile, 32, true));            // 32: the slot, full
+            starts.addAll(startsIn(random, 2 * tile, tile, 33, true));            // 33: the offsets
+            starts.addAll(startsIn(random, 3 * tile, tile, 31, false));           // 31 + a repeat = 32
+            starts.add(starts.getLast());
+            starts.addAll(startsIn(random, 4 * tile, tile, 32, false));           // 32 + a repeat = 33
+            starts.add(starts.getLast());
+            starts.add(6 * tile - 1);                                             // one, the tile's last element
+            for (int i = 0; i < 32; i++) starts.add(8 * tile + 17);               // 32 at one place: 31 empty
+            starts.addAll(startsIn(random, 9 * tile, tile, 64, true));            // 64
+            starts.addAll(startsIn(random, 10 * tile, tile, 32, false));          // 32, the 33rd on the next tile's
+            starts.add(11 * tile);                                                //   first element
+            starts.addAll(startsIn(random, 11 * tile + 1, tile - 1, 3, false));
+            starts.addAll(startsIn(random, 13 * tile + 8, 32, 32, false));        // 32 in the last, short tile, then
+            starts.add(n);                                                        //   offsets[segments]
+            // Tiles begin at 16-byte boundaries of memory: by offsets, the data's first element (after OFFSETS_PAD
+            // elements) lies on one when shift = -OFFSETS_PAD modulo a vector's elements, so the counts above are the
+            // tiles'. Any other shift moves the tiles under the same starts.
+            int vector = 16 / (int) type.byteSize(), aligned = (int) Math.floorMod(-OFFSETS_PAD, vector);
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                for (int shift : new int[] {aligned, (aligned + 1 + random.nextInt(vector - 1)) % vector}) {
+                    checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, shift, 0, starts, true,
+                            random.nextLong(), 1, "starts around the slot limit");
+                }
+                checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, 0, 1, starts, false, random.nextLong(), 1,
+                        "starts around the slot limit");
+            }
+        }
+    }
+
+    /** count distinct positions in [from, from + length), sorted; the first and last of the range among them if ends. */
+    private static List<Long> startsIn(SplittableRandom random, long from, long length, int count, boolean ends) {
+        java.util.TreeSet<Long> at = new java.util.TreeSet<>();
+        if (ends) {
+            at.add(from);
+            at.add(from + length - 1);
+        }
+        while (at.size() < count) at.add(from + random.nextLong(length));
+        return new ArrayList<>(at);
+    }
+
     @Test
     void segmentedFloatSumsAreBitwiseIdenticalFromRunToRun() {
         for (boolean byOffsets : new boolean[] {false, true}) {
@@ -550,7 +655,6 @@ class GpuScanTest {
         long buf = ctx.allocate(64);
         try {
             ctx.memset8(buf, (byte) 0x5A, 64);
-            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, buf, 0, buf + 32, 8);  // no segments
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment offsets = arena.allocate(ValueLayout.JAVA_LONG, 3);
                 offsets.setAtIndex(ValueLayout.JAVA_LONG, 0, 2);
@@ -559,7 +663,15 @@ class GpuScanTest {
                 long off = ctx.allocate(24);
                 try {
                     ctx.copyToDevice(off, offsets, 24);
+                    GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 0, buf + 32, 8);  // no segments
                     GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 2, buf, 16);  // two empty segments
+                    // with no segments, offsets[0] is still checked against in, as on the CPU
+                    expectUntouched("offsets", buf + 32, 32,
+                            () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 0, buf + 32, 1));
+                    ctx.memset8(off, (byte) 0xFF, 8);  // offsets[0] = -1
+                    expectUntouched("offsets", buf + 32, 32,
+                            () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, buf, off, 0, buf + 32, 8));
+                    ctx.memset8(buf, (byte) 0x5A, 64);
                 } finally {
                     ctx.free(off);
                 }
@@ -656,7 +768,7 @@ class GpuScanTest {
 
     /** As {@link #expect}, and the bytes at out, poisoned before the call, are all poison after it. */
     private static void expectUntouched(String argument, long out, long bytes, Runnable call) {
-        ctx.memset8(out, (byte) 0xFF, bytes);
+        ctx.memset8(out, POISON, bytes);
         expect(argument, call);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment got = arena.allocate(bytes);
@@ -678,11 +790,20 @@ class GpuScanTest {
     /** Scans n random elements placed inShift / outShift elements past 16-byte boundaries; checks all. */
     private static void checkScan(DType inType, DType outType, Op op, boolean inclusive, long initBits, long n,
                                   int inShift, int outShift, boolean inPlace, long seed) {
+        try (Arena arena = Arena.ofConfined()) {
+            checkScan(inType, outType, op, inclusive, initBits, randomInput(arena, inType, op, n, seed), inShift, outShift,
+                    inPlace);
+        }
+    }
+
+    /** Scans the elements of x placed inShift / outShift elements past 16-byte boundaries; checks all. */
+    private static void checkScan(DType inType, DType outType, Op op, boolean inclusive, long initBits, MemorySegment x,
+                                  int inShift, int outShift, boolean inPlace) {
+        long n = x.byteSize() / inType.byteSize();
         String what = inType + "->" + outType + " " + op + (inclusive ? " inclusive" : " exclusive") + " n=" + n
                 + " shift=" + inShift + "/" + (inPlace ? "in place" : outShift) + " init=0x" + Long.toHexString(initBits);
         long inSize = inType.byteSize(), outSize = outType.byteSize();
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment x = randomInput(arena, inType, op, n, seed);
             long inBytes = inSize * (n + 2 * GUARD) + 16, outBytes = outSize * (n + 2 * GUARD) + 16;
             long inBuf = ctx.allocate(inBytes);
             long outBuf = inPlace ? inBuf : ctx.allocate(outBytes);
@@ -690,8 +811,8 @@ class GpuScanTest {
                 long in = inBuf + 16 + inSize * inShift;  // ctx.allocate is 256-byte aligned
                 long outOffset = inPlace ? 16 + inSize * inShift : 16 + outSize * outShift;
                 long out = outBuf + outOffset;
-                ctx.memset8(inBuf, (byte) 0xFF, inBytes);
-                if (!inPlace) ctx.memset8(outBuf, (byte) 0xFF, outBytes);
+                ctx.memset8(inBuf, POISON, inBytes);
+                if (!inPlace) ctx.memset8(outBuf, POISON, outBytes);
                 ctx.copyToDevice(in, x, inSize * n);
                 GpuScan.scan(ctx, inType, outType, op, inclusive, initBits, in, out, n);
                 long gotBytes = inPlace ? inBytes : outBytes;
@@ -714,6 +835,15 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * The bytes outputs are poisoned with: no NaN of either width (0xFF bytes were, and MIN/MAX compare any NaN
+     * equal to any other, so an output left unwritten where a NaN was expected passed).
+     */
+    private static final byte POISON = 0x5A;
+
+    /** By offsets, elements before offsets[0] and after offsets[segments]: out there must stay untouched. */
+    private static final long OFFSETS_PAD = 5;
+
     private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, double rate,
                                        boolean byOffsets, long seed) {
         checkSegmented(type, op, inclusive, initBits, n, shift, rate, byOffsets, seed, 1);
@@ -730,28 +860,43 @@ class GpuScanTest {
      */
     private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
                                        double rate, boolean byOffsets, long seed, int runs) {
-        String what = "segmented by " + (byOffsets ? "offsets " : "flags ") + type + " " + op
-                + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + "/" + flagShift + " rate=" + rate
-                + " init=0x" + Long.toHexString(initBits);
         SplittableRandom random = new SplittableRandom(seed ^ 0x5EED);
+        List<Long> starts = new ArrayList<>();
+        starts.add(0L);
+        for (int i = 1; i < n; i++) {
+            if (random.nextDouble() < rate) {
+                starts.add((long) i);
+                if (random.nextInt(5) == 0) starts.add((long) i);  // an empty segment
+            }
+        }
+        starts.add(n);
+        if (random.nextBoolean()) starts.add(n);  // a trailing empty segment
+        if (byOffsets && random.nextBoolean()) starts.addFirst(0L);  // a leading empty segment
+        checkSegmentedAt(type, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets, seed, runs,
+                "rate=" + rate);
+    }
+
+    /**
+     * Segmented scan of n random elements whose segments are given as offsets into them (0 first, n last, sorted;
+     * a repeated offset is an empty segment). By flags, each start past 0 is a random nonzero flag byte.
+     */
+    private static void checkSegmentedAt(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
+                                         List<Long> starts, boolean byOffsets, long seed, int runs, String layout) {
+        String what = "segmented by " + (byOffsets ? "offsets " : "flags ") + type + " " + op
+                + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + "/" + flagShift + " " + layout
+                + " init=0x" + Long.toHexString(initBits);
+        SplittableRandom random = new SplittableRandom(seed ^ 0xF1A6);
         long size = type.byteSize();
-        long pad = byOffsets ? 5 : 0;  // elements before offsets[0] and after offsets[segments]: untouched
+        long pad = byOffsets ? OFFSETS_PAD : 0;
         long total = n + 2 * pad;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = randomInput(arena, type, op, n, seed);
             byte[] heads = new byte[(int) n];
             List<Long> offsetList = new ArrayList<>();
-            offsetList.add(pad);
-            for (int i = 1; i < n; i++) {
-                if (random.nextDouble() < rate) {
-                    heads[i] = (byte) (1 + random.nextInt(120));  // any nonzero byte starts a segment
-                    offsetList.add(pad + i);
-                    if (random.nextInt(5) == 0) offsetList.add(pad + i);  // an empty segment
-                }
+            for (long at : starts) {
+                if (at > 0 && at < n) heads[(int) at] = (byte) (1 + random.nextInt(120));  // any nonzero byte starts a segment
+                offsetList.add(pad + at);
             }
-            offsetList.add(pad + n);
-            if (random.nextBoolean()) offsetList.add(pad + n);  // a trailing empty segment
-            if (byOffsets && random.nextBoolean()) offsetList.addFirst(pad);  // a leading empty segment
 
             long bufBytes = size * total + 32, outOffset = 16 + size * shift;  // poison on both sides of out, even when n == 0
             long inBuf = ctx.allocate(bufBytes), outBuf = ctx.allocate(bufBytes);
@@ -766,7 +911,7 @@ class GpuScanTest {
                 ctx.copyToDevice(offBuf, off, off.byteSize());
                 MemorySegment first = null;
                 for (int run = 0; run < runs; run++) {
-                    ctx.memset8(outBuf, (byte) 0xFF, bufBytes);
+                    ctx.memset8(outBuf, POISON, bufBytes);
                     if (byOffsets) {
                         GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out,
                                 total);
@@ -784,7 +929,7 @@ class GpuScanTest {
                             Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
                             MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(size * total, 8);
                             cpuIn.asSlice(size * pad, size * n).copyFrom(x);
-                            cpuOut.fill((byte) 0xFF);
+                            cpuOut.fill(POISON);
                             if (byOffsets) {
                                 MemorySegment cpuOffsets = shared.allocate(off.byteSize(), 8).copyFrom(off);
                                 CpuScan.segmentedScanByOffsets(type, op, inclusive, initBits, cpuIn, cpuOffsets, offsetList.size() - 1,
@@ -822,7 +967,7 @@ class GpuScanTest {
 
     private static void checkPoison(String what, MemorySegment got, long from, long to) {
         for (long b = from; b < to; b++) {
-            if (got.get(ValueLayout.JAVA_BYTE, b) != (byte) 0xFF) fail(what + ": poisoned byte " + b + " was written");
+            if (got.get(ValueLayout.JAVA_BYTE, b) != POISON) fail(what + ": poisoned byte " + b + " was written");
         }
     }
 
