@@ -17,6 +17,7 @@ import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.function.LongPredicate;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
@@ -634,7 +635,7 @@ class GpuScanTest {
 
     /** count distinct positions in [from, from + length), sorted; the first and last of the range among them if ends. */
     private static List<Long> startsIn(SplittableRandom random, long from, long length, int count, boolean ends) {
-        java.util.TreeSet<Long> at = new java.util.TreeSet<>();
+        TreeSet<Long> at = new TreeSet<>();
         if (ends) {
             at.add(from);
             at.add(from + length - 1);
