@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import dev.primer.CustomOp;
 import dev.primer.cuda.CudaContext;
 
 import java.lang.foreign.Arena;
@@ -40,6 +41,12 @@ final class BigInputs {
     static int affine16(long i) {
         long h = mix(i);
         return (int) ((((h >>> 48) | 1) << 16) | (h & 0xFFFF));
+    }
+
+    /** Element i as an affine map x -> m*x + c mod 16 with m odd, packed (m << 4 | c) as CustomScanOps.AFFINE4 takes it. */
+    static int affine4(long i) {
+        long h = mix(i);
+        return (int) ((((h >>> 60) | 1) << 4) | (h & 15));
     }
 
     /** What a chunk of elements [start, start + count) is filled with, or checked against. */
@@ -90,6 +97,25 @@ final class BigInputs {
                 if (got != want) {
                     fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got)
                             + ", expected 0x" + Integer.toHexString(want));
+                }
+            }
+        });
+    }
+
+    /** As {@link #checkIntScan}, for an int8 scan at {@code out} (value(i) narrowed to a byte). */
+    static void checkByteScan(CudaContext ctx, long out, long n, LongToIntFunction value, CustomOp.ByteBinaryOperator op,
+                              LongPredicate head, boolean inclusive, byte init) {
+        byte[] acc = {init};
+        download(ctx, out, n, 1, (host, start, count) -> {
+            for (long j = 0; j < count; j++) {
+                long i = start + j;
+                if (head.test(i)) acc[0] = init;
+                byte before = acc[0];
+                acc[0] = op.applyAsByte(acc[0], (byte) value.applyAsInt(i));
+                byte want = inclusive ? acc[0] : before, got = host.get(ValueLayout.JAVA_BYTE, j);
+                if (got != want) {
+                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got & 0xFF)
+                            + ", expected 0x" + Integer.toHexString(want & 0xFF));
                 }
             }
         });

@@ -142,20 +142,14 @@ class GpuCustomReduceTest {
         Assumptions.assumeTrue(ctx.memoryInfo()[0] > n + (1L << 30), "needs 3 GiB of free device memory");
         CustomOp.ByteBinaryOperator op = (CustomOp.ByteBinaryOperator) CustomScanOps.AFFINE4.javaOperator();
         byte want = (byte) CustomScanOps.AFFINE4.identityBits();
-        for (long i = 0; i < n; i++) want = op.applyAsByte(want, (byte) affine4(i));
+        for (long i = 0; i < n; i++) want = op.applyAsByte(want, (byte) BigInputs.affine4(i));
         long in = ctx.allocate(n + 16);
         try {
-            BigInputs.uploadBytes(ctx, in + 3, n, GpuCustomReduceTest::affine4);  // a head of 13 bytes
+            BigInputs.uploadBytes(ctx, in + 3, n, BigInputs::affine4);  // a head of 13 bytes
             assertEquals(want, (byte) GpuCustomReduce.reduce(ctx, CustomScanOps.AFFINE4, in + 3, n));
         } finally {
             ctx.free(in);
         }
-    }
-
-    /** Element i as an affine map mod 16 with m odd, packed (m << 4 | c) as CustomScanOps.AFFINE4 takes it. */
-    private static int affine4(long i) {
-        long h = BigInputs.mix(i);
-        return (int) ((((h >>> 60) | 1) << 4) | (h & 15));
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
 import java.util.List;
 import java.util.function.IntBinaryOperator;
 import java.util.function.LongPredicate;
@@ -157,6 +158,42 @@ class GpuCustomScanTest {
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuCustomScan.segmentedScanByFlags(ctx, CustomScanOps.AFFINE16, true, identity & 0xFFFF_FFFFL, in, flags, out, n);
             BigInputs.checkIntScan(ctx, out, n, BigInputs::affine16, op, head, true, identity);
+        } finally {
+            for (long pointer : device) if (pointer != 0) ctx.free(pointer);
+        }
+    }
+
+    /**
+     * The int8 operator AFFINE4 (not commutative, sign-carrying bytes) over more than 2^31 bytes: an exclusive
+     * scan from an init with in and out 3 and 5 bytes past 16-byte boundaries (a head tile), and an inclusive
+     * scan by offsets with segments ending on either side of 2^31, every element the left fold's. Needs ~5 GB.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void scansMoreThan2To31BytesInOrder() {
+        CudaContext ctx = CustomGpu.context();
+        long n = (1L << 31) + 29;
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 2 * n + (1L << 30), "needs 5 GiB of free device memory");
+        CustomOp.ByteBinaryOperator op = (CustomOp.ByteBinaryOperator) CustomScanOps.AFFINE4.javaOperator();
+        byte identity = (byte) CustomScanOps.AFFINE4.identityBits(), init = (byte) 0xB3;  // x -> 11x + 3, bit 7 set
+        long[] offsets = {0, 1000, (1L << 31) - 1, (1L << 31) + 1, n - 1, n};
+        LongPredicate head = i -> Arrays.binarySearch(offsets, i) >= 0;
+        long[] device = new long[3];  // in, out, offsets: each freed if it was allocated
+        try {
+            long in = (device[0] = ctx.allocate(n + 16)) + 3;
+            long out = (device[1] = ctx.allocate(n + 16)) + 5;
+            long offsetsAt = device[2] = ctx.allocate(8L * offsets.length);
+            BigInputs.uploadBytes(ctx, in, n, BigInputs::affine4);
+            ctx.copyToDevice(offsetsAt, MemorySegment.ofArray(offsets), 8L * offsets.length);
+
+            ctx.memset8(out, (byte) 0xA5, n);
+            GpuCustomScan.scan(ctx, CustomScanOps.AFFINE4, false, init & 0xFFL, in, out, n);
+            BigInputs.checkByteScan(ctx, out, n, BigInputs::affine4, op, i -> i == 0, false, init);
+
+            ctx.memset8(out, (byte) 0xA5, n);
+            GpuCustomScan.segmentedScanByOffsets(ctx, CustomScanOps.AFFINE4, true, identity & 0xFFL, in, offsetsAt,
+                    offsets.length - 1, out, n);
+            BigInputs.checkByteScan(ctx, out, n, BigInputs::affine4, op, head, true, identity);
         } finally {
             for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
