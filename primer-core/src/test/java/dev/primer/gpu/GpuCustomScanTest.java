@@ -166,7 +166,8 @@ class GpuCustomScanTest {
     /**
      * The int8 operator AFFINE4 (not commutative, sign-carrying bytes) over more than 2^31 bytes: an exclusive
      * scan from an init with in and out 3 and 5 bytes past 16-byte boundaries (a head tile), and an inclusive
-     * scan by offsets with segments ending on either side of 2^31, every element the left fold's. Needs ~5 GB.
+     * scan by offsets with segments ending on either side of 2^31, every element the left fold's, and the
+     * bytes around out untouched. Needs ~5 GB.
      */
     @Test
     @Tag(BigInputs.TAG)
@@ -186,16 +187,28 @@ class GpuCustomScanTest {
             BigInputs.uploadBytes(ctx, in, n, BigInputs::affine4);
             ctx.copyToDevice(offsetsAt, MemorySegment.ofArray(offsets), 8L * offsets.length);
 
-            ctx.memset8(out, (byte) 0xA5, n);
+            ctx.memset8(device[1], (byte) 0xA5, n + 16);
             GpuCustomScan.scan(ctx, CustomScanOps.AFFINE4, false, init & 0xFFL, in, out, n);
             BigInputs.checkByteScan(ctx, out, n, BigInputs::affine4, op, i -> i == 0, false, init);
+            checkGuards(ctx, device[1], out, n);
 
-            ctx.memset8(out, (byte) 0xA5, n);
+            ctx.memset8(device[1], (byte) 0xA5, n + 16);
             GpuCustomScan.segmentedScanByOffsets(ctx, CustomScanOps.AFFINE4, true, identity & 0xFFL, in, offsetsAt,
                     offsets.length - 1, out, n);
             BigInputs.checkByteScan(ctx, out, n, BigInputs::affine4, op, head, true, identity);
+            checkGuards(ctx, device[1], out, n);
         } finally {
             for (long pointer : device) if (pointer != 0) ctx.free(pointer);
+        }
+    }
+
+    /** The bytes of the n + 16 byte allocation at base before out and after out[n - 1] still hold 0xA5. */
+    private static void checkGuards(CudaContext ctx, long base, long out, long n) {
+        MemorySegment before = ctx.readback(base, (int) (out - base)), after = ctx.readback(out + n, (int) (base + n + 16 - (out + n)));
+        for (MemorySegment guard : new MemorySegment[] {before, after}) {
+            for (long i = 0; i < guard.byteSize(); i++) {
+                assertEquals((byte) 0xA5, guard.get(ValueLayout.JAVA_BYTE, i), (guard == before ? "before" : "after") + " out, byte " + i);
+            }
         }
     }
 
