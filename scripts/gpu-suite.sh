@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Runs Primer's GPU suite on a GPU machine, from the repository root, using the bundle that
 # scripts/gpu-bundle.sh made in .gpu/. Stages (default: all, in this order):
-#   tests     the JUnit suite with the GPU present (every launch checked)
+#   tests     the JUnit suite with the GPU present (every launch checked); PRIMER_TEST_TAGS splits it
+#             over two calls: "--exclude-tag large", then "--include-tag large"
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest` (every kernel
 #             Primer ships, the ladders at every block size, user-defined operators through NVRTC),
 #             over the scan tests with many tiles, and over the custom-operator tests
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
 #   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
+#   nonvrtc   the GPU as a machine without NVRTC (-Dprimer.nvrtc.library pointing nowhere): `primer
+#             info`, `primer selftest`, `primer demo`, WithoutNvrtcTest and the user-defined
+#             operators' tests (which must skip, saying why); not in the default list
 # Logs and results go to $OUT (the device tool brings that folder back) or to /tmp/primer-out.
 # The results files are named bench/results/<date>-<gpu>.{json,md}: copy them into the repo.
 set -uo pipefail
@@ -37,7 +41,7 @@ for stage in $stages; do
     echo "== tests"
     unpack_tests
     timeout "${PRIMER_TESTS_TIMEOUT:-1800}" "$java" "${jvm[@]}" -Xss4m -Xmx64g -Dprimer.checkLaunches=true \
-        -jar .gpu/junit-console.jar execute --class-path "$test_cp" --scan-class-path /tmp/primer-tests --disable-banner \
+        -jar .gpu/junit-console.jar execute --class-path "$test_cp" --scan-class-path /tmp/primer-tests ${PRIMER_TEST_TAGS:-} --disable-banner \
         --details=summary --details-theme=ascii --reports-dir "$out/junit" > "$out/tests.log" 2>&1
     rc=$?; tail -n 40 "$out/tests.log"; [ $rc -eq 0 ] || { echo "tests FAILED ($rc)"; status=1; }
     ;;
@@ -105,6 +109,22 @@ for stage in $stages; do
     primer ladder reduce --lecture k40 > "$out/ladder-reduce-k40.txt" 2>&1 || status=1
     primer ladder scan --n 28 > "$out/ladder-scan.txt" 2>&1 || status=1
     cat "$out"/info.txt "$out"/demo.txt "$out"/ladder-*.txt
+    ;;
+  nonvrtc)
+    echo "== without NVRTC"
+    unpack_tests
+    none=(-Dprimer.nvrtc.library=/nonexistent/libnvrtc.so.13)
+    { "$java" "${jvm[@]}" "${none[@]}" -jar .gpu/lib/primer.jar info --no-measure \
+        && "$java" "${jvm[@]}" "${none[@]}" -jar .gpu/lib/primer.jar selftest \
+        && "$java" "${jvm[@]}" "${none[@]}" -jar .gpu/lib/primer.jar demo; } > "$out/nonvrtc-cli.log" 2>&1 \
+        || { echo "the CLI without NVRTC FAILED"; status=1; }
+    grep -i -E "nvrtc|user-defined|selftest:|passed|failed" "$out/nonvrtc-cli.log" | head -n 20
+    "$java" "${jvm[@]}" "${none[@]}" -Xss4m -Dprimer.checkLaunches=true -jar .gpu/junit-console.jar execute \
+        --class-path "$test_cp" --select-class dev.primer.gpu.WithoutNvrtcTest \
+        --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
+        --select-class dev.primer.gpu.GpuCustomSegmentedReduceTest --exclude-tag large --disable-banner \
+        --details=tree --details-theme=ascii > "$out/nonvrtc-tests.log" 2>&1 || { echo "tests without NVRTC FAILED"; status=1; }
+    grep -m 3 "no NVRTC" "$out/nonvrtc-tests.log"; tail -n 16 "$out/nonvrtc-tests.log"
     ;;
   *) echo "unknown stage $stage"; status=2 ;;
   esac

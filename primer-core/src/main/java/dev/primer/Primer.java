@@ -224,6 +224,18 @@ public final class Primer implements AutoCloseable {
     }
 
     /**
+     * {@link #reduceRows(DeviceArray, long, long, Op)} into {@code out}, which must have the result's
+     * type and {@code rows} elements and not overlap {@code matrix}: no allocation per call. What the
+     * host checks (types, lengths, overlap, closed arrays) is checked before anything is written; after
+     * an ArithmeticException, {@code out}'s contents are unspecified.
+     */
+    public synchronized void reduceRows(DeviceArray matrix, long rows, long cols, Op op, DeviceArray out) {
+        checkRows(matrix, rows, cols, op);
+        checkResults(out, Reductions.outputType(matrix.dtype(), op), rows, op + " over " + matrix.dtype() + " rows", matrix, "matrix", null);
+        run(() -> backend.reduceRows(matrix, op, rows, cols, out), matrix, out);
+    }
+
+    /**
      * Reduces each row of a row-major (rows × cols) matrix with a user-defined operator, in index
      * order (it need not be commutative); the result has the operator's type, and an empty row
      * (cols = 0) gives its identity.
@@ -235,11 +247,26 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceRowsCustom(matrix, op, rows, cols, out), matrix);
     }
 
+    /** {@link #reduceRows(DeviceArray, long, long, CustomOp)} into {@code out}: the operator's type, {@code rows} elements. */
+    public synchronized void reduceRows(DeviceArray matrix, long rows, long cols, CustomOp op, DeviceArray out) {
+        checkCustom(matrix, op, "matrix");
+        checkRowShape(matrix, rows, cols);
+        checkResults(out, op.type(), rows, op + " over rows", matrix, "matrix", null);
+        run(() -> backend.reduceRowsCustom(matrix, op, rows, cols, out), matrix, out);
+    }
+
     /** Index within each row of its first minimum or maximum; -1 for every row when cols = 0. */
     public synchronized LongArray argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max) {
         checkRows(matrix, rows, cols, Op.MIN);
         LongArray out = allocateLongs(rows);
         return fillOrClose(out, () -> backend.argExtremeRows(matrix, max, rows, cols, out), matrix);
+    }
+
+    /** {@link #argExtremeRows(DeviceArray, long, long, boolean)} into {@code out} ({@code rows} elements). */
+    public synchronized void argExtremeRows(DeviceArray matrix, long rows, long cols, boolean max, LongArray out) {
+        checkRows(matrix, rows, cols, Op.MIN);
+        checkResults(out, DType.LONG, rows, "indices within rows", matrix, "matrix", null);
+        run(() -> backend.argExtremeRows(matrix, max, rows, cols, out), matrix, out);
     }
 
     /**
@@ -250,6 +277,21 @@ public final class Primer implements AutoCloseable {
         long segments = checkSegments(values, offsets, op);
         DeviceArray out = allocate(Reductions.outputType(values.dtype(), op), segments);
         return fillOrClose(out, () -> backend.reduceSegments(values, op, offsets, out), values, offsets);
+    }
+
+    /**
+     * {@link #reduceSegments(DeviceArray, LongArray, Op)} into {@code out}, which must have the
+     * result's type and one element per segment and not overlap {@code values} or {@code offsets}: no
+     * allocation per call. What the host checks (types, lengths, overlap, closed arrays) is checked
+     * before anything is written. The offsets' values are checked as the GPU reduces (no pass of
+     * their own): after an IllegalArgumentException about them, or an ArithmeticException,
+     * {@code out}'s contents are unspecified.
+     */
+    public synchronized void reduceSegments(DeviceArray values, LongArray offsets, Op op, DeviceArray out) {
+        long segments = checkSegments(values, offsets, op);
+        checkResults(out, Reductions.outputType(values.dtype(), op), segments, op + " over " + values.dtype() + " segments",
+                values, "values", offsets);
+        run(() -> backend.reduceSegments(values, op, offsets, out), values, offsets, out);
     }
 
     /**
@@ -264,11 +306,26 @@ public final class Primer implements AutoCloseable {
         return fillOrClose(out, () -> backend.reduceSegmentsCustom(values, op, offsets, out), values, offsets);
     }
 
+    /** {@link #reduceSegments(DeviceArray, LongArray, CustomOp)} into {@code out}, as {@link #reduceSegments(DeviceArray, LongArray, Op, DeviceArray)}. */
+    public synchronized void reduceSegments(DeviceArray values, LongArray offsets, CustomOp op, DeviceArray out) {
+        checkCustom(values, op, "values");
+        long segments = checkOffsets(offsets);
+        checkResults(out, op.type(), segments, op + " over segments", values, "values", offsets);
+        run(() -> backend.reduceSegmentsCustom(values, op, offsets, out), values, offsets, out);
+    }
+
     /** Index within each segment of its first minimum or maximum; -1 for empty segments. */
     public synchronized LongArray argExtremeSegments(DeviceArray values, LongArray offsets, boolean max) {
         long segments = checkSegments(values, offsets, Op.MIN);
         LongArray out = allocateLongs(segments);
         return fillOrClose(out, () -> backend.argExtremeSegments(values, max, offsets, out), values, offsets);
+    }
+
+    /** {@link #argExtremeSegments(DeviceArray, LongArray, boolean)} into {@code out} (one element per segment). */
+    public synchronized void argExtremeSegments(DeviceArray values, LongArray offsets, boolean max, LongArray out) {
+        long segments = checkSegments(values, offsets, Op.MIN);
+        checkResults(out, DType.LONG, segments, "indices within segments", values, "values", offsets);
+        run(() -> backend.argExtremeSegments(values, max, offsets, out), values, offsets, out);
     }
 
     // ---------------------------------------------------------------- scan
@@ -512,6 +569,23 @@ public final class Primer implements AutoCloseable {
         own(offsets, "offsets");
         if (offsets.length() < 1) throw new IllegalArgumentException("offsets needs at least one element (segments + 1)");
         return offsets.length() - 1;
+    }
+
+    /**
+     * {@code out} of the into-variants: this backend's and open, of the results' {@code type}, one
+     * element per result, overlapping neither input ({@code offsets} may be null).
+     */
+    private void checkResults(DeviceArray out, DType type, long count, String results, DeviceArray input, String inputName,
+                              LongArray offsets) {
+        own(out, "out");
+        if (out.dtype() != type) {
+            throw new IllegalArgumentException("out is " + out.dtype() + "; the results of " + results + " are " + type);
+        }
+        if (out.length() != count) {
+            throw new IllegalArgumentException("out has " + out.length() + " elements for " + count + " results");
+        }
+        if (out.overlaps(input)) throw new IllegalArgumentException("out overlaps " + inputName);
+        if (offsets != null && out.overlaps(offsets)) throw new IllegalArgumentException("out overlaps offsets");
     }
 
     private void checkScan(DeviceArray in, DeviceArray out, Op op) {

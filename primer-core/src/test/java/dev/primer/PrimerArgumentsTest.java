@@ -66,6 +66,7 @@ class PrimerArgumentsTest {
             calls.addAll(everyMethodOn(h, h.make.firsts(N)));
             calls.addAll(everyScanInto(h, h.make.floats(N), h.make.ints(N)));
             calls.addAll(everyMethodWithOffsets(h, h.make.offsets(OFFSETS)));
+            calls.addAll(everyReductionInto(h, h.make::of));
             calls.addAll(everyMethodWithHeadFlags(h, h.make.headFlags(N)));
             calls.addAll(everyBuiltInOpMethodOnFloats(h, Op.MAX));
             calls.addAll(everyCustomOpMethod(h, INT_MAX, LONG_SUM, FLOAT_SUM, DOUBLE_SUM));
@@ -99,6 +100,7 @@ class PrimerArgumentsTest {
             h.rejectsEach(NullPointerException.class, everyScanInto(h, null, null));
             h.rejectsEach(NullPointerException.class, everyMethodWithHeadFlags(h, null));
             h.rejectsEach(NullPointerException.class, everyMethodWithOffsets(h, null));
+            h.rejectsEach(NullPointerException.class, everyReductionInto(h, (type, length) -> null));
         }
     }
 
@@ -137,6 +139,7 @@ class PrimerArgumentsTest {
             h.rejectsEachClosed(everyScanInto(h, h.make.closed(h.make.floats(N)), h.make.closed(h.make.ints(N))));
             h.rejectsEachClosed(everyMethodWithHeadFlags(h, h.make.closed(h.make.headFlags(N))));
             h.rejectsEachClosed(everyMethodWithOffsets(h, h.make.closed(h.make.offsets(OFFSETS))));
+            h.rejectsEachClosed(everyReductionInto(h, (type, length) -> h.make.closed(h.make.of(type, length))));
         }
     }
 
@@ -159,6 +162,7 @@ class PrimerArgumentsTest {
             h.rejectsEach(IllegalArgumentException.class, everyScanInto(h, h.foreign.floats(N), h.foreign.ints(N)));
             h.rejectsEach(IllegalArgumentException.class, everyMethodWithHeadFlags(h, h.foreign.headFlags(N)));
             h.rejectsEach(IllegalArgumentException.class, everyMethodWithOffsets(h, h.foreign.offsets(OFFSETS)));
+            h.rejectsEach(IllegalArgumentException.class, everyReductionInto(h, h.foreign::of));
         }
     }
 
@@ -214,6 +218,72 @@ class PrimerArgumentsTest {
             for (int length : new int[] {0, N - 1, N + 1}) {
                 h.rejectsEach(IllegalArgumentException.class, everyScanInto(h, h.make.floats(length), h.make.ints(length)));
             }
+        }
+    }
+
+    /** The into-variants of the row and segment reductions: one element per row or segment, no more, no fewer. */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void reductionOutOfAnotherLengthIsRejected(BackendKind kind) {
+        try (Harness h = Harness.open(kind, 27)) {
+            for (int delta : new int[] {-1, 1, 5}) {
+                h.rejectsEach(IllegalArgumentException.class, everyReductionInto(h, (type, length) -> h.make.of(type, length + delta)));
+            }
+        }
+    }
+
+    /** An into-variant's out of a type other than the results': the accumulator's, the operator's, or int64 indices. */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void reductionOutOfAnotherTypeIsRejected(BackendKind kind) {
+        try (Harness h = Harness.open(kind, 28)) {
+            Primer p = h.primer;
+            Maker m = h.make;
+            FloatArray floats = m.floats(N);
+            IntArray ints = m.ints(N);
+            ByteArray bytes = m.bytes(N);
+            LongArray longs = m.longs(N), offsets = m.offsets(OFFSETS);
+            int rows = (int) ROWS, segments = OFFSETS.length - 1;
+            DoubleArray rowDoubles = m.doubles(rows), segmentDoubles = m.doubles(segments);
+            IntArray rowInts = m.ints(rows);
+            LongArray rowLongs = m.longs(rows), segmentLongs = m.longs(segments);
+            ByteArray segmentBytes = m.bytes(segments);
+            h.rejectsEach(IllegalArgumentException.class, List.of(
+                    call("reduceRows(float32 SUM into float64)", "out", () -> p.reduceRows(floats, ROWS, COLS, Op.SUM, rowDoubles)),
+                    call("reduceRows(int32 SUM into int32)", "out", () -> p.reduceRows(ints, ROWS, COLS, Op.SUM, rowInts)),
+                    call("reduceRows(int32 MAX into int64)", "out", () -> p.reduceRows(ints, ROWS, COLS, Op.MAX, rowLongs)),
+                    call("reduceRows(int32, CustomOp into int64)", "out", () -> p.reduceRows(ints, ROWS, COLS, INT_MAX, rowLongs)),
+                    call("reduceSegments(int8 MAX into int64)", "out", () -> p.reduceSegments(bytes, offsets, Op.MAX, segmentLongs)),
+                    call("reduceSegments(int8 PROD into int8)", "out", () -> p.reduceSegments(bytes, offsets, Op.PROD, segmentBytes)),
+                    call("reduceSegments(int64 SUM into float64)", "out", () -> p.reduceSegments(longs, offsets, Op.SUM, segmentDoubles)),
+                    call("reduceSegments(int64, CustomOp into float64)", "out",
+                            () -> p.reduceSegments(longs, offsets, LONG_SUM, segmentDoubles))));
+        }
+    }
+
+    /** out sharing memory with the matrix, the values or the offsets: the kernels would read what they write. */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void reductionOutOverlappingAnInputIsRejected(BackendKind kind) {
+        try (Harness h = Harness.open(kind, 29)) {
+            Primer p = h.primer;
+            Maker m = h.make;
+            LongArray matrix = m.longs(N), values = m.longs(N), offsets = m.offsets(OFFSETS);
+            int rows = (int) ROWS, segments = OFFSETS.length - 1;
+            h.rejectsEach(IllegalArgumentException.class, List.of(
+                    call("reduceRows(out in the matrix)", "out", () -> p.reduceRows(matrix, ROWS, COLS, Op.SUM, matrix.slice(5, 5 + rows))),
+                    call("argExtremeRows(out in the matrix)", "out",
+                            () -> p.argExtremeRows(matrix, ROWS, COLS, true, matrix.slice(N - rows, N))),
+                    call("reduceRows(CustomOp, out in the matrix)", "out",
+                            () -> p.reduceRows(matrix, ROWS, COLS, LONG_SUM, matrix.slice(0, rows))),
+                    call("reduceSegments(out in the values)", "out",
+                            () -> p.reduceSegments(values, offsets, Op.MIN, values.slice(1, 1 + segments))),
+                    call("reduceSegments(out in the offsets)", "out",
+                            () -> p.reduceSegments(values, offsets, Op.SUM, offsets.slice(1, 1 + segments))),
+                    call("argExtremeSegments(out in the offsets)", "out",
+                            () -> p.argExtremeSegments(values, offsets, false, offsets.slice(0, segments))),
+                    call("reduceSegments(CustomOp, out in the values)", "out",
+                            () -> p.reduceSegments(values, offsets, LONG_SUM, values.slice(N - segments, N)))));
         }
     }
 
@@ -803,6 +873,11 @@ class PrimerArgumentsTest {
         DoubleArray doublesOut = m.doubles(N);
         ByteArray flags = m.headFlags(N);
         LongArray offsets = m.offsets(OFFSETS);
+        int rows = (int) ROWS, segments = OFFSETS.length - 1;
+        FloatArray rowSums = m.floats(rows);
+        IntArray rowMaxima = m.ints(rows);
+        LongArray rowIndices = m.longs(rows), segmentSums = m.longs(segments), segmentIndices = m.longs(segments);
+        DoubleArray segmentTotals = m.doubles(segments);
         return List.of(
                 new Call("sum(ByteArray)", "array", x.bytes(), () -> p.sum(x.bytes())),
                 new Call("sum(IntArray)", "array", x.ints(), () -> p.sum(x.ints())),
@@ -825,6 +900,14 @@ class PrimerArgumentsTest {
                 new Call("argExtremeRows", "matrix", x.doubles(), () -> p.argExtremeRows(x.doubles(), ROWS, COLS, true).close()),
                 new Call("reduceSegments", "values", x.ints(), () -> p.reduceSegments(x.ints(), offsets, Op.SUM).close()),
                 new Call("argExtremeSegments", "values", x.longs(), () -> p.argExtremeSegments(x.longs(), offsets, false).close()),
+                new Call("reduceRows(into out)", "matrix", x.floats(), () -> p.reduceRows(x.floats(), ROWS, COLS, Op.SUM, rowSums)),
+                new Call("argExtremeRows(into out)", "matrix", x.doubles(), () -> p.argExtremeRows(x.doubles(), ROWS, COLS, true, rowIndices)),
+                new Call("reduceSegments(into out)", "values", x.ints(), () -> p.reduceSegments(x.ints(), offsets, Op.SUM, segmentSums)),
+                new Call("argExtremeSegments(into out)", "values", x.longs(),
+                        () -> p.argExtremeSegments(x.longs(), offsets, false, segmentIndices)),
+                new Call("reduceRows(CustomOp, into out)", "matrix", x.ints(), () -> p.reduceRows(x.ints(), ROWS, COLS, INT_MAX, rowMaxima)),
+                new Call("reduceSegments(CustomOp, into out)", "values", x.doubles(),
+                        () -> p.reduceSegments(x.doubles(), offsets, DOUBLE_SUM, segmentTotals)),
                 new Call("inclusiveScan(in, out, Op)", "in", x.floats(), () -> p.inclusiveScan(x.floats(), floatsOut, Op.SUM)),
                 new Call("exclusiveScan(in, out, Op, long)", "in", x.ints(), () -> p.exclusiveScan(x.ints(), intsOut, Op.SUM, 7L)),
                 new Call("exclusiveScan(in, out, Op, double)", "in", x.doubles(), () -> p.exclusiveScan(x.doubles(), doublesOut, Op.MAX, 0.5)),
@@ -911,6 +994,39 @@ class PrimerArgumentsTest {
                         () -> p.segmentedExclusiveScan(floats, offsets, floatsOut, FLOAT_SUM, 0.5)));
     }
 
+    /** Makes the {@code out} of an into-variant: an array of {@code type} and {@code length}, or a bad one. */
+    private interface OutMaker {
+        DeviceArray of(DType type, int length);
+    }
+
+    /**
+     * Every into-variant of the row and segment reductions, from valid inputs, writing into what
+     * {@code out} makes for the results' type and count (ROWS rows, or OFFSETS' segments).
+     */
+    private static List<Call> everyReductionInto(Harness h, OutMaker out) {
+        Primer p = h.primer;
+        FloatArray floats = h.make.floats(N);
+        IntArray ints = h.make.ints(N);
+        ByteArray bytes = h.make.bytes(N);
+        DoubleArray doubles = h.make.doubles(N);
+        LongArray offsets = h.make.offsets(OFFSETS);
+        int rows = (int) ROWS, segments = OFFSETS.length - 1;
+        DeviceArray rowSums = out.of(DType.LONG, rows), rowIndices = out.of(DType.LONG, rows), rowTotals = out.of(DType.FLOAT, rows);
+        DeviceArray segmentMaxima = out.of(DType.BYTE, segments), segmentIndices = out.of(DType.LONG, segments);
+        DeviceArray segmentTotals = out.of(DType.DOUBLE, segments);
+        return List.of(
+                new Call("reduceRows(int32 SUM, into out)", "out", rowSums, () -> p.reduceRows(ints, ROWS, COLS, Op.SUM, rowSums)),
+                new Call("argExtremeRows(into out)", "out", rowIndices,
+                        () -> p.argExtremeRows(floats, ROWS, COLS, false, (LongArray) rowIndices)),
+                new Call("reduceRows(CustomOp, into out)", "out", rowTotals, () -> p.reduceRows(floats, ROWS, COLS, FLOAT_SUM, rowTotals)),
+                new Call("reduceSegments(int8 MAX, into out)", "out", segmentMaxima,
+                        () -> p.reduceSegments(bytes, offsets, Op.MAX, segmentMaxima)),
+                new Call("argExtremeSegments(into out)", "out", segmentIndices,
+                        () -> p.argExtremeSegments(doubles, offsets, true, (LongArray) segmentIndices)),
+                new Call("reduceSegments(CustomOp, into out)", "out", segmentTotals,
+                        () -> p.reduceSegments(doubles, offsets, DOUBLE_SUM, segmentTotals)));
+    }
+
     /** Every segmented scan by head flags, with {@code flags} and in and out of N elements. */
     private static List<Call> everyMethodWithHeadFlags(Harness h, ByteArray flags) {
         Primer p = h.primer;
@@ -962,10 +1078,15 @@ class PrimerArgumentsTest {
     /** reduceRows and argExtremeRows of {@code matrix} as rows × cols; {@code argument}: the one at fault. */
     private static List<Call> everyRowsMethod(Harness h, FloatArray matrix, long rows, long cols, String argument) {
         String shape = "(" + rows + " × " + cols + " of " + matrix.length() + ")";
+        FloatArray maxima = h.make.floats((int) ROWS), totals = h.make.floats((int) ROWS);
+        LongArray indices = h.make.longs((int) ROWS);
         return List.of(
                 call("reduceRows" + shape, argument, () -> h.primer.reduceRows(matrix, rows, cols, Op.SUM).close()),
                 call("argExtremeRows" + shape, argument, () -> h.primer.argExtremeRows(matrix, rows, cols, true).close()),
-                call("reduceRows(CustomOp)" + shape, argument, () -> h.primer.reduceRows(matrix, rows, cols, FLOAT_SUM).close()));
+                call("reduceRows(CustomOp)" + shape, argument, () -> h.primer.reduceRows(matrix, rows, cols, FLOAT_SUM).close()),
+                call("reduceRows(into out)" + shape, argument, () -> h.primer.reduceRows(matrix, rows, cols, Op.MAX, maxima)),
+                call("argExtremeRows(into out)" + shape, argument, () -> h.primer.argExtremeRows(matrix, rows, cols, true, indices)),
+                call("reduceRows(CustomOp, into out)" + shape, argument, () -> h.primer.reduceRows(matrix, rows, cols, FLOAT_SUM, totals)));
     }
 
     /** Every method taking a built-in Op, on float32/float64 arrays, with {@code op}. */
@@ -977,11 +1098,15 @@ class PrimerArgumentsTest {
         ByteArray flags = m.headFlags(N);
         LongArray offsets = m.offsets(OFFSETS);
         String o = "(" + op + ")";
+        FloatArray rowResults = m.floats((int) ROWS);
+        DoubleArray segmentResults = m.doubles(OFFSETS.length - 1);
         return List.of(
                 call("reduce(FloatArray, Op)" + o, "op", () -> p.reduce(floats, op)),
                 call("reduce(DoubleArray, Op)" + o, "op", () -> p.reduce(doubles, op)),
                 call("reduceRows" + o, "op", () -> p.reduceRows(floats, ROWS, COLS, op).close()),
                 call("reduceSegments" + o, "op", () -> p.reduceSegments(doubles, offsets, op).close()),
+                call("reduceRows(into out)" + o, "op", () -> p.reduceRows(floats, ROWS, COLS, op, rowResults)),
+                call("reduceSegments(into out)" + o, "op", () -> p.reduceSegments(doubles, offsets, op, segmentResults)),
                 call("inclusiveScan(in, out, Op)" + o, "op", () -> p.inclusiveScan(floats, floatsOut, op)),
                 call("exclusiveScan(in, out, Op, double)" + o, "op", () -> p.exclusiveScan(doubles, doublesOut, op, 0.0)),
                 call("segmentedInclusiveScan(in, headFlags, out, Op)" + o, "op", () -> p.segmentedInclusiveScan(floats, flags, floatsOut, op)),
@@ -1002,6 +1127,8 @@ class PrimerArgumentsTest {
         DoubleArray doubles = m.doubles(N), doublesOut = m.doubles(N);
         ByteArray flags = m.headFlags(N);
         LongArray offsets = m.offsets(OFFSETS);
+        FloatArray rowResults = m.floats((int) ROWS);
+        LongArray segmentResults = m.longs(OFFSETS.length - 1);
         return List.of(
                 call("reduce(IntArray, " + onInts + ")", "op", () -> p.reduce(ints, onInts)),
                 call("reduce(LongArray, " + onLongs + ")", "op", () -> p.reduce(longs, onLongs)),
@@ -1015,6 +1142,9 @@ class PrimerArgumentsTest {
                 call("reduceRows(int32, " + onInts + ")", "op", () -> p.reduceRows(ints, ROWS, COLS, onInts).close()),
                 call("reduceSegments(int64, " + onLongs + ")", "op", () -> p.reduceSegments(longs, offsets, onLongs).close()),
                 call("reduceSegments(float64, " + onDoubles + ")", "op", () -> p.reduceSegments(doubles, offsets, onDoubles).close()),
+                call("reduceRows(float32, " + onFloats + ", into out)", "op", () -> p.reduceRows(floats, ROWS, COLS, onFloats, rowResults)),
+                call("reduceSegments(int64, " + onLongs + ", into out)", "op",
+                        () -> p.reduceSegments(longs, offsets, onLongs, segmentResults)),
                 call("segmentedInclusiveScan(int32, headFlags, " + onInts + ")", "op",
                         () -> p.segmentedInclusiveScan(ints, flags, intsOut, onInts)),
                 call("segmentedExclusiveScan(float64, headFlags, " + onDoubles + ")", "op",
@@ -1220,6 +1350,17 @@ class PrimerArgumentsTest {
         }
 
         LongArray offsets(long... values) { return upload(values); }
+
+        /** Random contents of {@code type}. */
+        DeviceArray of(DType type, int n) {
+            return switch (type) {
+                case BYTE -> bytes(n);
+                case INT -> ints(n);
+                case LONG -> longs(n);
+                case FLOAT -> floats(n);
+                case DOUBLE -> doubles(n);
+            };
+        }
 
         ByteArray upload(byte[] v) { return h.track(p.upload(v)); }
         IntArray upload(int[] v) { return h.track(p.upload(v)); }

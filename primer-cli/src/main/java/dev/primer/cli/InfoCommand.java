@@ -4,6 +4,7 @@ import dev.primer.BackendKind;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaDevice;
+import dev.primer.cuda.Nvrtc;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -65,6 +66,8 @@ public final class InfoCommand implements Callable<Integer> {
             if (kind == BackendKind.GPU) {
                 CudaContext ctx = Cuda.context();
                 describeGpu(gpu, ctx.device());
+                if (Nvrtc.isAvailable()) gpu.put("nvrtc", Nvrtc.version());
+                else gpu.put("nvrtcUnavailableReason", Nvrtc.unavailableReason());
                 long[] mem = ctx.memoryInfo();
                 gpu.put("freeMemoryBytes", mem[0]);
                 if (!noMeasure) {
@@ -156,6 +159,8 @@ public final class InfoCommand implements Callable<Integer> {
                     + "   (" + gpu.get("theoreticalBandwidthFormula") + ")");
             t.row("SM clock", Format.number(((Number) gpu.get("clockKHz")).doubleValue() / 1e3) + " MHz");
             t.row("driver", "CUDA " + gpu.get("driverVersion"));
+            t.row("user-defined operators", gpu.get("nvrtc") != null ? "NVRTC " + gpu.get("nvrtc")
+                    : "unavailable: " + gpu.get("nvrtcUnavailableReason"));
         } else {
             t.row("GPU", "available (" + Cuda.device().name() + "), not selected");
         }

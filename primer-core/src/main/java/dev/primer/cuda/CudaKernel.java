@@ -2,6 +2,7 @@ package dev.primer.cuda;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -13,12 +14,16 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A kernel entry point. A launch packs the arguments into this kernel's parameter block and hands it
  * to {@link KernelGraphs}, which launches through an executable graph per launch shape (cheaper
  * than cuLaunchKernel: docs/internals.md). Launches of one kernel are serialised by its lock, which
- * guards the parameter block and the graphs.
+ * guards the parameter block and the graphs. Every launch's arguments are checked against the
+ * kernel's parameter list as compiled (count and sizes, from cuFuncGetParamInfo): the driver copies
+ * each parameter's size from its slot, so an Integer where the kernel takes a long long, or a
+ * missing argument, would otherwise launch with stale bytes.
  */
 public final class CudaKernel {
     private static final int MAX_ARGS = 32;
     private static final int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
     private static final int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
+    private static final int CUDA_ERROR_INVALID_VALUE = 1;
 
     private final CudaContext context;
     private final String name;
@@ -28,11 +33,14 @@ public final class CudaKernel {
     private final MemorySegment values;
     /** Guarded by lock. */
     private final KernelGraphs graphs;
+    /** Bytes of each parameter, in order; null where the driver cannot say (before CUDA 12.4). */
+    private final int[] parameterBytes;
 
     CudaKernel(CudaContext context, String name, long handle) {
         this.context = context;
         this.name = name;
         this.handle = handle;
+        this.parameterBytes = parameterBytes(context, name, handle);
         Arena arena = Arena.ofAuto();
         values = arena.allocate(8L * MAX_ARGS, 8);
         MemorySegment pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);  // entry i points at slot i
@@ -46,6 +54,33 @@ public final class CudaKernel {
     }
 
     public String name() { return name; }
+
+    /** The sizes of the kernel's parameters as compiled, or null when the driver has no cuFuncGetParamInfo. */
+    private static int[] parameterBytes(CudaContext context, String name, long handle) {
+        if (Driver.cuFuncGetParamInfo == null) return null;
+        context.makeCurrent();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment offset = arena.allocate(JAVA_LONG), size = arena.allocate(JAVA_LONG);
+            int[] sizes = new int[MAX_ARGS + 1];
+            int count = 0;
+            for (; count <= MAX_ARGS; count++) {
+                int r = (int) Driver.cuFuncGetParamInfo.invokeExact(handle, (long) count, offset, size);
+                if (r == CUDA_ERROR_INVALID_VALUE) break;  // the driver's answer past the last parameter
+                Driver.check(r, "cuFuncGetParamInfo(" + name + ", " + count + ")");
+                sizes[count] = Math.toIntExact(size.get(JAVA_LONG, 0));
+            }
+            if (count > MAX_ARGS) throw new IllegalStateException(name + ": more than " + MAX_ARGS + " parameters");
+            // No parameter at all reads the same as a driver that cannot answer for this image: unchecked.
+            return count == 0 ? null : Arrays.copyOf(sizes, count);
+        } catch (Throwable t) {
+            throw Driver.rethrow(t);
+        }
+    }
+
+    /** The parameters' sizes as the driver reports them (tests); empty when it cannot say. */
+    int[] parameterBytes() {
+        return parameterBytes == null ? new int[0] : parameterBytes.clone();
+    }
 
     /** 1-D launch: {@code grid} blocks of {@code block} threads. */
     public void launch(long grid, int block, int sharedBytes, Object... args) {
@@ -73,18 +108,26 @@ public final class CudaKernel {
         if (block < 1 || block > 1024) throw new IllegalArgumentException(name + ": block " + block + " out of range 1..1024");
         if (sharedBytes < 0) throw new IllegalArgumentException(name + ": sharedBytes " + sharedBytes + " is negative");
         if (args.length > MAX_ARGS) throw new IllegalArgumentException(name + ": more than " + MAX_ARGS + " arguments");
+        if (parameterBytes != null && args.length != parameterBytes.length) {
+            throw new IllegalArgumentException(name + ": " + args.length + " arguments for " + parameterBytes.length
+                    + " parameters");
+        }
         context.makeCurrent();
         synchronized (lock) {
             for (int i = 0; i < args.length; i++) {
                 long offset = 8L * i;
-                switch (args[i]) {
-                    case Long v -> values.set(JAVA_LONG, offset, v);
-                    case Integer v -> values.set(JAVA_INT, offset, v);
-                    case Float v -> values.set(JAVA_FLOAT, offset, v);
-                    case Double v -> values.set(JAVA_DOUBLE, offset, v);
+                int bytes = switch (args[i]) {
+                    case Long v -> { values.set(JAVA_LONG, offset, v); yield 8; }
+                    case Integer v -> { values.set(JAVA_INT, offset, v); yield 4; }
+                    case Float v -> { values.set(JAVA_FLOAT, offset, v); yield 4; }
+                    case Double v -> { values.set(JAVA_DOUBLE, offset, v); yield 8; }
                     case null -> throw new IllegalArgumentException(name + ": argument " + i + " is null");
                     default -> throw new IllegalArgumentException(name + ": argument " + i + " has unsupported type "
                             + args[i].getClass().getSimpleName() + " (Long, Integer, Float, Double)");
+                };
+                if (parameterBytes != null && bytes != parameterBytes[i]) {
+                    throw new IllegalArgumentException(name + ": argument " + i + " (" + args[i].getClass().getSimpleName() + ", "
+                            + bytes + " bytes) for a parameter of " + parameterBytes[i] + " bytes");
                 }
             }
             try {

@@ -38,6 +38,8 @@ final class Driver {
             cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute, cuFuncGetAttribute,
             cuGraphCreate, cuGraphDestroy, cuGraphExecDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
             cuGraphLaunch, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
+    /** Since CUDA 12.4; null on older drivers (launches then go unchecked against the parameter list). */
+    static final MethodHandle cuFuncGetParamInfo;
 
     static {
         NativeLibrary lib = null;
@@ -99,6 +101,8 @@ final class Driver {
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT, JAVA_LONG));
         cuGetErrorName = h("cuGetErrorName", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
         cuGetErrorString = h("cuGetErrorString", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+        cuFuncGetParamInfo = LIB == null ? null
+                : LIB.find("cuFuncGetParamInfo", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS)).orElse(null);
     }
 
     private static MethodHandle h(String symbol, FunctionDescriptor descriptor) {

@@ -28,6 +28,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * per process), the other options, NVRTC version and target architecture, so a program compiles
  * each kernel once per machine. Entries are never removed: each new source, header set, NVRTC
  * version or architecture adds one file.
+ *
+ * <p>The library is looked for under its usual names and CUDA's install paths; the system property
+ * {@code primer.nvrtc.library} names the one file to load instead (a path where NVRTC is not
+ * found otherwise; a path that does not exist runs as a machine without NVRTC).
  */
 public final class Nvrtc {
     private Nvrtc() {}
@@ -38,19 +42,14 @@ public final class Nvrtc {
         static {
             NativeLibrary lib = null;
             String error = null;
-            List<String> candidates = new ArrayList<>();
-            String cudaHome = System.getenv("CUDA_HOME");
-            for (String v : List.of("13", "12")) {
-                candidates.add("libnvrtc.so." + v);
-                if (cudaHome != null) candidates.add(cudaHome + "/lib64/libnvrtc.so." + v);
-                candidates.add("/usr/local/cuda/lib64/libnvrtc.so." + v);
-                candidates.add("/usr/local/cuda-" + v + ".0/targets/x86_64-linux/lib/libnvrtc.so." + v);
-            }
-            candidates.add("libnvrtc.so");
+            String named = System.getProperty(LIBRARY_PROPERTY);
+            List<String> candidates = named != null ? List.of(named) : defaultCandidates();
             try {
                 lib = NativeLibrary.open(candidates);
             } catch (UnsatisfiedLinkError e) {
-                error = "NVRTC (libnvrtc.so.13 or .12) not found: user-defined operators need it on the GPU";
+                error = named != null
+                        ? "NVRTC not loaded from " + named + " (-D" + LIBRARY_PROPERTY + "): user-defined operators need it on the GPU"
+                        : "NVRTC (libnvrtc.so.13 or .12) not found: user-defined operators need it on the GPU";
             }
             LOAD_ERROR = error;
             NativeLibrary l = lib;
@@ -65,6 +64,22 @@ public final class Nvrtc {
             destroy = l == null ? null : l.require("nvrtcDestroyProgram", FunctionDescriptor.of(JAVA_INT, ADDRESS));
             errorString = l == null ? null : l.require("nvrtcGetErrorString", FunctionDescriptor.of(ADDRESS, JAVA_INT));
         }
+    }
+
+    /** The system property that names the NVRTC library to load, instead of the usual search. */
+    public static final String LIBRARY_PROPERTY = "primer.nvrtc.library";
+
+    private static List<String> defaultCandidates() {
+        List<String> candidates = new ArrayList<>();
+        String cudaHome = System.getenv("CUDA_HOME");
+        for (String v : List.of("13", "12")) {
+            candidates.add("libnvrtc.so." + v);
+            if (cudaHome != null) candidates.add(cudaHome + "/lib64/libnvrtc.so." + v);
+            candidates.add("/usr/local/cuda/lib64/libnvrtc.so." + v);
+            candidates.add("/usr/local/cuda-" + v + ".0/targets/x86_64-linux/lib/libnvrtc.so." + v);
+        }
+        candidates.add("libnvrtc.so");
+        return candidates;
     }
 
     public static boolean isAvailable() { return Api.LOAD_ERROR == null; }

@@ -88,6 +88,41 @@ class CudaLayerTest {
         }
     }
 
+    /**
+     * Arguments that do not match the kernel's parameter list as compiled (fill_u64: a pointer, a
+     * long long, an unsigned long long) are refused before anything is queued, naming the kernel and
+     * the argument; the kernel then launches as before.
+     */
+    @Test
+    void argumentsThatDoNotMatchTheParametersAreRefusedByName() {
+        CudaContext ctx = Cuda.context();
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
+        org.junit.jupiter.api.Assumptions.assumeTrue(fill.parameterBytes().length > 0,
+                "this driver has no cuFuncGetParamInfo (CUDA < 12.4): launches are not checked");
+        assertEquals("[8, 8, 8]", java.util.Arrays.toString(fill.parameterBytes()));
+        long n = 40;
+        long p = ctx.allocate(8 * n);
+        try (Arena arena = Arena.ofConfined()) {
+            ctx.memset8(p, (byte) 0x5A, 8 * n);
+            IllegalArgumentException tooFew = assertThrows(IllegalArgumentException.class, () -> fill.launch(1, 32, 0, p, n));
+            assertEquals("fill_u64: 2 arguments for 3 parameters", tooFew.getMessage());
+            IllegalArgumentException tooMany = assertThrows(IllegalArgumentException.class, () -> fill.launch(1, 32, 0, p, n, 1L, 2L));
+            assertEquals("fill_u64: 4 arguments for 3 parameters", tooMany.getMessage());
+            IllegalArgumentException narrow = assertThrows(IllegalArgumentException.class, () -> fill.launch(1, 32, 0, p, (int) n, 1L));
+            assertEquals("fill_u64: argument 1 (Integer, 4 bytes) for a parameter of 8 bytes", narrow.getMessage());
+            assertEquals(0, fill.graphShapes(), "nothing was launched");
+            ctx.synchronize();
+            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
+            ctx.copyToHost(host, p, 8 * n);
+            for (long i = 0; i < n; i++) assertEquals(0x5A5A5A5A5A5A5A5AL, host.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
+            long pattern = 0x1357_9BDF_2468_ACE0L;
+            fill.launch(1, 32, 0, p, n, pattern);
+            assertFilled(ctx, arena, p, n, pattern);
+        } finally {
+            ctx.free(p);
+        }
+    }
+
     /** Above 48 KB, dynamic shared memory needs the kernel's attribute raised; the graph then takes it. */
     @Test
     void dynamicSharedMemoryAbove48KbLaunchesOnceAllowed() {

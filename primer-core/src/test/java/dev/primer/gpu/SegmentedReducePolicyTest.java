@@ -33,6 +33,70 @@ class SegmentedReducePolicyTest {
         assertFalse(GpuSegmentedReduce.takesMergePath(DType.FLOAT, "sum", 64_000, 1000));
     }
 
+    /**
+     * The rows policy at the edges of each kernel's range (132 SMs, as an H200): groups of lanes up to
+     * one vector per lane of a warp, 16-byte loads only where every row starts on 16 bytes, a warp per
+     * row from the next column on while there are 32 rows per SM, else chunks that cover the row with
+     * none empty. GpuSegmentedReduceTest checks the results at these shapes; this checks the choice.
+     */
+    @Test
+    void theRowsPolicyChoosesEachKernelUpToItsEdge() {
+        int sms = 132;
+        long aligned = 1L << 20;
+        for (DType type : DType.values()) {
+            int vec = SegmentedReducePolicy.vectorItems(type);
+            String t = type.toString();
+            SegmentedReducePolicy.RowsPlan one = SegmentedReducePolicy.rows(type, aligned, 1000, 1, sms);
+            assertEquals(SegmentedReducePolicy.RowsKernel.GROUP, one.kernel(), t);
+            assertEquals(0, one.log2Lanes(), t + ": one vector, one lane");
+            assertFalse(one.vectorized(), t + ": one element is not a whole vector");
+            SegmentedReducePolicy.RowsPlan widest = SegmentedReducePolicy.rows(type, aligned, 1000, 32L * vec, sms);
+            assertEquals(SegmentedReducePolicy.RowsKernel.GROUP, widest.kernel(), t);
+            assertEquals(5, widest.log2Lanes(), t + ": a whole warp, one vector a lane");
+            assertTrue(widest.vectorized(), t);
+            assertEquals(4, SegmentedReducePolicy.rows(type, aligned, 1000, 16L * vec, sms).log2Lanes(), t + ": 16 vectors, 16 lanes");
+            assertEquals(5, SegmentedReducePolicy.rows(type, aligned, 1000, 16L * vec + 1, sms).log2Lanes(), t + ": 17 vectors, 32 lanes");
+            assertFalse(SegmentedReducePolicy.rows(type, aligned + type.byteSize(), 1000, 32L * vec, sms).vectorized(),
+                    t + ": rows off a 16-byte boundary load scalars");
+            if (vec > 1) {
+                assertFalse(SegmentedReducePolicy.rows(type, aligned, 1000, 32L * vec - 1, sms).vectorized(),
+                        t + ": a row length that is not whole vectors puts later rows off 16 bytes");
+            }
+            long manyRows = 32L * sms;
+            SegmentedReducePolicy.RowsPlan warp = SegmentedReducePolicy.rows(type, aligned, manyRows, 32L * vec + 1, sms);
+            assertEquals(SegmentedReducePolicy.RowsKernel.WARP, warp.kernel(), t + ": one column past the group's reach");
+            assertEquals(SegmentedReducePolicy.ceilDiv(manyRows, SegmentedReducePolicy.WARPS_PER_BLOCK), warp.grid(), t);
+            assertEquals(SegmentedReducePolicy.RowsKernel.WARP,
+                    SegmentedReducePolicy.rows(type, aligned, manyRows, SegmentedReducePolicy.WARP_MAX_COLS, sms).kernel(), t);
+            assertEquals(SegmentedReducePolicy.RowsKernel.CHUNK,
+                    SegmentedReducePolicy.rows(type, aligned, manyRows, SegmentedReducePolicy.WARP_MAX_COLS + 1, sms).kernel(), t);
+            assertEquals(SegmentedReducePolicy.RowsKernel.CHUNK,
+                    SegmentedReducePolicy.rows(type, aligned, manyRows - 1, 32L * vec + 1, sms).kernel(), t + ": too few rows for a warp each");
+            for (long rows : new long[] {1, 2, 7, 527, 528, 5000, 1L << 40}) {
+                for (long cols : new long[] {32L * vec + 1, 100_003, 1L << 20, (1L << 31) + 7}) {
+                    if (Math.multiplyHigh(rows, cols) != 0 || rows * cols > 1L << 42) continue;
+                    SegmentedReducePolicy.RowsPlan plan = SegmentedReducePolicy.rows(type, aligned + 4, rows, cols, 1);
+                    if (plan.kernel() != SegmentedReducePolicy.RowsKernel.CHUNK) continue;
+                    String at = t + " " + rows + " × " + cols + ": " + plan;
+                    long rowVectors = SegmentedReducePolicy.ceilDiv(cols, vec);
+                    assertEquals(0, plan.chunkVectors() % SegmentedReducePolicy.CHUNK_BLOCK_THREADS, at);
+                    assertTrue(plan.chunksPerRow() * plan.chunkVectors() >= rowVectors, at + ": the chunks cover the row");
+                    assertTrue((plan.chunksPerRow() - 1) * plan.chunkVectors() < rowVectors, at + ": no chunk is empty");
+                    assertTrue(plan.chunksPerRow() == 1 || plan.chunkVectors() >= SegmentedReducePolicy.MIN_CHUNK_VECTORS, at);
+                    assertTrue(plan.grid() >= 1 && plan.grid() <= SegmentedReducePolicy.MAX_GRID, at);
+                    assertEquals(plan.chunksPerRow() > 1, plan.needsCombine(), at);
+                }
+            }
+        }
+        SegmentedReducePolicy.RowsPlan few = SegmentedReducePolicy.rows(DType.FLOAT, aligned, 2, 1L << 24, sms);
+        assertEquals(SegmentedReducePolicy.RowsKernel.CHUNK, few.kernel());
+        assertTrue(few.chunksPerRow() * 2 >= SegmentedReducePolicy.TARGET_BLOCKS_PER_SM * sms * 9 / 10,
+                "two long rows fill the GPU (chunks rounded to whole blocks of vectors): " + few);
+        SegmentedReducePolicy.RowsPlan many = SegmentedReducePolicy.rows(DType.FLOAT, aligned, 4L * sms, 1L << 16, sms);
+        assertEquals(1, many.chunksPerRow(), "enough rows for the target: a block per row, no combine: " + many);
+        assertFalse(many.needsCombine());
+    }
+
     /** Enough tiles for every merge step, and the scratch layout of the .cuh: header, splits padded to 16, two slots a tile. */
     @Test
     void theMergePathGridAndScratchCoverEveryStep() {
