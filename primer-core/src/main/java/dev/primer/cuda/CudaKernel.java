@@ -14,10 +14,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A kernel entry point. A launch packs the arguments into this kernel's parameter block and hands it
  * to {@link KernelGraphs}, which launches through an executable graph per launch shape (cheaper
  * than cuLaunchKernel: docs/internals.md). Launches of one kernel are serialised by its lock, which
- * guards the parameter block and the graphs. Every launch's arguments are checked against the
- * kernel's parameter list as compiled (count and sizes, from cuFuncGetParamInfo): the driver copies
- * each parameter's size from its slot, so an Integer where the kernel takes a long long, or a
- * missing argument, would otherwise launch with stale bytes.
+ * guards the parameter block and the graphs. With {@code -Dprimer.checkLaunches=true} (the GPU test
+ * suite runs with it), every launch's arguments are also checked against the kernel's parameter
+ * list as compiled (count and sizes, from cuFuncGetParamInfo): the driver copies each parameter's
+ * size from its slot, so an Integer where the kernel takes a long long, or a missing argument, would
+ * otherwise launch with stale bytes. Off by default: the driver has no parameter count, so the
+ * lookup asks for the parameter past the last one, an API error that compute-sanitizer reports.
  */
 public final class CudaKernel {
     private static final int MAX_ARGS = 32;
@@ -33,14 +35,18 @@ public final class CudaKernel {
     private final MemorySegment values;
     /** Guarded by lock. */
     private final KernelGraphs graphs;
-    /** Bytes of each parameter, in order; null where the driver cannot say (before CUDA 12.4). */
+    /** Bytes of each parameter, in order; null when unchecked (the default, or a driver before CUDA 12.4). */
     private final int[] parameterBytes;
 
     CudaKernel(CudaContext context, String name, long handle) {
+        this(context, name, handle, CudaContext.CHECK_LAUNCHES);
+    }
+
+    private CudaKernel(CudaContext context, String name, long handle, boolean checkArguments) {
         this.context = context;
         this.name = name;
         this.handle = handle;
-        this.parameterBytes = parameterBytes(context, name, handle);
+        this.parameterBytes = checkArguments ? parameterBytes(context, name, handle) : null;
         Arena arena = Arena.ofAuto();
         values = arena.allocate(8L * MAX_ARGS, 8);
         MemorySegment pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);  // entry i points at slot i
@@ -51,6 +57,11 @@ public final class CudaKernel {
     /** Another entry point to the same function, with no graphs yet (tests). */
     CudaKernel freshCopy() {
         return new CudaKernel(context, name, handle);
+    }
+
+    /** As {@link #freshCopy}, its launches checked against the parameter list whatever the flag says (tests). */
+    CudaKernel checkedCopy() {
+        return new CudaKernel(context, name, handle, true);
     }
 
     public String name() { return name; }
@@ -77,7 +88,7 @@ public final class CudaKernel {
         }
     }
 
-    /** The parameters' sizes as the driver reports them (tests); empty when it cannot say. */
+    /** The parameters' sizes as the driver reports them (tests); empty when unchecked. */
     int[] parameterBytes() {
         return parameterBytes == null ? new int[0] : parameterBytes.clone();
     }

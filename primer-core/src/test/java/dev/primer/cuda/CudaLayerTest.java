@@ -89,14 +89,15 @@ class CudaLayerTest {
     }
 
     /**
-     * Arguments that do not match the kernel's parameter list as compiled (fill_u64: a pointer, a
-     * long long, an unsigned long long) are refused before anything is queued, naming the kernel and
-     * the argument; the kernel then launches as before.
+     * With the check on (-Dprimer.checkLaunches=true, as the GPU suite runs), arguments that do not
+     * match the kernel's parameter list as compiled (fill_u64: a pointer, a long long, an unsigned
+     * long long) are refused before anything is queued, naming the kernel and the argument; the
+     * kernel then launches as before. The suite's other tests launch every kernel with the check on.
      */
     @Test
     void argumentsThatDoNotMatchTheParametersAreRefusedByName() {
         CudaContext ctx = Cuda.context();
-        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
+        CudaKernel fill = ctx.module("fill").kernel("fill_u64").checkedCopy();
         org.junit.jupiter.api.Assumptions.assumeTrue(fill.parameterBytes().length > 0,
                 "this driver has no cuFuncGetParamInfo (CUDA < 12.4): launches are not checked");
         assertEquals("[8, 8, 8]", java.util.Arrays.toString(fill.parameterBytes()));
