@@ -145,15 +145,13 @@ class ReduceIntoTest {
         assertEquals(type, expected.dtype(), what);
         try (DeviceArray whole = p.allocate(type, GUARD + length + TAIL)) {
             whole.fillBits(poisonBits(type));
-            DeviceArray out = slice(whole, GUARD, GUARD + length);
+            DeviceArray out = CustomSegments.slice(whole, GUARD, GUARD + length);
             into.run(out);
             byte[] all = bytesOf(whole);
             int size = type.byteSize();
             byte[] inside = Arrays.copyOfRange(all, GUARD * size, (int) (GUARD + length) * size);
             assertArrayEquals(bytesOf(expected), inside, what);
-            for (int i = 0; i < all.length; i++) {
-                if (i < GUARD * size || i >= (GUARD + length) * size) assertEquals(POISON, all[i], what + ": byte " + i + " around out");
-            }
+            CustomScanOps.assertGuardsUntouched(what, MemorySegment.ofArray(all), (long) GUARD * size, length * size, POISON);
         }
     }
 
@@ -161,16 +159,6 @@ class ReduceIntoTest {
         long bits = 0;
         for (int i = 0; i < type.byteSize(); i++) bits = bits << 8 | (POISON & 0xFF);
         return bits;
-    }
-
-    private static DeviceArray slice(DeviceArray a, long from, long to) {
-        return switch (a) {
-            case ByteArray b -> b.slice(from, to);
-            case IntArray i -> i.slice(from, to);
-            case LongArray l -> l.slice(from, to);
-            case FloatArray f -> f.slice(from, to);
-            case DoubleArray d -> d.slice(from, to);
-        };
     }
 
     private static byte[] bytesOf(DeviceArray a) {
