@@ -59,8 +59,8 @@ namespace seg = primer::segmented;
 // count alone, ptxas aims for 64 registers and spills in some kernels. rows_scalar asks for three
 // blocks: four rows of scalar loads in flight per lane need the occupancy more than the registers
 // (measured: 2x faster on 4M x 63 float32); rows_chunk for four (<= 64 registers: 3 vectors per
-// thread in flight at 4 blocks per SM read fastest, see the .cuh); segments_small for four too
-// (more warps in flight: power-law segments 0.434 -> 0.339 ms, see the .cuh), SMALL_BLOCKS below, except
+// thread in flight at 4 blocks per SM read fastest, see segmented_reduce/rows.cuh); segments_small for four too
+// (more warps in flight: power-law segments 0.434 -> 0.339 ms, see segmented_reduce/segments.cuh), SMALL_BLOCKS below, except
 // where that spills on sm_80 to sm_90: three for argmin/argmax and float64 min/max, two for
 // float64 argmin/argmax and the 128-bit sums (int64 sum, int32 sum_exact).
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)

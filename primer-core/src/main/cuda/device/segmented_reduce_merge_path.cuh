@@ -40,7 +40,7 @@
 // kernels for the exact message. Every offset is clamped into [offsets[0], offsets[nseg]] and every
 // count into the tile, so no kernel touches memory outside its buffers whatever the offsets.
 //
-// Scratch (after the 256-byte header of segmented_reduce_kernels.cuh): tiles + 1 splits (int64, the
+// Scratch (after the 256-byte header of segmented_reduce/scratch.cuh): tiles + 1 splits (int64, the
 // A count at each boundary), padded to 16 bytes, then a 16-byte slot per tile for its open partial,
 // then one per tile for its first segment's part.
 #pragma once

@@ -23,7 +23,14 @@ final class CudaSources {
     /** Every header, relative to src/main/cuda (kept in step with the source tree by CudaSourcesTest). */
     static final List<String> HEADERS = List.of("ops.cuh", "thread/packed_int8.cuh", "warp/warp_reduce.cuh",
             "warp/warp_scan.cuh", "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
-            "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/segmented_reduce_kernels.cuh",
+            "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/scan/policy.cuh",
+            "device/scan/operator_traits.cuh", "device/scan/tile_status.cuh", "device/scan/lookback.cuh",
+            "device/scan/segment_heads.cuh", "device/scan/offset_heads.cuh", "device/scan/tile_io.cuh",
+            "device/segmented_reduce_kernels.cuh", "device/segmented_reduce/policy.cuh",
+            "device/segmented_reduce/recipe.cuh", "device/segmented_reduce/vector_fold.cuh",
+            "device/segmented_reduce/group_fold.cuh", "device/segmented_reduce/scratch.cuh",
+            "device/segmented_reduce/rows.cuh", "device/segmented_reduce/segment_scratch.cuh",
+            "device/segmented_reduce/warp_segments.cuh", "device/segmented_reduce/segments.cuh",
             "device/ordered_segmented_reduce_kernels.cuh", "device/segmented_reduce_merge_path.cuh");
 
     private record Unpacked(Path root, String hash) {}

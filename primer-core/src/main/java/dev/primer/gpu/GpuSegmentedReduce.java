@@ -68,9 +68,9 @@ public final class GpuSegmentedReduce {
     private static final Map<CudaKernel, Integer> BLOCKS_PER_SM = new ConcurrentHashMap<>();
 
     // Scratch header words of the segmented path beyond SegmentedReducePolicy's (overflow flag at 0,
-    // counters at 8..24), as in the .cuh: malformed-offsets flags (int32) and the first decreasing
+    // counters at 8..24), as in device/segmented_reduce/scratch.cuh: malformed-offsets flags (int32) and the first decreasing
     // offset (int64, 2^63 - s). The whole header prefix up to HEADER_READ_BYTES is read back at once.
-    // SegmentedReducePolicyTest checks these against the .cuh.
+    // SegmentedReducePolicyTest checks these against device/segmented_reduce/policy.cuh.
     static final long MALFORMED_OFFSET = 24;
     static final long FIRST_DECREASE_OFFSET = 32;
     private static final int HEADER_READ_BYTES = 40;

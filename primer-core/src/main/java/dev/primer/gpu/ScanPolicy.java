@@ -4,7 +4,7 @@ import dev.primer.DType;
 
 /**
  * Launch shape of the device scan. Mirrors {@code ScanShape} and {@code ScanPolicyConstants} in
- * {@code src/main/cuda/device/scan_kernels.cuh}; a kernel whose grid disagrees with its own tile size
+ * {@code src/main/cuda/device/scan/policy.cuh}; a kernel whose grid disagrees with its own tile size
  * traps at once, so a mismatch cannot go unnoticed.
  *
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of

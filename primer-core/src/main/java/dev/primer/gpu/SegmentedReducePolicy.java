@@ -5,7 +5,7 @@ import dev.primer.DType;
 /**
  * How batched and segmented reduce map onto the GPU: which kernel, how many lanes per row, how many
  * chunks per row, how many blocks. Mirrors {@code primer::segmented::Constants} in
- * {@code segmented_reduce_kernels.cuh}; the choice depends only on the shape, the dtype, the input's
+ * {@code device/segmented_reduce/policy.cuh}; the choice depends only on the shape, the dtype, the input's
  * 16-byte alignment and the device, so results are reproducible run to run.
  *
  * <p>Rows have one length, so one kernel is picked per call:
@@ -76,7 +76,7 @@ public final class SegmentedReducePolicy {
     /** Grid-stride kernels never need more blocks than this. */
     static final long MAX_GRID = Integer.MAX_VALUE;
 
-    // Scratch layout (bytes), as in the .cuh.
+    // Scratch layout (bytes), as in device/segmented_reduce/scratch.cuh.
     static final long OVERFLOW_FLAG_OFFSET = 0;
     static final long COUNTERS_OFFSET = 8;  // item count, long-segment count: 16 bytes
     static final int COUNTER_WORDS = 4;

@@ -117,7 +117,7 @@ class SegmentedReducePolicyTest {
     void theHostConstantsMatchTheKernels() throws IOException {
         Path device = Path.of("src/main/cuda/device");
         Assumptions.assumeTrue(Files.isDirectory(device), "the kernel source tree is not here (a bundled test run)");
-        Map<String, Long> cuh = constants(device.resolve("segmented_reduce_kernels.cuh"));
+        Map<String, Long> cuh = constants(device.resolve("segmented_reduce/policy.cuh"));
         cuh.putAll(constants(device.resolve("segmented_reduce_merge_path.cuh")));
         Map<String, Long> host = new HashMap<>();
         host.put("BLOCK_THREADS", (long) SegmentedReducePolicy.BLOCK_THREADS);
@@ -144,10 +144,10 @@ class SegmentedReducePolicyTest {
         host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in the .cuh and on the host"));
     }
 
-    /** The scans' host constants (ScanPolicy) against scan_kernels.cuh's ScanPolicyConstants. */
+    /** The scans' host constants (ScanPolicy) against ScanPolicyConstants (device/scan/policy.cuh). */
     @Test
     void theScanHostConstantsMatchTheKernels() throws IOException {
-        Path file = Path.of("src/main/cuda/device/scan_kernels.cuh");
+        Path file = Path.of("src/main/cuda/device/scan/policy.cuh");
         Assumptions.assumeTrue(Files.isRegularFile(file), "the kernel source tree is not here (a bundled test run)");
         Map<String, Long> cuh = constants(file);
         Map<String, Long> host = new HashMap<>();
@@ -156,7 +156,7 @@ class SegmentedReducePolicyTest {
         host.put("STATUS_SLOT_BYTES", (long) ScanPolicy.STATUS_SLOT_BYTES);
         host.put("SEGMENT_STARTS_BLOCK", (long) ScanPolicy.SEGMENT_STARTS_BLOCK);
         host.put("SEGMENT_HEAD_SLOTS", (long) ScanPolicy.SEGMENT_HEAD_SLOTS);
-        host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in scan_kernels.cuh and on the host"));
+        host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in scan/policy.cuh and on the host"));
     }
 
     private static final Pattern CONSTANT = Pattern.compile(

@@ -1,0 +1,130 @@
+// Segments given by a sorted offsets array: each tile's starts, found once per launch by
+// segment_tile_starts (a binary search per tile, the first few starts' positions in a slot), set
+// as a bitmap in shared memory by OffsetHeads::prepare; and check_offsets, which the host runs
+// first so that bad offsets are refused before anything is written.
+#pragma once
+#include "policy.cuh"
+
+namespace primer {
+
+/**
+ * Per tile, the positions within it of its first SEGMENT_HEAD_SLOTS segment starts (int32), written
+ * by segment_tile_starts after tile_first[0 .. tiles] in the same scratch, from the next multiple of
+ * a slot's 128 bytes: a tile's warp loads its slot as one 128-byte line. ScanPolicy.java mirrors it.
+ */
+__host__ __device__ constexpr long long segment_head_slots_offset(long long tiles) {
+    constexpr long long SLOT_BYTES = ScanPolicyConstants::SEGMENT_HEAD_SLOTS * 4;
+    return (8 * (tiles + 1) + SLOT_BYTES - 1) / SLOT_BYTES * SLOT_BYTES;
+}
+__host__ __device__ __forceinline__ int* segment_head_slots(long long* tile_first, long long tiles) {
+    return reinterpret_cast<int*>(reinterpret_cast<char*>(tile_first) + segment_head_slots_offset(tiles));
+}
+__host__ __device__ __forceinline__ const int* segment_head_slots(const long long* tile_first, long long tiles) {
+    return reinterpret_cast<const int*>(reinterpret_cast<const char*>(tile_first) + segment_head_slots_offset(tiles));
+}
+
+template <int TILE_ITEMS, int BLOCK_THREADS>
+struct OffsetHeads {
+    static constexpr bool SEGMENTED = true;
+    static constexpr bool BITS_IN_SHARED = true;
+    static constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
+    const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array
+    const long long* tile_first;  // per tile (and one more): the first k >= 1 with offsets[k] >= tile start
+    long long begin;              // offsets[0]: element 0 of this scan
+    const int* slots;             // per tile: its first SLOTS starts' positions (segment_head_slots)
+    struct Storage {
+        unsigned bits[TILE_ITEMS / 32];
+    };
+    template <int VEC>
+    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
+    /**
+     * The tile's segment starts as a bitmap in shared memory. A tile with at most SLOTS starts
+     * takes their positions from its slot, loaded beside tile_first[tile] and tile_first[tile + 1]:
+     * one round trip to memory before the scan. One with more reads its offsets after them: two.
+     * (2^28 float32 with a start in about 1024 elements: 0.788 -> 0.721 ms, 8%; with one in 16
+     * (256-512 a tile) nothing changes; bench/lab/scan_offsets_lab.cu.) Zeroing the bitmap is safe
+     * without a barrier first: the previous tile's bitmap was read before that tile's block scan,
+     * whose barriers every thread has passed since.
+     */
+    __device__ __forceinline__ void prepare(long long tile, long long tile_start, Storage& s) const {
+        const long long first = tile_first[tile], end = tile_first[tile + 1];
+        const int slot = threadIdx.x < SLOTS ? slots[tile * SLOTS + threadIdx.x] : -1;
+        for (int w = threadIdx.x; w < TILE_ITEMS / 32; w += BLOCK_THREADS) s.bits[w] = 0u;
+        __syncthreads();
+        if (end - first <= SLOTS) {
+            if (threadIdx.x < end - first && slot >= 0 && slot < TILE_ITEMS) atomicOr(&s.bits[slot >> 5], 1u << (slot & 31));
+        } else {
+            for (long long k = first + threadIdx.x; k < end; k += BLOCK_THREADS) {
+                const long long at = offsets[k] - begin - tile_start;
+                if (at >= 0 && at < TILE_ITEMS) atomicOr(&s.bits[at >> 5], 1u << (at & 31));  // guards unsorted input
+            }
+        }
+        __syncthreads();
+    }
+    template <int VEC>
+    __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
+        static_assert(32 % VEC == 0 && VEC < 32, "a chunk's bits lie in one word");  // tile_offset: a multiple of VEC
+        return (s.bits[tile_offset >> 5] >> (tile_offset & 31)) & ((1u << VEC) - 1u);
+    }
+};
+
+/**
+ * Segmented-by-offsets helper: tile_first[t] (t = 0 .. tiles) = the first k in [1, segments) with
+ * offsets[k] >= begin - shift + t * tile_items, or segments if none (binary search, one thread per
+ * tile). A tile's segment starts are then offsets[tile_first[t] .. tile_first[t+1]). A tile with at
+ * most SEGMENT_HEAD_SLOTS of them also gets their positions within it in its slot
+ * (segment_head_slots: the scratch has room for tile_first and then tiles slots); a tile with
+ * more is found by one probe and left to read its offsets (OffsetHeads::prepare).
+ */
+__device__ __forceinline__ void segment_tile_starts(const long long* offsets, long long segments, long long begin,
+                                                    long long shift, long long tile_items, long long tiles,
+                                                    long long* tile_first) {
+    constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
+    const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > tiles) return;
+    const long long key = begin - shift + t * tile_items;
+    long long lo = 1, hi = segments;
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    tile_first[t] = lo;
+    if (t == tiles || (lo + SLOTS < segments && offsets[lo + SLOTS] < key + tile_items)) return;
+    // Every load before any store: stopping at the first start past the tile, or storing between
+    // loads (slot and offsets may alias, for all the compiler knows), would wait a round trip each.
+    long long at[SLOTS];
+#pragma unroll
+    for (int i = 0; i < SLOTS; ++i) at[i] = lo + i < segments ? offsets[lo + i] - key : tile_items;
+    int* slot = segment_head_slots(tile_first, tiles) + t * SLOTS;
+#pragma unroll
+    for (int i = 0; i < SLOTS; ++i) {
+        if (at[i] < tile_items) slot[i] = (int)at[i];
+    }
+}
+
+/**
+ * Segmented-by-offsets check, before anything is launched that depends on the offsets: result[0] =
+ * offsets[0], result[1] = offsets[segments], and result[2] lowered (atomicMin; the host sets it to
+ * all ones first) to the smallest k with offsets[k] > offsets[k + 1]. Grid-stride over k; the host
+ * reads the three words back at once (one synchronize) and throws for bad offsets, so a decreasing
+ * pair between the two ends is found as the CPU backend finds it, not left to give unspecified
+ * results.
+ */
+__device__ __forceinline__ void check_offsets(const long long* offsets, long long segments,
+                                              unsigned long long* result) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (first == 0) {
+        result[0] = (unsigned long long)offsets[0];
+        result[1] = (unsigned long long)offsets[segments];
+    }
+    for (long long k = first; k < segments; k += stride) {
+        if (offsets[k] > offsets[k + 1]) {
+            atomicMin(result + 2, (unsigned long long)k);
+            return;  // a later k of this thread cannot be smaller
+        }
+    }
+}
+
+}  // namespace primer

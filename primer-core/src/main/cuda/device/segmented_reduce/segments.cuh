@@ -1,0 +1,159 @@
+// CSR segments, one result per segment values[offsets[s], offsets[s+1]), in three launches:
+// segments_small (a warp per 32 consecutive segments; short ones by a lane, medium ones by the
+// warp, long ones queued), segments_long (persistent blocks, a block per queued work item) and
+// segments_combine (a block per long segment of several items folds their partials in order).
+//
+// (Measured on an H200, 2^26 float32 values, 2026-11-21 (bench/lab/segments_lab.cu): power-law
+// lengths 0.434 -> 0.339 ms from the fourth block per SM; segments of 3000 elements 0.213 ->
+// 0.113 ms from the direct write and the per-warp reservation (the combine had cost a block per
+// segment, the queue a serial atomic per long lane). Staging each warp's segments in shared
+// memory with one round of 16-byte loads was slower at every occupancy: the small kernel waits
+// on too few warps, not on the loads of each. 2026-11-22: laying a warp's short segments end to
+// end, shared equally by its lanes, took 1.15-3.6x as long, and 16 or 32 loads per lane_fold
+// batch gained 7% on uniform 1-32 lengths only and lost elsewhere: the kernel issues about 400
+// instructions per warp of 32 power-law segments at half the issue rate, so fewer instructions
+// per warp is the way on.)
+#pragma once
+#include "../../warp/warp_reduce.cuh"
+#include "../../block/block_reduce.cuh"
+#include "policy.cuh"
+#include "recipe.cuh"
+#include "group_fold.cuh"
+#include "scratch.cuh"
+#include "segment_scratch.cuh"
+#include "warp_segments.cuh"
+
+namespace primer {
+namespace segmented {
+
+/**
+ * A warp per 32 consecutive segments; see ../segmented_reduce_kernels.cuh. in_length: the elements of in;
+ * offsets[0] and offsets[nseg] must lie in [0, in_length], else nothing is read.
+ */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_small(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               long long in_length, typename Rc::Out* __restrict__ out,
+                                               unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    constexpr unsigned FULL = 0xffffffffu;
+    typename Rc::Op op;
+    const int lane = threadIdx.x & 31;
+    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
+    if (first_segment >= nseg) return;  // the whole warp
+    WarpSegments w;
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
+    const long long s = first_segment + lane;
+    const long long length = w.end - w.start;
+    unsigned long long* flag = overflow_flag(scratch);
+
+    // Short: this lane alone.
+    if (w.valid && length <= Constants::SHORT_SEGMENT) out[s] = Finish<A, Out>::apply(lane_fold<Rc>(in, w.start, (int)length), s, flag);
+
+    // Medium: the whole warp, two segments at a time.
+    unsigned medium = __ballot_sync(FULL, w.valid && length > Constants::SHORT_SEGMENT && length <= w.chunk_length);
+    while (medium) {
+        const int a = __ffs(medium) - 1;
+        medium &= medium - 1;
+        const int b = medium ? __ffs(medium) - 1 : a;
+        const bool two = medium != 0;
+        if (two) medium &= medium - 1;
+        const long long start_a = __shfl_sync(FULL, w.start, a);
+        const long long start_b = __shfl_sync(FULL, w.start, b);
+        const T* base[2] = {in + start_a, in + start_b};
+        const int lengths[2] = {(int)(__shfl_sync(FULL, w.end, a) - start_a),
+                                two ? (int)(__shfl_sync(FULL, w.end, b) - start_b) : 0};
+        const long long index_offset[2] = {0, 0};
+        A acc[2] = {Rc::Op::identity(), Rc::Op::identity()};
+        group_fold<32, Constants::MEDIUM_VECS_PER_LANE, 2, int, Rc>(base, lengths, index_offset, lane, acc);
+        acc[0] = warp_reduce(acc[0], op);
+        acc[1] = warp_reduce(acc[1], op);
+        if (lane == 0) {
+            out[first_segment + a] = Finish<A, Out>::apply(acc[0], first_segment + a, flag);
+            if (two) out[first_segment + b] = Finish<A, Out>::apply(acc[1], first_segment + b, flag);
+        }
+    }
+
+    // Long: queued for segments_long.
+    queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
+}
+
+/**
+ * Persistent blocks: a block per queued work item, its partial into the item's slot, or, for an
+ * item that is its whole segment (slot -1 - s), the result into out[s].
+ */
+template <class Rc, int BLOCK, int U>
+__device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__ in, typename Rc::Out* __restrict__ out,
+                                              unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
+    const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
+    const LongWork* work = work_items(scratch);
+    for (long long i = blockIdx.x; i < items; i += gridDim.x) {
+        const LongWork item = work[i];
+        const typename Rc::T* base[1] = {in + item.begin};
+        const long long length[1] = {item.end > item.begin ? item.end - item.begin : 0};
+        const long long index_offset[1] = {item.begin - item.index_base};
+        A acc[1] = {Rc::Op::identity()};
+        group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
+        const A total = block_reduce<BLOCK>(acc[0], op);
+        if (threadIdx.x == 0) {
+            if (item.slot >= 0) {
+                *partial_slot<A>(scratch, item.slot) = total;
+            } else {
+                const long long s = -1 - item.slot;
+                out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+            }
+        }
+    }
+}
+
+/**
+ * Persistent blocks: a block per long segment of several items folds their partials in order. ORDERED (for
+ * operators that need not commute): each thread folds a contiguous run of the partials and the
+ * threads combine in thread order; otherwise threads take every BLOCK-th partial, four loads in
+ * flight, and combine by butterflies. starts: OffsetStarts or RowStarts, as for the small kernel.
+ */
+template <class Rc, int BLOCK, bool ORDERED = false, class Starts = OffsetStarts>
+__device__ __forceinline__ void segments_combine(Starts starts, long long nseg, typename Rc::Out* __restrict__ out,
+                                                 unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    typename Rc::Op op;
+    if (*malformed_flags(scratch) != 0) return;  // the host throws; ids or partials may be missing
+    const long long longs = clamp_count(*long_count(scratch), Constants::LONG_CAPACITY);
+    if (longs == 0) return;
+    const long long flat_base = starts(0);
+    const long long chunk_length = long_chunk_length(starts(nseg) - flat_base);
+    const long long* ids = long_segments(scratch);
+    for (long long i = blockIdx.x; i < longs; i += gridDim.x) {
+        const long long s = ids[i];
+        const long long seg_start = starts(s);
+        const long long seg_end = starts(s + 1);
+        const long long first_chunk = (seg_start - flat_base) / chunk_length;
+        const long long items = ((seg_end - 1 - flat_base) / chunk_length - first_chunk) / Constants::ITEM_CHUNKS + 1;
+        auto partial = [&](long long k) {
+            return *partial_slot<A>(scratch, long_slot(seg_start, flat_base, chunk_length,
+                                                        first_chunk + k * Constants::ITEM_CHUNKS));
+        };
+        A acc = Rc::Op::identity();
+        A total;
+        if constexpr (ORDERED) {
+            const long long per_thread = (items + BLOCK - 1) / BLOCK;
+            const long long first = threadIdx.x * per_thread;
+            const long long last = first + per_thread < items ? first + per_thread : items;
+            for (long long k = first; k < last; ++k) acc = op(acc, partial(k));
+            total = block_reduce_ordered<BLOCK>(acc, op);
+        } else {
+#pragma unroll 4
+            for (long long k = threadIdx.x; k < items; k += BLOCK) acc = op(acc, partial(k));
+            total = block_reduce<BLOCK>(acc, op);
+        }
+        if (threadIdx.x == 0) out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer

@@ -1,0 +1,160 @@
+// A warp's 32 consecutive CSR segments, the pieces of segments_small (segments.cuh): where
+// segments start (OffsetStarts, or RowStarts for rows as segments), reading and checking the
+// warp's bounds (WarpSegments, read_warp_segments), folding a short segment in one lane
+// (lane_fold) and queuing the long ones as work items for segments_long (queue_long_segments).
+#pragma once
+#include "policy.cuh"
+#include "recipe.cuh"
+#include "segment_scratch.cuh"
+
+namespace primer {
+namespace segmented {
+
+/** Segment s starts at offsets[s] (CSR segments). */
+struct OffsetStarts {
+    const long long* offsets;
+    __device__ __forceinline__ long long operator()(long long s) const { return __ldg(offsets + s); }
+};
+
+/** Segment s starts at s * cols (the rows of a row-major matrix, as segments). */
+struct RowStarts {
+    long long cols;
+    __device__ __forceinline__ long long operator()(long long s) const { return s * cols; }
+};
+
+/** A warp's view of its 32 consecutive segments (see read_warp_segments). */
+struct WarpSegments {
+    long long flat_base, flat_end;  // starts(0), starts(nseg)
+    long long chunk_length;         // C
+    long long start, end;           // this lane's segment, clamped into [flat_base, flat_end]
+    bool valid;                     // this lane has a segment (first_segment + lane < nseg)
+};
+
+/**
+ * Reads segment first_segment + lane's bounds for the whole warp, and checks them: when
+ * 0 <= starts(0) <= starts(nseg) <= in_length fails it raises BAD_BOUNDS and returns false (for the
+ * whole warp: nothing may be read); a decreasing pair raises DECREASING (keeping the first such s)
+ * and reads as an empty segment; every segment is clamped into [starts(0), starts(nseg)], so none
+ * reaches outside in (a no-op for valid offsets).
+ */
+template <class Starts>
+__device__ __forceinline__ bool read_warp_segments(Starts starts, long long first_segment, long long nseg,
+                                                   long long in_length, unsigned char* scratch, WarpSegments& w) {
+    const long long s = first_segment + (threadIdx.x & 31);
+    w.valid = s < nseg;
+    w.flat_base = starts(0);
+    w.flat_end = starts(nseg);
+    if (w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+        return false;
+    }
+    w.chunk_length = long_chunk_length(w.flat_end - w.flat_base);
+    long long start = 0, end = 0;
+    if (w.valid) {
+        start = starts(s);
+        end = starts(s + 1);
+        if (end < start) {
+            atomicOr(malformed_flags(scratch), Constants::DECREASING);
+            mark_overflow(first_decrease(scratch), s);  // keeps the smallest s, as for the overflow flag
+        }
+        start = start < w.flat_base ? w.flat_base : start > w.flat_end ? w.flat_end : start;
+        end = end < start ? start : end > w.flat_end ? w.flat_end : end;
+    }
+    w.start = start;
+    w.end = end;
+    return true;
+}
+
+/** A short segment folded by one lane, SHORT_BATCH loads in flight, in index order. */
+template <class Rc>
+__device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __restrict__ in, long long start, int n) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    constexpr int SHORT_BATCH = 8;
+    typename Rc::Op op;
+    A acc = Rc::Op::identity();
+    for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
+        T items[SHORT_BATCH];
+#pragma unroll
+        for (int k = 0; k < SHORT_BATCH; ++k) {
+            if (i0 + k < n) items[k] = in[start + i0 + k];
+        }
+#pragma unroll
+        for (int k = 0; k < SHORT_BATCH; ++k) {
+            if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+        }
+    }
+    return acc;
+}
+
+/**
+ * Queues the long segments of the warp (lanes set in long_mask): one work item per ITEM_CHUNKS
+ * chunks a segment meets and, for a segment of more than one item, its id for the combine. A
+ * segment of one item is marked in the item's slot (-1 - s) and written by segments_long itself.
+ * One reservation per warp on each counter (a scan of the lanes' item counts), then the whole warp
+ * writes the items, one segment at a time. All 32 lanes call it.
+ */
+__device__ __forceinline__ void queue_long_segments(unsigned long_mask, const WarpSegments& w,
+                                                    long long first_segment, unsigned char* scratch) {
+    constexpr unsigned FULL = 0xffffffffu;
+    if (long_mask == 0) return;  // a ballot: the same for the whole warp
+    const int lane = threadIdx.x & 31;
+    long long first_chunk = 0, items = 0;
+    if ((long_mask >> lane) & 1u) {
+        first_chunk = (w.start - w.flat_base) / w.chunk_length;
+        const long long last_chunk = (w.end - 1 - w.flat_base) / w.chunk_length;
+        // Clamped segments always lie within the chunks, so this guard never fires; it stays so that
+        // nothing can overrun scratch.
+        if (first_chunk < 0 || last_chunk >= Constants::MAX_CHUNKS) {
+            atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
+        } else {
+            items = (last_chunk - first_chunk) / Constants::ITEM_CHUNKS + 1;
+        }
+    }
+    long long items_before = items;  // inclusive scan over the lanes, then exclusive
+#pragma unroll
+    for (int d = 1; d < 32; d *= 2) {
+        const long long x = __shfl_up_sync(FULL, items_before, d);
+        if (lane >= d) items_before += x;
+    }
+    const long long total_items = __shfl_sync(FULL, items_before, 31);
+    items_before -= items;
+    const unsigned combined = __ballot_sync(FULL, items > 1);
+    unsigned long long item_base = 0, id_base = 0;
+    if (lane == 0) {
+        item_base = atomicAdd(item_count(scratch), (unsigned long long)total_items);
+        if (combined) id_base = atomicAdd(long_count(scratch), (unsigned long long)__popc(combined));
+        // Past a capacity only for overlapping segments: nothing is written there, the host is told.
+        if (item_base + (unsigned long long)total_items > (unsigned long long)Constants::ITEM_CAPACITY
+            || id_base + (unsigned long long)__popc(combined) > (unsigned long long)Constants::LONG_CAPACITY) {
+            atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);
+        }
+    }
+    item_base = __shfl_sync(FULL, item_base, 0);
+    id_base = __shfl_sync(FULL, id_base, 0);
+    if (items > 1) {
+        const unsigned long long id = id_base + (unsigned long long)__popc(combined & ((1u << lane) - 1u));
+        if (id < (unsigned long long)Constants::LONG_CAPACITY) long_segments(scratch)[id] = first_segment + lane;
+    }
+    for (unsigned pending = long_mask; pending; pending &= pending - 1) {
+        const int b = __ffs(pending) - 1;
+        const long long seg_start = __shfl_sync(FULL, w.start, b);
+        const long long seg_end = __shfl_sync(FULL, w.end, b);
+        const long long seg_first_chunk = __shfl_sync(FULL, first_chunk, b);
+        const long long seg_items = __shfl_sync(FULL, items, b);
+        const unsigned long long base = item_base + (unsigned long long)__shfl_sync(FULL, items_before, b);
+        for (long long t = lane; t < seg_items; t += 32) {
+            const long long chunk = seg_first_chunk + t * Constants::ITEM_CHUNKS;
+            const long long chunk_begin = w.flat_base + chunk * w.chunk_length;
+            const long long item_end = chunk_begin + Constants::ITEM_CHUNKS * w.chunk_length;
+            if (base + t >= (unsigned long long)Constants::ITEM_CAPACITY) break;
+            const long long slot = seg_items == 1 ? -1 - (first_segment + b)
+                                                  : long_slot(seg_start, w.flat_base, w.chunk_length, chunk);
+            work_items(scratch)[base + t] = LongWork{seg_start > chunk_begin ? seg_start : chunk_begin,
+                                                     seg_end < item_end ? seg_end : item_end, seg_start, slot};
+        }
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer
