@@ -15,6 +15,7 @@ import numpy as np
 
 WARMUP = 3
 SEGMENT_SEED = 20240601
+SIZES_LOG2 = (16, 20, 24)  # the "sizes" rows: sum and cumsum of float32 (Primer's SizesBench)
 
 
 def int_range(dtype):
@@ -289,7 +290,9 @@ def plan(quick, dry):
             ("cumsum_f64", array_op, "cumsum", "float64", (n,)),
             ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
             ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
-            ("cummax_f32", array_op, "cummax", f32, (n,))]
+            ("cummax_f32", array_op, "cummax", f32, (n,))] + [
+        # Smaller sizes, where a call's fixed costs (launches, passes) weigh as much as bandwidth.
+        (f"{op}_f32_2^{k}", array_op, op, f32, (2**k,)) for k in SIZES_LOG2 for op in ("sum", "cumsum")]
 
 
 def load_libs(dry):

@@ -27,7 +27,7 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmark Primer on the GPU: launch overhead, transfers and copy bandwidth (foundation), "
-                + "reduce, rows, segments, scan. Each result is verified, compared with the CuPy and PyTorch "
+                + "reduce, rows, segments, scan, sizes (sum and scan at 2^16, 2^20, 2^24), custom. Each result is verified, compared with the CuPy and PyTorch "
                 + "baselines of bench/baselines.py when given, and judged against the targets. Writes "
                 + "<out-dir>/<date>-<gpu>.json and .md and prints the report. Exit 1 if a result was wrong "
                 + "or a benchmark failed, 3 without a GPU.")
@@ -45,7 +45,7 @@ public final class BenchCommand implements Callable<Integer> {
     boolean quick;
 
     @Option(names = "--only", split = ",", paramLabel = "GROUP",
-            description = "Only these groups: foundation, reduce, rows, segments, scan, custom.")
+            description = "Only these groups: foundation, reduce, rows, segments, scan, sizes, custom.")
     List<String> only;
 
     @Option(names = "--segments", paramLabel = "FILE.npy",
@@ -82,6 +82,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (groups.contains(RowsBench.GROUP)) records.addAll(RowsBench.run(s));
             if (groups.contains(SegmentsBench.GROUP)) records.addAll(SegmentsBench.run(s));
             if (groups.contains(ScanBench.GROUP)) records.addAll(ScanBench.run(s));
+            if (groups.contains(SizesBench.GROUP)) records.addAll(SizesBench.run(s));
             if (groups.contains(CustomBench.GROUP)) records.addAll(CustomBench.run(s));
         }
 

@@ -18,7 +18,7 @@ import java.util.Map;
  * A second run on the same day overwrites both.
  */
 final class BenchReport {
-    static final List<String> GROUPS = List.of("foundation", "reduce", "rows", "segments", "scan", "custom");
+    static final List<String> GROUPS = List.of("foundation", "reduce", "rows", "segments", "scan", "sizes", "custom");
     private static final List<String> COLUMNS_LIBRARIES = List.of("cupy", "torch");
 
     private final BenchEnvironment env;

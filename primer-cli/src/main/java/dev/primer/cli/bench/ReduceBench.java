@@ -40,15 +40,20 @@ final class ReduceBench {
                 new Case("sum_f64", DType.DOUBLE, Op.SUM, 8),
                 new Case("max_f32", DType.FLOAT, Op.MAX, 4),
                 new Case("argmax_f32", DType.FLOAT, null, 8))) {
-            out.add(Guard.run(s, GROUP, c.name(), c.type().toString(), String.valueOf(s.n()), () -> measure(s, c)));
+            out.add(Guard.run(s, GROUP, c.name(), c.type().toString(), String.valueOf(s.n()), () -> measure(s, GROUP, c, s.n())));
         }
         out.add(Guard.run(s, GROUP, SYNC_NAME, "float32", String.valueOf(s.syncN()), () -> sync(s)));
         return out;
     }
 
-    private static BenchRecord measure(BenchSetup s, Case c) {
+    /** The float32 sum of n elements, as sum_f32 is measured, recorded under {@code group} as {@code name}. */
+    static BenchRecord sumFloat(BenchSetup s, String group, String name, long n) {
+        Case c = new Case(name, DType.FLOAT, Op.SUM, 4);
+        return Guard.run(s, group, name, "float32", String.valueOf(n), () -> measure(s, group, c, n));
+    }
+
+    private static BenchRecord measure(BenchSetup s, String group, Case c, long n) {
         CudaContext ctx = s.ctx();
-        long n = s.n();
         long bytes = n * c.type().byteSize();
         int buffers = s.buffersFor(bytes);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
@@ -66,7 +71,7 @@ final class ReduceBench {
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> launch(ctx, c, pointers[i % buffers], n, result));
             ctx.synchronize();
             String check = verify(ctx, c, result, host, n);
-            return BenchRecord.measured(GROUP, c.name(), c.type().toString(), String.valueOf(n), n, (double) bytes + c.outBytes(), t,
+            return BenchRecord.measured(group, c.name(), c.type().toString(), String.valueOf(n), n, (double) bytes + c.outBytes(), t,
                     check.startsWith("ok"), check + "; kernels only (result left on the device); " + buffers + " buffer(s)");
         }
     }

@@ -18,7 +18,9 @@ import java.util.Locale;
  * cumsum_i32_to_i32 keeps int32 (wrapping like Java int addition) and pairs with their cumsum with
  * {@code dtype=int32}. cumsum_i64 and cumsum_f64 keep their type. cumsum_i8 writes int64 (as the
  * libraries do for int8) and cumsum_i8_to_i8 keeps int8 (wrapping like Java byte arithmetic).
- * Checked at every 2^16-th position and the last 10 against a host prefix (exact for integers,
+ * Up to 2^24 elements (--quick, and SizesBench's rows) every output of a scan that keeps its type
+ * (int8 aside) is checked as the segmented rows' are, one segment; beyond that, and for the widening
+ * and int8 rows, every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64). segscan_* are inclusive SUM scans segmented by head flags (about
  * one head in 1024 elements; segscan_*_long one in 2^22, so most tiles hold no head; bytes = input
  * + flags + output; segscan_offsets_* the same segments given as offsets, bytes = input + offsets +
@@ -37,6 +39,9 @@ final class ScanBench {
     static final double FLOAT_TOLERANCE = 1e-4;
     /** Float64 scans differ from the sequential float64 prefix only by association. */
     static final double DOUBLE_TOLERANCE = 1e-9;
+
+    /** Plain scans of at most this many elements have every output checked (larger ones: a sample). */
+    private static final long EVERY_ELEMENT_UP_TO = 1L << 24;
 
     /** One head in this many elements: every tile holds heads. */
     private static final int SHORT_SEGMENTS = 1024;
@@ -224,11 +229,19 @@ final class ScanBench {
 
     private static BenchRecord scan(BenchSetup s, String name, Op op, DType inType, DType outType) {
         String dtype = inType == outType ? inType.toString() : inType + "->" + outType;
-        return Guard.run(s, GROUP, name, dtype, String.valueOf(s.n()), () -> measure(s, name, op, dtype, inType, outType));
+        return Guard.run(s, GROUP, name, dtype, String.valueOf(s.n()),
+                () -> measure(s, GROUP, name, op, dtype, inType, outType, s.n()));
     }
 
-    private static BenchRecord measure(BenchSetup s, String name, Op op, String dtype, DType inType, DType outType) {
-        long n = s.n();
+    /** The float32 inclusive sum of n elements, as cumsum_f32 is measured, recorded under {@code group} as {@code name}. */
+    static BenchRecord cumsumFloat(BenchSetup s, String group, String name, long n) {
+        String dtype = DType.FLOAT.toString();
+        return Guard.run(s, group, name, dtype, String.valueOf(n),
+                () -> measure(s, group, name, Op.SUM, dtype, DType.FLOAT, DType.FLOAT, n));
+    }
+
+    private static BenchRecord measure(BenchSetup s, String group, String name, Op op, String dtype, DType inType, DType outType,
+                                       long n) {
         long inBytes = n * inType.byteSize(), outBytes = n * outType.byteSize();
         int buffers = s.buffersFor(inBytes + outBytes);
         Backend backend = s.gpu().backend();
@@ -249,9 +262,13 @@ final class ScanBench {
 
             MemorySegment result = arena.allocate(outBytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkFloatMax(inType, host, null, result, n) : check(host, inType, result, outType, n);
+            // Up to 2^24 elements every one is checked (as one segment: the flags all zero), beyond that a sample.
+            boolean everyElement = inType == outType && n <= EVERY_ELEMENT_UP_TO && inType != DType.BYTE;
+            String check = op == Op.MAX ? checkFloatMax(inType, host, null, result, n)
+                    : everyElement ? checkSegmented(host, arena.allocate(n), result, inType, n, false)
+                    : check(host, inType, result, outType, n);
             boolean ok = !check.startsWith("FAILED");
-            return BenchRecord.measured(GROUP, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
+            return BenchRecord.measured(group, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
                     "inclusive " + op + (op == Op.MAX ? " (torch.cummax also writes an int64 index per element)" : "") + "; "
                             + check + "; " + buffers + " buffer(s)");
         }
