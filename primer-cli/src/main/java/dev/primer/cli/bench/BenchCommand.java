@@ -27,8 +27,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmark Primer on the GPU: launch overhead, transfers and copy bandwidth (foundation), "
-                + "reduce, rows, segments, scan, sizes (sum and scan at 2^16, 2^20, 2^24), custom. Each result is verified, compared with the CuPy and PyTorch "
-                + "baselines of bench/baselines.py when given, and judged against the targets. Writes "
+                + "reduce, rows, segments, scan, sizes (sum and scan at 2^16, 2^20, 2^24), custom. Each result "
+                + "is verified, compared with the CuPy and PyTorch baselines of bench/baselines.py when given, "
+                + "and judged against the targets. Writes "
                 + "<out-dir>/<date>-<gpu>.json and .md and prints the report. Exit 1 if a result was wrong "
                 + "or a benchmark failed, 3 without a GPU.")
 public final class BenchCommand implements Callable<Integer> {
