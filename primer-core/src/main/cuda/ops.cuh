@@ -134,6 +134,19 @@ template <typename T> struct KeyIndex {
     long long index;
 };
 
+/**
+ * An input element as an accumulator: a conversion, or (key, index) for ArgMin/ArgMax (the index
+ * within the input, row or segment, as the caller counts it). Every reduce folds through it.
+ */
+template <typename T, typename A>
+struct Lift {
+    static __device__ __forceinline__ A apply(T x, long long) { return (A)x; }
+};
+template <typename T>
+struct Lift<T, KeyIndex<T>> {
+    static __device__ __forceinline__ KeyIndex<T> apply(T x, long long index) { return {x, index}; }
+};
+
 /** Index of the first minimum; an empty input yields index -1. */
 template <typename T> struct ArgMin {
     static __device__ __forceinline__ KeyIndex<T> identity() { return {Limits<T>::highest(), -1}; }

@@ -58,16 +58,6 @@ __device__ __forceinline__ Vec16<T> load_vector(const Vec16<T>* p) {
     return v;
 }
 
-/** An input element as an accumulator value: a plain conversion, or key and index for ArgMin/Max. */
-template <typename T, typename A>
-struct Lift {
-    static __device__ __forceinline__ A apply(T x, long long) { return (A)x; }
-};
-template <typename T>
-struct Lift<T, KeyIndex<T>> {
-    static __device__ __forceinline__ KeyIndex<T> apply(T x, long long index) { return {x, index}; }
-};
-
 /**
  * How a thread folds its elements into a private state, finished into an A before the block
  * reduction. The general case keeps an A; specialisations below use packed arithmetic for int8.

@@ -52,7 +52,7 @@
 //
 // Where the parts are (device/segmented_reduce/, one idea a file, included below in dependency order):
 //   policy.cuh           Constants: the shape constants SegmentedReducePolicy.java mirrors
-//   recipe.cuh           Recipe (input, accumulator, output, operator), Lift, Finish, mark_overflow
+//   recipe.cuh           Recipe (input, accumulator, output, operator), Finish, mark_overflow
 //   vector_fold.cuh      a 16-byte vector load and its fold (Vector16, load_vector, VectorFold)
 //   group_fold.cuh       group_fold (head | body | tail, loads in flight), group_reduce
 //   scratch.cuh          the scratch layout; overflow flag and partial slots

@@ -1,6 +1,6 @@
-// What an entry point reduces (Recipe: input, accumulator, output, operator) and the two
-// conversions at its ends: Lift (input element -> accumulator) and Finish (accumulator -> output
-// element, raising the overflow flag for 128-bit sums that do not fit a long).
+// What an entry point reduces (Recipe: input, accumulator, output, operator) and the conversion at
+// its end, Finish (accumulator -> output element, raising the overflow flag for 128-bit sums that
+// do not fit a long); the one at its start, Lift, is every reduce's (ops.cuh).
 #pragma once
 #include "../../ops.cuh"
 
@@ -14,16 +14,6 @@ struct Recipe {
     using A = A_;
     using Out = Out_;
     using Op = Op_;
-};
-
-/** An input element as an accumulator: a conversion, or (key, index within the row) for ArgMin/Max. */
-template <typename T, typename A>
-struct Lift {
-    static __device__ __forceinline__ A apply(T x, long long) { return (A)x; }
-};
-template <typename T>
-struct Lift<T, KeyIndex<T>> {
-    static __device__ __forceinline__ KeyIndex<T> apply(T x, long long index) { return {x, index}; }
 };
 
 /** Records that result `which` overflowed; the flag keeps the smallest such index. */
