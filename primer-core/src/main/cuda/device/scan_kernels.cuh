@@ -169,6 +169,13 @@ struct WarpTotalsStorage {
  * reads its chunks twice (once for its totals, once after the look-back, to write the outputs,
  * redoing the same few combinations). A block holds few registers while it waits for its prefix,
  * so more blocks fit on an SM, and more tiles' loads are in flight while others look back.
+ *
+ * Why one function of lambdas, not an agent struct with a member function per step (CUB's shape):
+ * tried 2026-11-23, the same statements as members of an agent compiled to other PTX (nvcc 13.0;
+ * e.g. the staging's shared addresses went through 64-bit arithmetic), and segmented int32 sums,
+ * products and bitwise scans by flags spilled 32-56 bytes at their 5 blocks per SM (float64 sums
+ * and products by offsets 4), which the build rejects. Keep the lambdas until a form compiles to
+ * the same PTX (compare `nvcc -ptx` output with register numbers masked).
  */
 template <int BLOCK_THREADS, int ROWS, typename InT, typename OutT, typename Op, typename Heads>
 __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long n, long long tile_count,
