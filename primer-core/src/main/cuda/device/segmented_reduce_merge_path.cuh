@@ -190,7 +190,7 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
         const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
         const bool first_continues = first_start < j0;  // read after the scan: no register held across it
         if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
-        else results[first_closed] = Finish<A, Out>::apply(value, i0 + first_closed, overflow_flag(scratch));
+        else results[first_closed] = finish<Rc>(value, i0 + first_closed, overflow_flag(scratch));
     }
     if (threadIdx.x == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
 }
@@ -279,7 +279,7 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     for (int step = 0; step < ITEMS; ++step) {
         if (step < count) {
             if (end <= jb) {  // close segment i0 + ia
-                if (closed) tile_out[ia] = Finish<A, Out>::apply(acc, i0 + ia, flag);
+                if (closed) tile_out[ia] = finish<Rc>(acc, i0 + ia, flag);
                 else first_partial = acc;
                 closed = true;
                 acc = Op::identity();
@@ -372,7 +372,7 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
         acc = warp_reduce_ordered(acc, op);
         if (lane == 0) {
             acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t));
-            out[s] = Finish<A, Out>::apply(acc, s, overflow_flag(scratch));
+            out[s] = finish<Rc>(acc, s, overflow_flag(scratch));
         }
     }
     if (lane == 0) {
@@ -391,7 +391,7 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
         acc = block_reduce_ordered<BLOCK>(acc, op);
         if (threadIdx.x == 0) {
             acc = op(acc, *merge_path_first_slot<A>(scratch, tiles, t_w));
-            out[long_segment[w]] = Finish<A, Out>::apply(acc, long_segment[w], overflow_flag(scratch));
+            out[long_segment[w]] = finish<Rc>(acc, long_segment[w], overflow_flag(scratch));
         }
     }
 }

@@ -101,7 +101,7 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
         for (int r = 0; r < R; ++r) {
             acc[r] = group_reduce(acc[r], log2_lanes, op);
             if (lane_in_group == 0 && row[r] < rows) {
-                out[row[r]] = Finish<A, typename Rc::Out>::apply(acc[r], row[r], overflow_flag(scratch));
+                out[row[r]] = finish<Rc>(acc[r], row[r], overflow_flag(scratch));
             }
         }
     }
@@ -122,7 +122,7 @@ __device__ __forceinline__ void rows_warp(const typename Rc::T* __restrict__ in,
         A acc[1] = {Rc::Op::identity()};
         group_fold<32, U, 1, long long, Rc>(base, length, index_offset, lane, acc);
         acc[0] = warp_reduce(acc[0], op);
-        if (lane == 0) out[row] = Finish<A, typename Rc::Out>::apply(acc[0], row, overflow_flag(scratch));
+        if (lane == 0) out[row] = finish<Rc>(acc[0], row, overflow_flag(scratch));
     }
 }
 
@@ -160,7 +160,7 @@ __device__ __forceinline__ void rows_chunk(const typename Rc::T* __restrict__ in
         group_fold<BLOCK, U, 1, long long, Rc>(base, length, index_offset, threadIdx.x, acc);
         const A total = block_reduce<BLOCK>(acc[0], op);
         if (threadIdx.x == 0) {
-            if (chunks == 1) out[row] = Finish<A, typename Rc::Out>::apply(total, row, overflow_flag(scratch));
+            if (chunks == 1) out[row] = finish<Rc>(total, row, overflow_flag(scratch));
             else *partial_slot<A>(scratch, w) = total;
         }
     }
@@ -178,7 +178,7 @@ __device__ __forceinline__ void rows_combine(long long rows, long long chunks, t
         A acc = Rc::Op::identity();
         for (long long c = lane; c < chunks; c += 32) acc = op(acc, *partial_slot<A>(scratch, row * chunks + c));
         acc = warp_reduce(acc, op);
-        if (lane == 0) out[row] = Finish<A, typename Rc::Out>::apply(acc, row, overflow_flag(scratch));
+        if (lane == 0) out[row] = finish<Rc>(acc, row, overflow_flag(scratch));
     }
 }
 

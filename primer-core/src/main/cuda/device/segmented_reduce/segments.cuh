@@ -50,7 +50,7 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
     unsigned long long* flag = overflow_flag(scratch);
 
     // Short: this lane alone.
-    if (w.valid && length <= Constants::SHORT_SEGMENT) out[s] = Finish<A, Out>::apply(lane_fold<Rc>(in, w.start, (int)length), s, flag);
+    if (w.valid && length <= Constants::SHORT_SEGMENT) out[s] = finish<Rc>(lane_fold<Rc>(in, w.start, (int)length), s, flag);
 
     // Medium: the whole warp, two segments at a time.
     unsigned medium = __ballot_sync(FULL, w.valid && length > Constants::SHORT_SEGMENT && length <= w.chunk_length);
@@ -71,8 +71,8 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
         acc[0] = warp_reduce(acc[0], op);
         acc[1] = warp_reduce(acc[1], op);
         if (lane == 0) {
-            out[first_segment + a] = Finish<A, Out>::apply(acc[0], first_segment + a, flag);
-            if (two) out[first_segment + b] = Finish<A, Out>::apply(acc[1], first_segment + b, flag);
+            out[first_segment + a] = finish<Rc>(acc[0], first_segment + a, flag);
+            if (two) out[first_segment + b] = finish<Rc>(acc[1], first_segment + b, flag);
         }
     }
 
@@ -105,7 +105,7 @@ __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__
                 *partial_slot<A>(scratch, item.slot) = total;
             } else {
                 const long long s = -1 - item.slot;
-                out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+                out[s] = finish<Rc>(total, s, overflow_flag(scratch));
             }
         }
     }
@@ -151,7 +151,7 @@ __device__ __forceinline__ void segments_combine(Starts starts, long long nseg, 
             for (long long k = threadIdx.x; k < items; k += BLOCK) acc = op(acc, partial(k));
             total = block_reduce<BLOCK>(acc, op);
         }
-        if (threadIdx.x == 0) out[s] = Finish<A, typename Rc::Out>::apply(total, s, overflow_flag(scratch));
+        if (threadIdx.x == 0) out[s] = finish<Rc>(total, s, overflow_flag(scratch));
     }
 }
 

@@ -56,8 +56,10 @@ public final class CustomOp {
         if (!NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("name must be an identifier of letters, digits and _ (up to 41): '" + name + "'");
         }
-        if (cudaExpression.isBlank() || cudaExpression.contains(";") || cudaExpression.contains("{") || cudaExpression.contains("#")) {
-            throw new IllegalArgumentException("cudaExpression must be one C++ expression of a and b (no ';', '{' or '#'): '"
+        // A comment would swallow the source around the expression on the GPU while the CPU ran the lambda.
+        if (cudaExpression.isBlank() || cudaExpression.contains(";") || cudaExpression.contains("{") || cudaExpression.contains("#")
+                || cudaExpression.contains("//") || cudaExpression.contains("/*")) {
+            throw new IllegalArgumentException("cudaExpression must be one C++ expression of a and b (no ';', '{', '#' or comment): '"
                     + cudaExpression + "'");
         }
         this.name = name;

@@ -96,8 +96,17 @@ public abstract sealed class DeviceArray implements AutoCloseable
 
     /** Throws IllegalStateException naming this array when it is closed. */
     public final void requireOpen() {
-        if (isClosed()) throw new IllegalStateException("this " + getClass().getSimpleName() + " (" + length
-                + " elements) is closed" + (cleanable == null && memory.freed.get() ? " (its owner was closed)" : ""));
+        if (isClosed()) throw new IllegalStateException(closedMessage("this "));
+    }
+
+    /** As {@link #requireOpen()}, the message starting with the argument's name ("out: this IntArray ... is closed"). */
+    final void requireOpen(String argument) {
+        if (isClosed()) throw new IllegalStateException(closedMessage(argument + ": this "));
+    }
+
+    private String closedMessage(String prefix) {
+        return prefix + getClass().getSimpleName() + " (" + length + " elements) is closed"
+                + (cleanable == null && memory.freed.get() ? " (its owner was closed)" : "");
     }
 
     final long offsetBytes() { return offsetBytes; }

@@ -78,8 +78,15 @@ public final class Primer implements AutoCloseable {
 
     public String description() { return backend.description(); }
 
-    /** The backend, for code that extends Primer (ladders, benchmarks). */
-    public Backend backend() { return backend; }
+    /**
+     * The backend, for code that extends Primer (ladders, benchmarks). Its primitives take arrays as
+     * they are: the GPU backend checks their lengths, not what Primer's own methods check (ownership,
+     * types, overlaps, operators).
+     */
+    public Backend backend() {
+        requireOpen();
+        return backend;
+    }
 
     // ---------------------------------------------------------------- arrays
 
@@ -115,6 +122,7 @@ public final class Primer implements AutoCloseable {
 
     /** Uploads {@code length} elements of {@code type} from host memory (heap or native). */
     public DeviceArray upload(DType type, MemorySegment src, long length) {
+        requireOpen();
         Objects.requireNonNull(src, "src");
         Objects.requireNonNull(type, "type");
         if (src.byteSize() < byteLength(type, length)) {  // before allocating what would be thrown away
@@ -139,6 +147,7 @@ public final class Primer implements AutoCloseable {
 
     /** Reads a .npy file (any shape, C order) into a flat array of its dtype. */
     public DeviceArray load(Path npyFile) throws IOException {
+        requireOpen();  // before reading the file
         Objects.requireNonNull(npyFile, "npyFile");
         try (Arena arena = Arena.ofConfined()) {
             NpyArray npy = Npy.read(npyFile, arena);
@@ -148,15 +157,22 @@ public final class Primer implements AutoCloseable {
 
     /** Writes an array as a 1-d .npy file. */
     public void save(Path npyFile, DeviceArray array) throws IOException {
-        save(npyFile, array, new long[] {array.length()});
+        save(npyFile, own(array, "array"), new long[] {array.length()});
     }
 
     /** Writes an array as a .npy file of the given shape (whose product must be the length). */
     public void save(Path npyFile, DeviceArray array, long[] shape) throws IOException {
         Objects.requireNonNull(npyFile, "npyFile");
         own(array, "array");
+        Objects.requireNonNull(shape, "shape");
         long product = 1;
-        for (long d : shape) product = Math.multiplyExact(product, d);
+        for (long d : shape) {  // all before any copy
+            if (d < 0) throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " has a negative dimension");
+            if (d != 0 && product > Long.MAX_VALUE / d) {
+                throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " holds more than 2^63 elements");
+            }
+            product *= d;
+        }
         if (product != array.length()) {
             throw new IllegalArgumentException("shape " + java.util.Arrays.toString(shape) + " holds " + product
                     + " elements; the array has " + array.length());
@@ -515,7 +531,7 @@ public final class Primer implements AutoCloseable {
     private <A extends DeviceArray> A own(A a, String name) {
         requireOpen();
         Objects.requireNonNull(a, name);
-        a.requireOpen();
+        a.requireOpen(name);
         if (a.backendImpl() != backend) {
             throw new IllegalArgumentException(name + " belongs to another Primer (" + a.backend() + "); copy it over first");
         }

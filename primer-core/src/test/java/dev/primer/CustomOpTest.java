@@ -137,6 +137,8 @@ class CustomOpTest {
     void badDefinitionsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("bad name", "a+b", 0, Integer::sum));
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("inject", "a; } evil() {", 0, Integer::sum));
+        assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("comment", "max(a, b) // larger", 0, Math::max));
+        assertThrows(IllegalArgumentException.class, () -> CustomOp.ofInt("comment", "a /* or b */ + b", 0, Integer::sum));
         assertThrows(NullPointerException.class, () -> CustomOp.ofInt("x", null, 0, Integer::sum));
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofByte("bad name", "a+b", (byte) 0, (a, b) -> a));
         assertThrows(IllegalArgumentException.class, () -> CustomOp.ofByte("inject", "a; } evil() {", (byte) 0, (a, b) -> a));

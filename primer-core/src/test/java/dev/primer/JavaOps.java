@@ -21,6 +21,23 @@ public final class JavaOps {
         };
     }
 
+    /** The identity of op over an integer type, as a long (sign-extended), spelled out here. */
+    public static long identity(Op op, DType type) {
+        long max = switch (type) {
+            case BYTE -> Byte.MAX_VALUE;
+            case INT -> Integer.MAX_VALUE;
+            case LONG -> Long.MAX_VALUE;
+            default -> throw new IllegalArgumentException("type: " + type + " is not an integer type");
+        };
+        return switch (op) {
+            case SUM, OR, XOR -> 0;
+            case PROD -> 1;
+            case MIN -> max;
+            case MAX -> -max - 1;
+            case AND -> -1;
+        };
+    }
+
     public static double apply(Op op, double a, double b) {
         return switch (op) {
             case SUM -> a + b;

@@ -75,6 +75,39 @@ class PrimerArgumentsTest {
         }
     }
 
+    /**
+     * Code that calls the backend directly (Primer.backend()) skips Primer's checks, but not the
+     * lengths: a short output is rejected by name and left as it was, on either backend (a GPU kernel
+     * would write past it); and a closed Primer gives no backend.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void theBackendRejectsShortArraysItself(BackendKind kind) {
+        Primer primer = Backends.open(kind);
+        try (primer;
+             FloatArray in = primer.upload(new float[] {1, 2, 3, 4, 5, 6, 7, 8});
+             FloatArray out = primer.upload(new float[] {9, 9});
+             ByteArray flags = primer.upload(new byte[] {1, 0});
+             ByteArray allFlags = primer.upload(new byte[8]);
+             LongArray offsets = primer.upload(new long[] {0, 2, 4, 8})) {
+            Backend backend = primer.backend();
+            List<Executable> calls = List.of(
+                    () -> backend.scan(in, out, Op.SUM, true, 0),
+                    () -> backend.segmentedScanByFlags(in, allFlags, out, Op.SUM, true, 0),
+                    () -> backend.reduceRows(in, Op.SUM, 4, 2, out),
+                    () -> backend.reduceSegments(in, Op.SUM, offsets, out));
+            for (Executable call : calls) ArgumentMessages.assertStartsWith("out", assertThrows(IllegalArgumentException.class, call));
+            ArgumentMessages.assertStartsWith("headFlags", assertThrows(IllegalArgumentException.class,
+                    () -> backend.segmentedScanByFlags(in, flags, in, Op.SUM, true, 0)));
+            ArgumentMessages.assertStartsWith("in", assertThrows(IllegalArgumentException.class,
+                    () -> backend.reduceRows(in, Op.SUM, 3, 3, in)));
+            float[] after = new float[2];
+            out.copyTo(MemorySegment.ofArray(after));
+            assertArrayEquals(new float[] {9, 9}, after);
+        }
+        assertThrows(IllegalStateException.class, primer::backend);
+    }
+
     /** The leak check can see a leak: an array a method returns counts until it is closed. */
     @ParameterizedTest
     @MethodSource("backends")
@@ -1284,10 +1317,13 @@ class PrimerArgumentsTest {
             return e;
         }
 
-        /** The call throws what {@link DeviceArray#requireOpen} throws for the call's closed array. */
+        /**
+         * The call throws what {@link DeviceArray#requireOpen} throws for the call's closed array,
+         * after the argument's name: with two arrays of one type and length, the name tells which.
+         */
         void rejectsClosed(Call c) {
             String expected = assertThrows(IllegalStateException.class, c.array()::requireOpen).getMessage();
-            assertEquals(expected, rejectsUnnamed(IllegalStateException.class, c).getMessage(), c.name());
+            assertEquals(c.argument() + ": " + expected, rejectsUnnamed(IllegalStateException.class, c).getMessage(), c.name());
         }
 
         /** The call succeeds and leaves the live count where it was. */

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 class SegmentedScanTest {
     static Iterable<BackendKind> backends() { return Backends.all().toList(); }
 
-    private static final DType[] TYPES = {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
+    private static final DType[] TYPES = {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final long[] SIZES = {0, 1, 31, 33, 4097, 300_007};  // up to ~150 tiles on the GPU
     /** A head in about this many elements: every GPU tile holds several. */
     private static final int HEAD_ONE_IN = 300;
@@ -190,6 +190,13 @@ class SegmentedScanTest {
 
     private static long apply(DType type, Op op, long a, long b) {
         return switch (type) {
+            case BYTE -> {  // Java's byte arithmetic: int, narrowed
+                int x = (byte) a, y = (byte) b;
+                yield (byte) switch (op) {
+                    case SUM -> x + y; case PROD -> x * y; case MIN -> Math.min(x, y); case MAX -> Math.max(x, y);
+                    case AND -> x & y; case OR -> x | y; case XOR -> x ^ y;
+                } & 0xFFL;
+            }
             case INT -> {
                 int x = (int) a, y = (int) b;
                 yield switch (op) {
@@ -215,7 +222,6 @@ class SegmentedScanTest {
                     default -> throw new AssertionError(op);
                 });
             }
-            case BYTE -> throw new AssertionError(type);
         };
     }
 
@@ -224,11 +230,11 @@ class SegmentedScanTest {
         MemorySegment x = arena.allocate(Math.max(1, n * type.byteSize()), 8);
         for (long i = 0; i < n; i++) {
             long v = switch (type) {
+                case BYTE -> random.nextInt(256);
                 case INT -> random.nextInt();
                 case LONG -> random.nextLong();
                 case FLOAT -> Float.floatToRawIntBits((float) floating(op, random));
                 case DOUBLE -> Double.doubleToRawLongBits(floating(op, random));
-                case BYTE -> throw new AssertionError(type);
             };
             set(type, x, i, v);
         }
@@ -246,36 +252,38 @@ class SegmentedScanTest {
 
     private static long init(DType type, Op op, SplittableRandom random) {
         return switch (type) {
+            case BYTE -> random.nextInt(256);
             case INT -> random.nextInt() & 0xFFFF_FFFFL;
             case LONG -> random.nextLong();
             case FLOAT -> Float.floatToRawIntBits(op == Op.PROD ? 2f : (float) random.nextInt(-50, 51)) & 0xFFFF_FFFFL;
             case DOUBLE -> Double.doubleToRawLongBits(op == Op.PROD ? 0.5 : random.nextInt(-50, 51));
-            case BYTE -> throw new AssertionError(type);
         };
     }
 
-    private static long asLong(DType type, long bits) { return type == DType.INT ? (int) bits : bits; }
+    private static long asLong(DType type, long bits) {
+        return type == DType.BYTE ? (byte) bits : type == DType.INT ? (int) bits : bits;
+    }
 
     private static double asDouble(DType type, long bits) {
         return type == DType.FLOAT ? Float.intBitsToFloat((int) bits) : Double.longBitsToDouble(bits);
     }
 
-    /** Element i as raw bits (int32 and float32 zero-extended); NaNs canonical, so any NaN equals any NaN. */
+    /** Element i as raw bits (int8, int32 and float32 zero-extended); NaNs canonical, so any NaN equals any NaN. */
     private static long bits(DType type, MemorySegment s, long i) {
         return switch (type) {
+            case BYTE -> s.get(ValueLayout.JAVA_BYTE, i) & 0xFFL;
             case INT -> s.getAtIndex(ValueLayout.JAVA_INT, i) & 0xFFFF_FFFFL;
             case LONG -> s.getAtIndex(ValueLayout.JAVA_LONG, i);
             case FLOAT -> Float.floatToIntBits(s.getAtIndex(ValueLayout.JAVA_FLOAT, i)) & 0xFFFF_FFFFL;
             case DOUBLE -> Double.doubleToLongBits(s.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
-            case BYTE -> throw new AssertionError(type);
         };
     }
 
     private static void set(DType type, MemorySegment s, long i, long bits) {
         switch (type) {
+            case BYTE -> s.set(ValueLayout.JAVA_BYTE, i, (byte) bits);
             case INT, FLOAT -> s.setAtIndex(ValueLayout.JAVA_INT, i, (int) bits);
             case LONG, DOUBLE -> s.setAtIndex(ValueLayout.JAVA_LONG, i, bits);
-            case BYTE -> throw new AssertionError(type);
         }
     }
 }

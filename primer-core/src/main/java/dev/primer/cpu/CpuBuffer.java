@@ -1,6 +1,7 @@
 package dev.primer.cpu;
 
 import dev.primer.Buffer;
+import dev.primer.PrimerException;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,8 +11,14 @@ final class CpuBuffer implements Buffer {
     private final Arena arena = Arena.ofShared();
     private final MemorySegment segment;
 
+    /** Throws PrimerException when the memory is not there, as the GPU's allocation does (CudaException). */
     CpuBuffer(long bytes) {
-        segment = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+        try {
+            segment = arena.allocate(Math.max(bytes, 1), 64).asSlice(0, bytes);
+        } catch (OutOfMemoryError e) {
+            arena.close();
+            throw new PrimerException("out of host memory: " + bytes + " bytes could not be allocated", e);
+        }
     }
 
     @Override public long byteSize() { return segment.byteSize(); }

@@ -17,6 +17,7 @@ public final class Cuda {
     /** Oldest driver API we call (CUDA 12.0); kernels carry SASS for sm_80+ and PTX for compute_90. */
     private static final int MIN_DRIVER_VERSION = 12000;
     private static final int MIN_COMPUTE_MAJOR = 8;
+    private static final int CUDA_ERROR_INVALID_VALUE = 1;
 
     private static final class Probe {
         static final String REASON;
@@ -136,12 +137,17 @@ public final class Cuda {
         }
     }
 
-    /** A device attribute, or 0 where this driver does not report it. */
+    /**
+     * A device attribute, or 0 where this driver does not know it (CUDA_ERROR_INVALID_VALUE, the
+     * answer to an attribute newer than the driver); any other failure throws, naming the call.
+     */
     private static int attribute(int device, int attribute) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
             int r = (int) Driver.cuDeviceGetAttribute.invokeExact(out, attribute, device);
-            return r == 0 ? out.get(JAVA_INT, 0) : 0;
+            if (r == CUDA_ERROR_INVALID_VALUE) return 0;
+            Driver.check(r, "cuDeviceGetAttribute(" + attribute + ")");
+            return out.get(JAVA_INT, 0);
         } catch (Throwable t) {
             throw Driver.rethrow(t);
         }

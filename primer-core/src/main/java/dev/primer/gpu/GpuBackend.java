@@ -78,19 +78,23 @@ public final class GpuBackend implements Backend {
     }
 
     @Override public void reduceRows(DeviceArray in, Op op, long rows, long cols, DeviceArray out) {
+        checkRows(in, rows, cols, out);
         GpuSegmentedReduce.reduceRows(ctx, in.dtype(), op, in.devicePointer(), rows, cols, out.devicePointer());
     }
 
     @Override public void reduceSegments(DeviceArray in, Op op, LongArray offsets, DeviceArray out) {
+        checkSegments(offsets, out);
         GpuSegmentedReduce.reduceSegments(ctx, in.dtype(), op, in.devicePointer(), offsets.devicePointer(),
                 offsets.length() - 1, out.devicePointer(), in.length());
     }
 
     @Override public void argExtremeRows(DeviceArray in, boolean max, long rows, long cols, LongArray out) {
+        checkRows(in, rows, cols, out);
         GpuSegmentedReduce.argExtremeRows(ctx, in.dtype(), max, in.devicePointer(), rows, cols, out.devicePointer());
     }
 
     @Override public void argExtremeSegments(DeviceArray in, boolean max, LongArray offsets, LongArray out) {
+        checkSegments(offsets, out);
         GpuSegmentedReduce.argExtremeSegments(ctx, in.dtype(), max, in.devicePointer(), offsets.devicePointer(),
                 offsets.length() - 1, out.devicePointer(), in.length());
     }
@@ -98,14 +102,18 @@ public final class GpuBackend implements Backend {
     // ---- scan ----
 
     @Override public void scan(DeviceArray in, DeviceArray out, Op op, boolean inclusive, long initBits) {
+        holds(out, in.length(), "out");
         GpuScan.scan(ctx, in.dtype(), out.dtype(), op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
     }
 
     @Override public void scanCustom(DeviceArray in, DeviceArray out, dev.primer.CustomOp op, boolean inclusive, long initBits) {
+        holds(out, in.length(), "out");
         GpuCustomScan.scan(ctx, op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
     }
 
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
+        holds(headFlags, in.length(), "headFlags");
+        holds(out, in.length(), "out");
         GpuScan.segmentedScanByFlags(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
                 out.devicePointer(), in.length());
     }
@@ -116,16 +124,20 @@ public final class GpuBackend implements Backend {
     }
 
     @Override public void reduceRowsCustom(DeviceArray in, dev.primer.CustomOp op, long rows, long cols, DeviceArray out) {
+        checkRows(in, rows, cols, out);
         GpuCustomSegmentedReduce.reduceRows(ctx, op, in.devicePointer(), rows, cols, out.devicePointer());
     }
 
     @Override public void reduceSegmentsCustom(DeviceArray in, dev.primer.CustomOp op, LongArray offsets, DeviceArray out) {
+        checkSegments(offsets, out);
         GpuCustomSegmentedReduce.reduceSegments(ctx, op, in.devicePointer(), offsets.devicePointer(), offsets.length() - 1,
                 out.devicePointer(), in.length());
     }
 
     @Override public void segmentedScanCustomByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, dev.primer.CustomOp op,
                                                      boolean inclusive, long initBits) {
+        holds(headFlags, in.length(), "headFlags");
+        holds(out, in.length(), "out");
         GpuCustomScan.segmentedScanByFlags(ctx, op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
                 out.devicePointer(), in.length());
     }
@@ -138,4 +150,29 @@ public final class GpuBackend implements Backend {
 
     /** The context is shared by every GPU Primer of this process and lives as long as it. */
     @Override public void close() { }
+
+    // ---- lengths ----
+    // Primer checks every length before it calls a backend; these checks stand for the kernels, which
+    // take raw pointers and would write past a short array, when code calls the backend directly
+    // (Primer.backend()). The CPU backend's routines check their segments' sizes themselves.
+
+    private static void holds(DeviceArray a, long count, String name) {
+        if (a.length() < count) {
+            throw new IllegalArgumentException(name + " holds " + a.length() + " elements, fewer than the " + count + " required");
+        }
+    }
+
+    private static void checkRows(DeviceArray in, long rows, long cols, DeviceArray out) {
+        if (rows < 0 || cols < 0) throw new IllegalArgumentException("rows and cols must be >= 0: " + rows + " x " + cols);
+        if (Math.multiplyHigh(rows, cols) != 0 || rows * cols < 0) {
+            throw new IllegalArgumentException("rows * cols = " + rows + " * " + cols + " overflows a long");
+        }
+        holds(in, rows * cols, "in");
+        holds(out, rows, "out");
+    }
+
+    private static void checkSegments(LongArray offsets, DeviceArray out) {
+        if (offsets.length() < 1) throw new IllegalArgumentException("offsets must hold at least one element");
+        holds(out, offsets.length() - 1, "out");
+    }
 }

@@ -113,7 +113,8 @@ public final class GpuReduce {
     /**
      * Reduces {@code n} elements of FLOAT or DOUBLE at device pointer {@code in}. FLOAT SUM and PROD
      * accumulate in double and return that double (callers round to float if they want);
-     * MIN/MAX return the element value widened. An empty input gives the operator's identity.
+     * MIN/MAX return the element value widened. An empty input gives the operator's identity. A NaN
+     * result is {@link Double#NaN} (the device's sums and products give NaNs of other bits).
      */
     public static double reduceFloating(CudaContext ctx, DType type, Op op, long in, long n) {
         checkInput(ctx, type, in, n);
@@ -125,7 +126,8 @@ public final class GpuReduce {
         op.requireSupports(type, "op");
         Kernels k = kernels(ctx);
         synchronized (k) {
-            return k.runSync(ctx, type, op.ordinal(), in, n).get(JAVA_DOUBLE, 0);
+            double r = k.runSync(ctx, type, op.ordinal(), in, n).get(JAVA_DOUBLE, 0);
+            return Double.isNaN(r) ? Double.NaN : r;
         }
     }
 

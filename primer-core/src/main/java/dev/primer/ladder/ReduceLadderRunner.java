@@ -513,7 +513,7 @@ public final class ReduceLadderRunner {
     }
 
     /** One result against the reference. */
-    private record Check(boolean ok, double error, double bound, String detail) {
+    record Check(boolean ok, double error, double bound, String detail) {
         static Check of(DType type, int bits, Reference ref, long n, double depth) {
             return type == DType.INT ? ofInt(bits, ref.intSum) : ofFloat(bits, ref.sum, ref.absSum, n, depth);
         }

@@ -50,7 +50,7 @@ class ChainedScanTest {
         for (boolean inclusive : new boolean[] {true, false}) {
             long init = CpuScanTest.randomInit(outType, op, r);
             String what = inType + "->" + outType + " " + op + (inclusive ? " inclusive" : " exclusive") + " n=" + n;
-            MemorySegment first = TestArrays.allocate(outType, n);
+            MemorySegment first = TestArrays.output(outType, n);
             CpuScan.scan(inType, outType, op, inclusive, init, in, first, n);
             if (inType.isFloatingPoint()) {
                 CpuScanTest.checkFloating(inType, op, inclusive, init, in, first, n, what);
@@ -58,7 +58,7 @@ class ChainedScanTest {
                 CpuScanTest.checkIntegral(inType, outType, op, inclusive, init, in, 0, first, 0, n, what);
             }
             for (int run = 0; run < 3; run++) {
-                MemorySegment again = TestArrays.allocate(outType, n);
+                MemorySegment again = TestArrays.output(outType, n);
                 int threads = run + 1;
                 TestArrays.inPool(threads, () -> { CpuScan.scan(inType, outType, op, inclusive, init, in, again, n); return null; });
                 assertEquals(-1, first.mismatch(again), what + ": run on " + threads + " thread(s) differs");
@@ -70,7 +70,7 @@ class ChainedScanTest {
     void concurrentScansInOnePoolRepeatBitForBit() {
         long n = 9 * CHUNK + 17;
         MemorySegment in = TestArrays.random(DType.FLOAT, Op.SUM, n, 11);
-        MemorySegment reference = TestArrays.allocate(DType.FLOAT, n);
+        MemorySegment reference = TestArrays.output(DType.FLOAT, n);
         CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, in, reference, n);
         CpuScanTest.checkFloating(DType.FLOAT, Op.SUM, true, 0, in, reference, n, "float32");
         for (int threads : new int[] {1, 2, 3}) {
@@ -79,7 +79,7 @@ class ChainedScanTest {
             try {
                 List<ForkJoinTask<?>> tasks = new ArrayList<>();
                 for (int k = 0; k < outs.length; k++) {
-                    MemorySegment out = outs[k] = TestArrays.allocate(DType.FLOAT, n);
+                    MemorySegment out = outs[k] = TestArrays.output(DType.FLOAT, n);
                     tasks.add(pool.submit(() -> CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, in, out, n)));
                 }
                 for (ForkJoinTask<?> task : tasks) task.join();
@@ -94,7 +94,7 @@ class ChainedScanTest {
     void inPlaceChainedScanEqualsOutOfPlace() {
         long n = 4 * CHUNK + 3;
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
-            MemorySegment in = TestArrays.random(type, Op.SUM, n, 5), out = TestArrays.allocate(type, n);
+            MemorySegment in = TestArrays.random(type, Op.SUM, n, 5), out = TestArrays.output(type, n);
             CpuScan.scan(type, type, Op.SUM, true, 0, in, out, n);
             MemorySegment inPlace = TestArrays.copy(in);
             CpuScan.scan(type, type, Op.SUM, true, 0, inPlace, inPlace, n);
@@ -110,7 +110,7 @@ class ChainedScanTest {
     void oversubscribedInPlaceScansRepeatBitForBit() {
         long n = 24 * CHUNK + 3;
         for (DType type : new DType[] {DType.FLOAT, DType.INT}) {
-            MemorySegment in = TestArrays.random(type, Op.SUM, n, 21), reference = TestArrays.allocate(type, n);
+            MemorySegment in = TestArrays.random(type, Op.SUM, n, 21), reference = TestArrays.output(type, n);
             CpuScan.scan(type, type, Op.SUM, false, 0, in, reference, n);
             ForkJoinPool pool = new ForkJoinPool(6);
             try {

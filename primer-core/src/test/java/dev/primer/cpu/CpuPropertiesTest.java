@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.primer.DType;
+import dev.primer.JavaOps;
 import dev.primer.Op;
 
 import java.lang.foreign.MemorySegment;
@@ -23,11 +24,11 @@ class CpuPropertiesTest {
     void integerReductionsAndScansAreExact(@ForAll @Size(max = 300) int[] values, @ForAll Op op) {
         MemorySegment in = TestArrays.allocate(DType.INT, values.length);
         for (int i = 0; i < values.length; i++) in.setAtIndex(ValueLayout.JAVA_INT, i, values[i]);
-        long expected = dev.primer.Reductions.identityBits(DType.INT, op);
-        MemorySegment scanned = TestArrays.allocate(DType.INT, values.length);
-        CpuScan.scan(DType.INT, DType.INT, op, true, dev.primer.Reductions.identityBits(DType.INT, op), in, scanned, values.length);
+        long expected = JavaOps.identity(op, DType.INT);
+        MemorySegment scanned = TestArrays.output(DType.INT, values.length);
+        CpuScan.scan(DType.INT, DType.INT, op, true, expected, in, scanned, values.length);
         for (int i = 0; i < values.length; i++) {
-            expected = LaneOps.apply(op, expected, values[i]);
+            expected = JavaOps.apply(op, expected, values[i]);
             long wrapped = op == Op.SUM || op == Op.PROD ? (int) expected : expected;
             assertEquals(wrapped, scanned.getAtIndex(ValueLayout.JAVA_INT, i), "scan element " + i);
         }
@@ -38,7 +39,7 @@ class CpuPropertiesTest {
     void floatSumScanStaysWithinTheBound(@ForAll @Size(max = 500) List<@FloatRange(min = -1e6f, max = 1e6f) Float> list) {
         float[] values = new float[list.size()];
         for (int i = 0; i < values.length; i++) values[i] = list.get(i);
-        MemorySegment in = TestArrays.floats(values), out = TestArrays.allocate(DType.FLOAT, values.length);
+        MemorySegment in = TestArrays.floats(values), out = TestArrays.output(DType.FLOAT, values.length);
         CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, in, out, values.length);
         BigDecimal exact = BigDecimal.ZERO;
         double abs = 0;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.primer.DType;
+import dev.primer.JavaOps;
 import dev.primer.Op;
 import dev.primer.Reductions;
 
@@ -73,8 +74,8 @@ class CpuReduceTest {
             for (long i = 0; i < n; i++) sum = sum.add(BigInteger.valueOf(TestArrays.integral(type, in, i)));
             return sum.longValueExact();
         }
-        long r = Reductions.identityBits(type, op);
-        for (long i = 0; i < n; i++) r = LaneOps.apply(op, r, TestArrays.integral(type, in, i));
+        long r = JavaOps.identity(op, type);
+        for (long i = 0; i < n; i++) r = JavaOps.apply(op, r, TestArrays.integral(type, in, i));
         return r;
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.primer.DType;
+import dev.primer.JavaOps;
 import dev.primer.Op;
 import dev.primer.Reductions;
 
@@ -55,7 +56,7 @@ class CpuScanTest {
         MemorySegment in = TestArrays.random(inType, op, n, r.nextLong());
         for (boolean inclusive : new boolean[] {true, false}) {
             long init = randomInit(outType, op, r);
-            MemorySegment out = TestArrays.allocate(outType, n);
+            MemorySegment out = TestArrays.output(outType, n);
             CpuScan.scan(inType, outType, op, inclusive, init, in, out, n);
             String what = inType + "->" + outType + " " + op + (inclusive ? " inclusive" : " exclusive");
             if (inType.isFloatingPoint()) {
@@ -77,7 +78,7 @@ class CpuScanTest {
         long acc = narrow(outType, init);
         for (long i = 0; i < n; i++) {
             long before = acc;
-            acc = LaneOps.apply(op, acc, TestArrays.integral(inType, in, inFrom + i));
+            acc = JavaOps.apply(op, acc, TestArrays.integral(inType, in, inFrom + i));
             long expected = narrow(outType, inclusive ? acc : before);
             long actual = TestArrays.integral(outType, out, outFrom + i);
             if (expected != actual) fail(what + ": element " + i + " expected " + expected + " but was " + actual);
@@ -142,7 +143,7 @@ class CpuScanTest {
         for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
             long n = 3 * 65536 + 13;
             MemorySegment in = TestArrays.random(type, Op.SUM, n, 9);
-            MemorySegment inclusive = TestArrays.allocate(type, n), exclusive = TestArrays.allocate(type, n);
+            MemorySegment inclusive = TestArrays.output(type, n), exclusive = TestArrays.output(type, n);
             long init = type == DType.FLOAT ? Float.floatToRawIntBits(0.25f) : Double.doubleToRawLongBits(0.25);
             CpuScan.scan(type, type, Op.SUM, true, init, in, inclusive, n);
             CpuScan.scan(type, type, Op.SUM, false, init, in, exclusive, n);
@@ -175,7 +176,7 @@ class CpuScanTest {
         int n = 70000;
         MemorySegment in = TestArrays.allocate(DType.INT, n);
         for (int i = 0; i < n; i++) in.setAtIndex(ValueLayout.JAVA_INT, i, Integer.MAX_VALUE);
-        MemorySegment narrow = TestArrays.allocate(DType.INT, n), wide = TestArrays.allocate(DType.LONG, n);
+        MemorySegment narrow = TestArrays.output(DType.INT, n), wide = TestArrays.output(DType.LONG, n);
         CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, in, narrow, n);
         CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, in, wide, n);
         assertEquals((int) ((long) n * Integer.MAX_VALUE), narrow.getAtIndex(ValueLayout.JAVA_INT, n - 1));
@@ -185,10 +186,10 @@ class CpuScanTest {
     @Test
     void carriesChainAcrossWindowsOfChunks() {
         long n = 70 * 65536L + 5; // more than one window of 64 chunks
-        MemorySegment ints = TestArrays.random(DType.INT, Op.SUM, n, 4), sums = TestArrays.allocate(DType.INT, n);
+        MemorySegment ints = TestArrays.random(DType.INT, Op.SUM, n, 4), sums = TestArrays.output(DType.INT, n);
         CpuScan.scan(DType.INT, DType.INT, Op.SUM, false, 7, ints, sums, n);
         checkIntegral(DType.INT, DType.INT, Op.SUM, false, 7, ints, 0, sums, 0, n, "int32 exclusive");
-        MemorySegment floats = TestArrays.random(DType.FLOAT, Op.SUM, n, 5), out = TestArrays.allocate(DType.FLOAT, n);
+        MemorySegment floats = TestArrays.random(DType.FLOAT, Op.SUM, n, 5), out = TestArrays.output(DType.FLOAT, n);
         CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, floats, out, n);
         checkFloating(DType.FLOAT, Op.SUM, true, 0, floats, out, n, "float32 inclusive");
     }
@@ -198,7 +199,7 @@ class CpuScanTest {
         long n = 67 * 65536 + 5;
         for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
             MemorySegment in = TestArrays.random(type, Op.SUM, n, 77);
-            MemorySegment one = TestArrays.allocate(type, n), four = TestArrays.allocate(type, n), here = TestArrays.allocate(type, n);
+            MemorySegment one = TestArrays.output(type, n), four = TestArrays.output(type, n), here = TestArrays.output(type, n);
             TestArrays.inPool(1, () -> { CpuScan.scan(type, type, Op.SUM, true, 0, in, one, n); return null; });
             TestArrays.inPool(4, () -> { CpuScan.scan(type, type, Op.SUM, true, 0, in, four, n); return null; });
             CpuScan.scan(type, type, Op.SUM, true, 0, in, here, n);
@@ -231,7 +232,7 @@ class CpuScanTest {
         for (long i = 0; i < n; i++) flags.set(ValueLayout.JAVA_BYTE, i, (byte) (r.nextInt(every) == 0 ? 1 + r.nextInt(100) : 0));
         for (boolean inclusive : new boolean[] {true, false}) {
             long init = randomInit(type, op, r);
-            MemorySegment out = TestArrays.allocate(type, n);
+            MemorySegment out = TestArrays.output(type, n);
             CpuScan.segmentedScanByFlags(type, op, inclusive, init, in, flags, out, n);
             String what = type + " " + op + (inclusive ? " inclusive" : " exclusive");
             if (type.isFloatingPoint()) {
@@ -273,7 +274,7 @@ class CpuScanTest {
                 long segments = bounds.length - 1;
                 for (boolean inclusive : new boolean[] {true, false}) {
                     long init = randomInit(type, op, r);
-                    MemorySegment out = TestArrays.allocate(type, n);
+                    MemorySegment out = TestArrays.output(type, n);
                     out.fill((byte) 0x5A);
                     CpuScan.segmentedScanByOffsets(type, op, inclusive, init, in, offsets, segments, out);
                     for (int k = 0; k < segments; k++) {
@@ -305,7 +306,7 @@ class CpuScanTest {
         long n = 70_001;
         MemorySegment in = TestArrays.random(DType.INT, Op.SUM, n, 3);
         long[] bounds = {0, 3, 3, 65_540, 70_001};
-        MemorySegment out = TestArrays.allocate(DType.INT, n);
+        MemorySegment out = TestArrays.output(DType.INT, n);
         CpuScan.segmentedScanByOffsets(DType.INT, Op.SUM, false, 4, in, TestArrays.longs(bounds), 4, out);
         for (int k = 0; k < 4; k++) {
             checkIntegral(DType.INT, DType.INT, Op.SUM, false, 4, in, bounds[k], out, bounds[k], bounds[k + 1] - bounds[k], "segment " + k);

@@ -66,13 +66,13 @@ class CpuSegmentedReduceTest {
             long rows = shape[0], cols = shape[1];
             MemorySegment in = TestArrays.random(type, op, rows * cols, rows * 31 + cols);
             DType outType = CpuSegmentedReduce.outputType(type, op);
-            MemorySegment out = TestArrays.allocate(outType, rows);
+            MemorySegment out = TestArrays.output(outType, rows);
             CpuSegmentedReduce.reduceRows(type, op, in, rows, cols, out);
             for (long k = 0; k < rows; k++) {
                 assertEquals(expectedBits(type, op, in, k * cols, (k + 1) * cols), TestArrays.bits(outType, out, k),
                         type + " " + op + " " + rows + "x" + cols + " row " + k);
             }
-            MemorySegment args = TestArrays.allocate(DType.LONG, rows);
+            MemorySegment args = TestArrays.output(DType.LONG, rows);
             for (boolean max : new boolean[] {true, false}) {
                 if (op != Op.SUM) break; // once per type
                 CpuSegmentedReduce.argExtremeRows(type, max, in, rows, cols, args);
@@ -100,14 +100,14 @@ class CpuSegmentedReduceTest {
         MemorySegment offsets = TestArrays.allocate(DType.LONG, segments + 1);
         for (int k = 0; k <= segments; k++) offsets.setAtIndex(ValueLayout.JAVA_LONG, k, bounds.get(k));
         DType outType = CpuSegmentedReduce.outputType(type, op);
-        MemorySegment out = TestArrays.allocate(outType, segments);
+        MemorySegment out = TestArrays.output(outType, segments);
         CpuSegmentedReduce.reduceSegments(type, op, in, offsets, segments, out);
         for (int k = 0; k < segments; k++) {
             assertEquals(expectedBits(type, op, in, bounds.get(k), bounds.get(k + 1)), TestArrays.bits(outType, out, k),
                     type + " " + op + " segment " + k);
         }
         if (op == Op.MAX || op == Op.MIN) {
-            MemorySegment args = TestArrays.allocate(DType.LONG, segments);
+            MemorySegment args = TestArrays.output(DType.LONG, segments);
             CpuSegmentedReduce.argExtremeSegments(type, op == Op.MAX, in, offsets, segments, args);
             for (int k = 0; k < segments; k++) {
                 long from = bounds.get(k), to = bounds.get(k + 1);
@@ -172,7 +172,7 @@ class CpuSegmentedReduceTest {
         }
         long[] bounds = {3, 3, 4, 10, 11, 17, 100, 1000, 1001, n};
         long segments = bounds.length - 1;
-        MemorySegment out = TestArrays.allocate(DType.LONG, segments);
+        MemorySegment out = TestArrays.output(DType.LONG, segments);
         for (long range : new long[] {1, 6, 7, 1 << 10}) {
             CpuSegmentedReduce.reduceSegments(DType.INT, Op.SUM, in, TestArrays.longs(bounds), segments, out, range);
             for (int k = 0; k < segments; k++) {
@@ -199,7 +199,7 @@ class CpuSegmentedReduceTest {
             MemorySegment in = arena.allocate(4 * n, 64);
             in.fill((byte) 0x7f);
             long value = 0x7f7f7f7fL;
-            MemorySegment out = TestArrays.allocate(DType.LONG, 2);
+            MemorySegment out = TestArrays.output(DType.LONG, 2);
             ArithmeticException row = assertThrows(ArithmeticException.class,
                     () -> CpuSegmentedReduce.reduceRows(DType.INT, Op.SUM, in, 1, n, out));
             assertTrue(row.getMessage().startsWith("row 0: int32 sum overflows int64"), row.getMessage());
@@ -226,7 +226,7 @@ class CpuSegmentedReduceTest {
     void resultsDoNotDependOnTheThreadCount() {
         long rows = 3, cols = 5 * 65536 + 7;
         MemorySegment in = TestArrays.random(DType.FLOAT, Op.SUM, rows * cols, 1);
-        MemorySegment one = TestArrays.allocate(DType.FLOAT, rows), four = TestArrays.allocate(DType.FLOAT, rows);
+        MemorySegment one = TestArrays.output(DType.FLOAT, rows), four = TestArrays.output(DType.FLOAT, rows);
         TestArrays.inPool(1, () -> { CpuSegmentedReduce.reduceRows(DType.FLOAT, Op.SUM, in, rows, cols, one); return null; });
         TestArrays.inPool(4, () -> { CpuSegmentedReduce.reduceRows(DType.FLOAT, Op.SUM, in, rows, cols, four); return null; });
         assertEquals(-1, one.mismatch(four));

@@ -23,14 +23,33 @@ final class TestArrays {
         return Arena.ofAuto().allocate(n * type.byteSize() + 8, 64).asSlice(0, n * type.byteSize());
     }
 
+    /** The poison byte of {@link #output}: not zero, and no float or double of it is NaN. */
+    static final byte POISON = (byte) 0xA5;
+
     /**
-     * n random elements suited to {@code op}: the full range for bitwise operators and MIN/MAX;
+     * An output array poisoned with {@link #POISON} in every byte: an element the code under test
+     * forgets to write keeps a value that no check expects (zeros would pass wherever 0 is the
+     * answer: empty rows, AND, sums of nothing).
+     */
+    static MemorySegment output(DType type, long n) {
+        MemorySegment s = allocate(type, n);
+        s.fill(POISON);
+        return s;
+    }
+
+    /**
+     * n random elements suited to {@code op}: sparse bits for AND and OR ({@link #sparseBit}); the full range for MIN/MAX;
      * values near 1 for PROD, so that products stay finite; mixed magnitudes and signs for SUM.
      */
     static MemorySegment random(DType type, Op op, long n, long seed) {
         MemorySegment s = allocate(type, n);
         Random r = new Random(seed);
         for (long i = 0; i < n; i++) {
+            if (op == Op.AND || op == Op.OR) {
+                long bit = sparseBit(r, type);
+                setBits(type, s, i, op == Op.AND ? ~bit : bit);
+                continue;
+            }
             switch (type) {
                 case BYTE -> s.set(ValueLayout.JAVA_BYTE, i, (byte) r.nextInt());
                 case INT -> s.setAtIndex(ValueLayout.JAVA_INT, i, op == Op.PROD ? (r.nextInt(7) - 3) | 1 : r.nextInt());
@@ -40,6 +59,16 @@ final class TestArrays {
             }
         }
         return s;
+    }
+
+    /**
+     * Bit k with probability 2^-(k+1), or none, never the sign bit: an AND (OR) of n such operands
+     * (complemented for AND) leaves the bits above about log2(n) undecided, so results stay far from
+     * 0 and -1 and a dropped element shows. Full-range data reaches 0 (-1) within a few elements.
+     */
+    private static long sparseBit(Random r, DType type) {
+        int k = Long.numberOfTrailingZeros(r.nextLong());
+        return k < 8 * type.byteSize() - 1 ? 1L << k : 0;
     }
 
     private static double floating(Op op, Random r) {

@@ -28,7 +28,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class GpuCustomSegmentedReduceTest {
     private static final long GUARD = 8;
-    private static final byte POISON = (byte) 0xA5;
+    /** Output poison; int8 results run again under {@link #POISON2}, as a byte matches one poison once in 256. */
+    private static final byte POISON = (byte) 0xA5, POISON2 = 0x5A;
     private static final String[] ENTRIES = {GpuCustomSegmentedReduce.SEGMENTS_SMALL, GpuCustomSegmentedReduce.SEGMENTS_LONG,
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
             GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK};
@@ -149,9 +150,11 @@ class GpuCustomSegmentedReduceTest {
                 long in = inBuf + size * shift;
                 ctx.copyToDevice(in, x, size * n);
                 ctx.copyToDevice(offsetsBuf, o, 8L * offsets.length);
-                ctx.memset8(outBuf, POISON, outBytes);
-                GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n);
-                assertOutput(ctx, arena, what, op, want, segments, outBuf, outBytes);
+                for (byte poison : poisons(size)) {
+                    ctx.memset8(outBuf, poison, outBytes);
+                    GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n);
+                    assertOutput(ctx, arena, what, op, want, segments, outBuf, outBytes, poison);
+                }
             } finally {
                 ctx.free(inBuf);
                 ctx.free(offsetsBuf);
@@ -172,9 +175,11 @@ class GpuCustomSegmentedReduceTest {
             try {
                 long in = inBuf + size * shift;
                 ctx.copyToDevice(in, x, size * n);
-                ctx.memset8(outBuf, POISON, outBytes);
-                GpuCustomSegmentedReduce.reduceRows(ctx, op, in, rows, cols, outBuf + size * GUARD);
-                assertOutput(ctx, arena, what, op, want, rows, outBuf, outBytes);
+                for (byte poison : poisons(size)) {
+                    ctx.memset8(outBuf, poison, outBytes);
+                    GpuCustomSegmentedReduce.reduceRows(ctx, op, in, rows, cols, outBuf + size * GUARD);
+                    assertOutput(ctx, arena, what, op, want, rows, outBuf, outBytes, poison);
+                }
             } finally {
                 ctx.free(inBuf);
                 ctx.free(outBuf);
@@ -182,14 +187,18 @@ class GpuCustomSegmentedReduceTest {
         }
     }
 
+    private static byte[] poisons(long elementBytes) {
+        return elementBytes == 1 ? new byte[] {POISON, POISON2} : new byte[] {POISON};
+    }
+
     /** Every result the CPU's, bit for bit, and the guards on both sides untouched. */
     private static void assertOutput(CudaContext ctx, Arena arena, String what, CustomOp op, MemorySegment want, long count,
-                                     long outBuf, long outBytes) {
+                                     long outBuf, long outBytes, byte poison) {
         long size = op.type().byteSize();
         MemorySegment got = arena.allocate(outBytes, 8);
         ctx.synchronize();
         ctx.copyToHost(got, outBuf, outBytes);
-        CustomScanOps.assertGuardsUntouched(what, got, size * GUARD, size * count, POISON);
+        CustomScanOps.assertGuardsUntouched(what, got, size * GUARD, size * count, poison);
         CustomScanOps.assertSameElements(what, op.type(), want, got.asSlice(size * GUARD), count);
     }
 }

@@ -447,6 +447,32 @@ class GpuReduceTest {
 
     // ---- LONG SUM: exact in 128 bits ----
 
+    /** Whatever NaN the data holds (sign, payload), a NaN result is Double.NaN, as on the CPU (docs/semantics.md). */
+    @Test
+    void aNaNResultIsTheCanonicalNaN() {
+        int n = 100_003;
+        SplittableRandom random = new SplittableRandom(5);
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment s = arena.allocate(n * type.byteSize(), 16);
+                for (long i = 0; i < n; i++) {
+                    double v = random.nextDouble(-1, 1);
+                    if (type == DType.FLOAT) s.setAtIndex(JAVA_FLOAT, i, (float) v);
+                    else s.setAtIndex(JAVA_DOUBLE, i, v);
+                }
+                long at = 70_001;  // a negative signalling NaN with a payload
+                if (type == DType.FLOAT) s.setAtIndex(JAVA_INT, at, 0xff800123);
+                else s.setAtIndex(JAVA_LONG, at, 0xfff0000000000123L);
+                try (Device data = new Device(s)) {
+                    for (Op op : new Op[] {Op.SUM, Op.PROD, Op.MIN, Op.MAX}) {
+                        double r = GpuReduce.reduceFloating(ctx, type, op, data.at(type, 0), n);
+                        assertEquals(Double.doubleToRawLongBits(Double.NaN), Double.doubleToRawLongBits(r), type + " " + op);
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void longSumIsExactAndThrowsWhenItDoesNotFitALong() {
         assertEquals(Long.MAX_VALUE - 1, longSum(Long.MAX_VALUE, 1, -2));  // overflows on the way, not at the end
@@ -531,6 +557,34 @@ class GpuReduceTest {
             assertEquals(byteMaxAt, GpuReduce.argExtreme(ctx, DType.BYTE, true, ptr + 1, bytesN));
         } finally {
             ctx.free(ptr);
+        }
+    }
+
+    /**
+     * float32 and float64 over more than 2^31 elements (8 and 16 GiB): integer values in [-1000,
+     * 1000], so the double accumulator holds every partial sum exactly and SUM must be the exact sum;
+     * a unique maximum past 2^31, tied once later (the first wins), and a unique minimum last.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void reducesMoreThan2To31FloatingElements() {
+        long n = (1L << 31) + 5;
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            long bytes = n * type.byteSize();
+            Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
+            long ptr = ctx.allocate(bytes);
+            try {
+                long maxAt = (1L << 31) + 1;
+                long sum = fillPeriodicAndPlant(ptr, type, n, BigInputs::value, new long[] {maxAt, n - 2, n - 1},
+                        new long[] {1001, 1001, -1001});
+                assertEquals((double) sum, GpuReduce.reduceFloating(ctx, type, Op.SUM, ptr, n), type + " SUM");
+                assertEquals(1001.0, GpuReduce.reduceFloating(ctx, type, Op.MAX, ptr, n), type + " MAX");
+                assertEquals(-1001.0, GpuReduce.reduceFloating(ctx, type, Op.MIN, ptr, n), type + " MIN");
+                assertEquals(maxAt, GpuReduce.argExtreme(ctx, type, true, ptr, n), type + " ARGMAX");
+                assertEquals(n - 1, GpuReduce.argExtreme(ctx, type, false, ptr, n), type + " ARGMIN");
+            } finally {
+                ctx.free(ptr);
+            }
         }
     }
 
@@ -785,7 +839,8 @@ class GpuReduceTest {
             case BYTE -> s.setAtIndex(JAVA_BYTE, i, (byte) v);
             case INT -> s.setAtIndex(JAVA_INT, i, (int) v);
             case LONG -> s.setAtIndex(JAVA_LONG, i, v);
-            default -> throw new IllegalArgumentException(type.toString());
+            case FLOAT -> s.setAtIndex(JAVA_FLOAT, i, v);  // the tests' integers: exact below 2^24
+            case DOUBLE -> s.setAtIndex(JAVA_DOUBLE, i, v);
         }
     }
 

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 import java.util.function.LongPredicate;
+import java.util.function.LongToIntFunction;
 import java.util.regex.Pattern;
 import java.util.stream.LongStream;
 
@@ -297,6 +298,39 @@ class GpuScanTest {
                 checkScan(DType.BYTE, DType.LONG, Op.SUM, config % 2 == 0, inits[random.nextInt(inits.length)], n, inShift,
                         outShift, false, random.nextLong());
             }
+        }
+    }
+
+    /**
+     * float32 over more than 2^31 elements (16 GiB in and out): values -1, 0 and 1 at random, so the
+     * prefix sums (and the sum of any run of elements, whatever the association) are integers far
+     * below 2^24: every output must equal the exact prefix sum.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void floatSumScanBeyondTwoToThe31() {
+        long n = (1L << 31) + 3;
+        long need = 8 * n + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        LongToIntFunction unit = i -> (int) (((BigInputs.mix(i) >>> 32) * 3) >>> 32) - 1;
+        long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n);
+        try {
+            BigInputs.upload(ctx, in, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_FLOAT, j, unit.applyAsInt(start + j));
+            });
+            ctx.memset8(out, POISON, 4 * n);
+            GpuScan.scan(ctx, DType.FLOAT, DType.FLOAT, Op.SUM, true, GpuScan.identityBits(DType.FLOAT, Op.SUM), in, out, n);
+            long[] acc = {0};
+            BigInputs.download(ctx, out, n, 4, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    acc[0] += unit.applyAsInt(start + j);
+                    float got = host.getAtIndex(ValueLayout.JAVA_FLOAT, j);
+                    if (got != (float) acc[0]) fail("element " + (start + j) + ": expected " + acc[0] + ", got " + got);
+                }
+            });
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
         }
     }
 
@@ -1092,24 +1126,29 @@ class GpuScanTest {
                 boolean single = outType == DType.FLOAT;
                 double u = single ? 0x1p-24 : 0x1p-53;
                 double init = single ? Float.intBitsToFloat((int) initBits) : Double.longBitsToDouble(initBits);
-                double acc = init, abs = Math.abs(init);
+                // SUM: acc + low is the running sum compensated (Neumaier), so the reference's own rounding
+                // stays far inside the bound for float64 data too.
+                double acc = init, low = 0, abs = Math.abs(init);
                 long count = 0;
                 for (long i = 0; i < n; i++) {
                     double xi = single ? x.getAtIndex(ValueLayout.JAVA_FLOAT, i) : x.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
                     boolean head = i == 0 || (heads != null && heads[(int) i] != 0);
-                    double before = head ? init : acc, absBefore = head ? Math.abs(init) : abs;
+                    double before = head ? init : acc, lowBefore = head ? 0 : low, absBefore = head ? Math.abs(init) : abs;
                     long countBefore = head ? 0 : count;
                     if (op == Op.MIN || op == Op.MAX) {
                         // exact, in the output type
                         acc = single ? (double) (op == Op.MIN ? Math.min((float) before, (float) xi) : Math.max((float) before, (float) xi))
                                 : (op == Op.MIN ? Math.min(before, xi) : Math.max(before, xi));
+                    } else if (op == Op.SUM) {
+                        acc = before + xi;
+                        low = lowBefore + (Math.abs(before) >= Math.abs(xi) ? (before - acc) + xi : (xi - acc) + before);
                     } else {
-                        acc = op == Op.SUM ? before + xi : before * xi;
+                        acc = before * xi;
                     }
                     abs = absBefore + Math.abs(xi);
                     count = countBefore + 1;
                     double g = single ? got.getAtIndex(ValueLayout.JAVA_FLOAT, i) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
-                    double expect = inclusive ? acc : before;
+                    double expect = inclusive ? acc + low : before + lowBefore;
                     if (op == Op.MIN || op == Op.MAX) {
                         if (Double.compare(expect, g) != 0) fail(what + ": element " + i + " expected " + expect + ", got " + g);
                     } else {

@@ -199,7 +199,8 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every operator the type supports: PROD over near-1 (or odd) values, MIN, MAX and the
+     * Every operator the type supports: PROD over near-1 (or odd) values, AND and OR over sparse
+     * bits with each range's sign bit decided in its tail ({@link Host#bitwise}), MIN, MAX and the
      * arg-extremes over both ties and NaN (special) and a unique extreme planted in each row's or
      * segment's tail (planted: special data holds its extremes in its first few dozen elements, so a
      * kernel dropping a tail or later chunks would pass on it), the rest over plain values.
@@ -208,7 +209,13 @@ class GpuSegmentedReduceTest {
                                     long offsetElements, long rows, long cols, Arena arena) {
         for (Op op : Op.values()) {
             if (!op.supports(plain.type) || op == Op.MIN || op == Op.MAX) continue;
-            runAndCheck(op == Op.PROD ? product : plain, op, false, offsets, offsetElements, rows, cols, arena);
+            Host data = switch (op) {
+                case PROD -> product;
+                case AND, OR -> Host.bitwise(arena, plain.type, plain.segment.byteSize() / plain.type.byteSize(), offsets, op,
+                        new Random(31L * offsets.length + op.ordinal()));
+                default -> plain;
+            };
+            runAndCheck(data, op, false, offsets, offsetElements, rows, cols, arena);
         }
         for (Host extremes : new Host[] {special, planted}) {
             runAndCheck(extremes, Op.MIN, false, offsets, offsetElements, rows, cols, arena);
@@ -1097,6 +1104,16 @@ class GpuSegmentedReduceTest {
                         if (expected != actual) fail(what + ": result " + r + " expected " + expected + " but was " + actual);
                     } else {
                         double actual = outType == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_FLOAT, r) : got.getAtIndex(ValueLayout.JAVA_DOUBLE, r);
+                        if (Double.isNaN(actual)) {  // the canonical NaN, whatever NaN the data held
+                            long bits = outType == DType.FLOAT ? got.getAtIndex(ValueLayout.JAVA_INT, r) & 0xFFFF_FFFFL
+                                    : got.getAtIndex(ValueLayout.JAVA_LONG, r);
+                            long canonical = outType == DType.FLOAT ? Float.floatToRawIntBits(Float.NaN) & 0xFFFF_FFFFL
+                                    : Double.doubleToRawLongBits(Double.NaN);
+                            if (bits != canonical) {
+                                fail(what + ": result " + r + " is the NaN 0x" + Long.toHexString(bits) + ", not the canonical 0x"
+                                        + Long.toHexString(canonical));
+                            }
+                        }
                         data.checkFloating(op, begin, end, actual, outType, what + ": result " + r);
                     }
                 }
@@ -1166,7 +1183,7 @@ class GpuSegmentedReduceTest {
 
     /** Host data of one dtype with the Java reference of every operator. */
     private record Host(DType type, MemorySegment segment) {
-        private static final double[] SPECIAL_FLOATS = {Double.NaN, 0.0, -0.0, 1.0, -1.0, 0.5, -2.0};
+        private static final double[] SPECIAL_FLOATS = {0.0, -0.0, 1.0, -1.0, 0.5, -2.0};  // and, one in 100, a NaN (nanBits)
         /** int8 ties, and the extremes that are also MIN's and MAX's identities. */
         private static final byte[] SPECIAL_BYTES = {Byte.MIN_VALUE, -3, -2, -1, 0, 1, 2, 3, Byte.MAX_VALUE};
 
@@ -1180,16 +1197,34 @@ class GpuSegmentedReduceTest {
                     case INT -> s.setAtIndex(ValueLayout.JAVA_INT, i, special ? random.nextInt(7) - 3 : random.nextInt());
                     case LONG -> s.setAtIndex(ValueLayout.JAVA_LONG, i,
                             special ? random.nextInt(7) - 3 : random.nextLong() >> 20);  // random signs: sums stay far below 2^63
-                    case FLOAT -> s.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (special
-                            ? (random.nextInt(100) < 1 ? SPECIAL_FLOATS[0] : SPECIAL_FLOATS[1 + random.nextInt(6)])
-                            : random.nextDouble() * 2 - 1));
-                    case DOUBLE -> s.setAtIndex(ValueLayout.JAVA_DOUBLE, i, special
-                            ? (random.nextInt(100) < 1 ? SPECIAL_FLOATS[0] : SPECIAL_FLOATS[1 + random.nextInt(6)])
-                            : random.nextDouble() * 2 - 1);
+                    case FLOAT -> {
+                        if (special && random.nextInt(100) < 1) s.setAtIndex(ValueLayout.JAVA_INT, i, (int) nanBits(type, random));
+                        else s.setAtIndex(ValueLayout.JAVA_FLOAT, i, (float) (special ? SPECIAL_FLOATS[random.nextInt(6)]
+                                : random.nextDouble() * 2 - 1));
+                    }
+                    case DOUBLE -> {
+                        if (special && random.nextInt(100) < 1) s.setAtIndex(ValueLayout.JAVA_LONG, i, nanBits(type, random));
+                        else s.setAtIndex(ValueLayout.JAVA_DOUBLE, i, special ? SPECIAL_FLOATS[random.nextInt(6)]
+                                : random.nextDouble() * 2 - 1);
+                    }
                     default -> throw new IllegalArgumentException(type.toString());
                 }
             }
             return new Host(type, s);
+        }
+
+        /**
+         * A NaN of the type with a random sign and payload, quiet or signalling: results must still
+         * come out as the canonical NaN (docs/semantics.md), which a kernel keeping an input NaN's
+         * bits would not give.
+         */
+        static long nanBits(DType type, Random random) {
+            if (type == DType.FLOAT) {
+                long payload = 1 + random.nextInt(0x7fffff);
+                return (random.nextBoolean() ? 0xff800000L : 0x7f800000L) | payload;
+            }
+            long payload = 1 + (random.nextLong() >>> 13);  // 1 .. 2^51, nonzero
+            return (random.nextBoolean() ? 0xfff0000000000000L : 0x7ff0000000000000L) | payload;
         }
 
         /**
@@ -1223,6 +1258,40 @@ class GpuSegmentedReduceTest {
                 h.put(end - 1 - minBack, -1, random);
             }
             return h;
+        }
+
+        /**
+         * AND (OR) operands that keep every range's result informative: all ones (zero) but for bit k
+         * cleared (set) with probability 2^-(k+1), never the sign bit, so a long range still has high
+         * bits undecided; and in three ranges of four, one element of its last 2% with the sign bit
+         * cleared (set), which no other element of the range has. Full-range random data gives 0
+         * (AND) or -1 (OR) within a few elements, so a kernel dropping a tail would pass on it.
+         */
+        static Host bitwise(Arena arena, DType type, long n, long[] offsets, Op op, Random seed) {
+            SplittableRandom random = new SplittableRandom(seed.nextLong());
+            Host h = new Host(type, arena.allocate(type.layout(), Math.max(n, 1)));
+            int bits = 8 * type.byteSize();
+            for (long i = 0; i < n; i++) {
+                int k = Long.numberOfTrailingZeros(random.nextLong());
+                long bit = k < bits - 1 ? 1L << k : 0;
+                h.putBits(i, op == Op.AND ? ~bit : bit);
+            }
+            long sign = 1L << (bits - 1);
+            for (int s = 0; s + 1 < offsets.length; s++) {
+                long end = offsets[s + 1], length = end - offsets[s];
+                if (length < 1 || random.nextInt(4) == 0) continue;
+                long at = end - 1 - random.nextInt((int) Math.min(length, Math.max(1, length / 50)));
+                h.putBits(at, op == Op.AND ? h.asLong(at) & ~sign : h.asLong(at) | sign);
+            }
+            return h;
+        }
+
+        private void putBits(long i, long bits) {
+            switch (type) {
+                case BYTE -> segment.set(ValueLayout.JAVA_BYTE, i, (byte) bits);
+                case INT -> segment.setAtIndex(ValueLayout.JAVA_INT, i, (int) bits);
+                default -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, bits);
+            }
         }
 
         /** Sets element i to a value of the ordinary range (side 0), above it (1) or below it (-1). */

@@ -106,6 +106,25 @@ class NpyTest {
         }
     }
 
+    /** Primer.save checks the shape, naming it, before it copies anything; a closed Primer loads nothing. */
+    @Test
+    void badShapesAndAClosedPrimerAreRejectedFirst() throws IOException {
+        Path file = dir.resolve("shape.npy");
+        dev.primer.Primer primer = dev.primer.Primer.open(dev.primer.BackendKind.CPU);
+        try (primer; dev.primer.IntArray a = primer.upload(new int[] {1, 2, 3, 4})) {
+            for (long[] shape : new long[][] {{-1, -4}, {Long.MAX_VALUE, 2}, {3}, {2, 3}}) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> primer.save(file, a, shape));
+                assertTrue(e.getMessage().startsWith("shape "), e.getMessage());
+            }
+            NullPointerException e = assertThrows(NullPointerException.class, () -> primer.save(file, a, null));
+            assertTrue(e.getMessage().contains("shape"), e.getMessage());
+            assertFalse(Files.exists(file));
+            primer.save(file, a, new long[] {2, 2});
+        }
+        assertThrows(IllegalStateException.class, () -> primer.load(dir.resolve("missing.npy")));
+        assertThrows(IllegalStateException.class, () -> primer.load(file));
+    }
+
     @Test
     void zeroDimensionalScalar() throws IOException {
         Path file = dir.resolve("scalar.npy");

@@ -1,6 +1,7 @@
 package dev.primer.ladder;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -9,8 +10,12 @@ import dev.primer.DType;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -45,6 +50,50 @@ class ReduceLadderTest {
         assertEquals(ReduceLadder.BATCHED_V2, ReduceLadder.parse("batched_v2"));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ReduceLadder.parse("K8"));
         assertTrue(e.getMessage().contains("K7") && e.getMessage().contains("WARP_PARTIALS"), e.getMessage());
+    }
+
+    /**
+     * The check every step's "verified" rests on (ReduceLadderRunner.Check): int32 exact, float32
+     * within the bound of a tree of the given depth, and neither passes a sum that lost an element.
+     */
+    @Test
+    void verifierAcceptsTheRightSumsAndFindsAMissingElement() {
+        int n = 65_537;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ints = arena.allocate(4L * n), floats = arena.allocate(4L * n);
+            SplittableRandom random = new SplittableRandom(11);
+            int intSum = 0;
+            float[] x = new float[n];
+            int largest = 0;
+            for (int i = 0; i < n; i++) {
+                int v = random.nextInt();
+                ints.setAtIndex(ValueLayout.JAVA_INT, i, v);
+                intSum += v;  // wraps, as int32 on the GPU
+                x[i] = (float) random.nextDouble(-1000, 1000);
+                floats.setAtIndex(ValueLayout.JAVA_FLOAT, i, x[i]);
+                if (Math.abs(x[i]) > Math.abs(x[largest])) largest = i;
+            }
+            var intRef = ReduceLadderRunner.Reference.of(ints, DType.INT, n);
+            var floatRef = ReduceLadderRunner.Reference.of(floats, DType.FLOAT, n);
+            double depth = 18;  // a pairwise tree over 65,537 elements: 17 levels, and one for the odd one
+            assertTrue(ReduceLadderRunner.Check.of(DType.INT, intSum, intRef, n, depth).ok());
+            int withoutOne = intSum - ints.getAtIndex(ValueLayout.JAVA_INT, n - 1);
+            assertFalse(ReduceLadderRunner.Check.of(DType.INT, withoutOne, intRef, n, depth).ok());
+
+            float tree = pairwiseSum(x, 0, n);
+            var right = ReduceLadderRunner.Check.of(DType.FLOAT, Float.floatToRawIntBits(tree), floatRef, n, depth);
+            assertTrue(right.ok(), right.detail());
+            float missing = tree - x[largest];  // |x[largest]| is near 1000, the bound near 30
+            var wrong = ReduceLadderRunner.Check.of(DType.FLOAT, Float.floatToRawIntBits(missing), floatRef, n, depth);
+            assertFalse(wrong.ok(), wrong.detail());
+            assertFalse(ReduceLadderRunner.Check.of(DType.FLOAT, Float.floatToRawIntBits(Float.NaN), floatRef, n, depth).ok());
+        }
+    }
+
+    private static float pairwiseSum(float[] x, int from, int to) {
+        if (to - from == 1) return x[from];
+        int mid = (from + to) >>> 1;
+        return pairwiseSum(x, from, mid) + pairwiseSum(x, mid, to);
     }
 
     @Test
