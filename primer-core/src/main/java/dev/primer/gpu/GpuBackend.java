@@ -162,17 +162,16 @@ public final class GpuBackend implements Backend {
         }
     }
 
+    /** Negative or overflowing shapes are left to GpuSegmentedReduce.checkRows, which names them. */
     private static void checkRows(DeviceArray in, long rows, long cols, DeviceArray out) {
-        if (rows < 0 || cols < 0) throw new IllegalArgumentException("rows and cols must be >= 0: " + rows + " x " + cols);
-        if (Math.multiplyHigh(rows, cols) != 0 || rows * cols < 0) {
-            throw new IllegalArgumentException("rows * cols = " + rows + " * " + cols + " overflows a long");
+        if (rows > 0 && cols > in.length() / rows) {  // rows * cols > in.length(), without the product
+            throw new IllegalArgumentException("in holds " + in.length() + " elements, fewer than rows * cols = " + rows + " * " + cols);
         }
-        holds(in, rows * cols, "in");
         holds(out, rows, "out");
     }
 
+    /** An empty offsets array (segments = -1) is left to GpuSegmentedReduce, which names it. */
     private static void checkSegments(LongArray offsets, DeviceArray out) {
-        if (offsets.length() < 1) throw new IllegalArgumentException("offsets must hold at least one element");
         holds(out, offsets.length() - 1, "out");
     }
 }
