@@ -277,6 +277,8 @@ def plan(quick, dry):
             ("sum_f64", array_op, "sum", "float64", (n,)),
             ("max_f32", array_op, "max", f32, (n,)),
             ("argmax_f32", array_op, "argmax", f32, (n,)),
+            ("sum_i8", array_op, "sum", "int8", (n,)),
+            ("argmax_i8", array_op, "argmax", "int8", (n,)),
             ("sum_sync_f32_2^20", sum_sync, "sum", f32, (sync_n,)),
             ("rows_sum_f32_2048x262144", array_op, "rows_sum", f32, rows_a),
             ("rows_sum_f32_4Mx64", array_op, "rows_sum", f32, rows_b),

@@ -147,9 +147,12 @@ struct Lift<T, KeyIndex<T>> {
     static __device__ __forceinline__ KeyIndex<T> apply(T x, long long index) { return {x, index}; }
 };
 
-/** Index of the first minimum; an empty input yields index -1. */
-template <typename T> struct ArgMin {
-    static __device__ __forceinline__ KeyIndex<T> identity() { return {Limits<T>::highest(), -1}; }
+/**
+ * Index of the first extreme (MAX: the largest, else the smallest; NaN counts as the extreme, as
+ * NumPy's); an empty input yields index -1.
+ */
+template <typename T, bool MAX> struct ArgExtreme {
+    static __device__ __forceinline__ KeyIndex<T> identity() { return {MAX ? Limits<T>::lowest() : Limits<T>::highest(), -1}; }
     __device__ __forceinline__ KeyIndex<T> operator()(KeyIndex<T> a, KeyIndex<T> b) const {
         if (a.index < 0) return b;
         if (b.index < 0) return a;
@@ -158,27 +161,13 @@ template <typename T> struct ArgMin {
             if (a_nan && b_nan) return a.index <= b.index ? a : b;
             return a_nan ? a : b;
         }
-        if (java_less(b.key, a.key)) return b;
-        if (java_less(a.key, b.key)) return a;
+        if (MAX ? java_less(a.key, b.key) : java_less(b.key, a.key)) return b;  // b is more extreme
+        if (MAX ? java_less(b.key, a.key) : java_less(a.key, b.key)) return a;
         return a.index <= b.index ? a : b;
     }
 };
-/** Index of the first maximum; an empty input yields index -1. */
-template <typename T> struct ArgMax {
-    static __device__ __forceinline__ KeyIndex<T> identity() { return {Limits<T>::lowest(), -1}; }
-    __device__ __forceinline__ KeyIndex<T> operator()(KeyIndex<T> a, KeyIndex<T> b) const {
-        if (a.index < 0) return b;
-        if (b.index < 0) return a;
-        bool a_nan = is_nan(a.key), b_nan = is_nan(b.key);
-        if (a_nan || b_nan) {
-            if (a_nan && b_nan) return a.index <= b.index ? a : b;
-            return a_nan ? a : b;
-        }
-        if (java_less(a.key, b.key)) return b;
-        if (java_less(b.key, a.key)) return a;
-        return a.index <= b.index ? a : b;
-    }
-};
+template <typename T> struct ArgMin : ArgExtreme<T, false> {};
+template <typename T> struct ArgMax : ArgExtreme<T, true> {};
 
 /**
  * A value and whether a segment starts (a head) within the span it covers, and the operator that

@@ -53,35 +53,21 @@ __device__ __forceinline__ OpValue<Op> warp_fold_elements(const T* in, long long
     return total;
 }
 
-/**
- * A loaded vector as a lane holds it: its elements; int8 as its four words, the bytes shifted out
- * where they are folded (vector_item). Copied into sixteen chars at the load, the two tiles in
- * flight held 128 registers, and an int8 operator's segmented kernels spilled over 400 bytes.
- */
-template <typename T> struct LaneVector { using type = Vec16<T>; };
-template <> struct LaneVector<signed char> { using type = uint4; };
-
-template <typename T>
-__device__ __forceinline__ Vec16<T> load_lane_vector(const Vec16<T>* p, Vec16<T>*) { return load_vector(p); }
-template <typename T>
-__device__ __forceinline__ uint4 load_lane_vector(const Vec16<T>* p, uint4*) { return __ldg(reinterpret_cast<const uint4*>(p)); }
-
-/** Element k (a constant) of a held vector, as the operator's type A. */
+/** Element k (a constant) of a held vector, as the operator's type A; int8 from its words. */
 template <typename A, typename T>
 __device__ __forceinline__ A vector_item(const Vec16<T>& v, int k) { return (A)v.item[k]; }
 template <typename A>
-__device__ __forceinline__ A vector_item(const uint4& raw, int k) {
-    const unsigned word = k < 4 ? raw.x : k < 8 ? raw.y : k < 12 ? raw.z : raw.w;
-    return (A)(signed char)(word >> (8 * (k % 4)));
+__device__ __forceinline__ A vector_item(const Vec16<int8_t>& v, int k) {
+    return (A)(int8_t)(v.word[k / 4] >> (8 * (k % 4)));
 }
 
 /** This lane's VECS consecutive vectors of the warp tile at vector v (those before `end`). All 32 lanes call. */
-template <int VECS, typename T, typename H>
-__device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long long v, long long end, H (&dst)[VECS]) {
+template <int VECS, typename T>
+__device__ __forceinline__ void load_lane_vectors(const Vec16<T>* body, long long v, long long end, Vec16<T> (&dst)[VECS]) {
     const long long mine = v + (long long)(threadIdx.x & 31) * VECS;
 #pragma unroll
     for (int u = 0; u < VECS; ++u) {
-        if (mine + u < end) dst[u] = load_lane_vector(body + mine + u, (H*)nullptr);
+        if (mine + u < end) dst[u] = load_vector(body + mine + u);
     }
 }
 
@@ -100,7 +86,7 @@ __device__ __forceinline__ OpValue<Op> warp_fold_vectors_ordered(const Vec16<T>*
     using A = OpValue<Op>;
     constexpr int WARP_TILE_VECS = 32 * VECS;
     const int lane = threadIdx.x & 31;
-    typename LaneVector<T>::type items[VECS], next[VECS];
+    V items[VECS], next[VECS];
     if (begin < end) load_lane_vectors<VECS>(body, begin, end, items);
     A warp_total = Op::identity();
     for (long long v = begin; v < end; v += WARP_TILE_VECS) {

@@ -29,6 +29,7 @@
 #include "../warp/warp_reduce.cuh"
 #include "../block/block_reduce.cuh"
 #include "../thread/packed_int8.cuh"
+#include "../thread/vector16.cuh"
 
 namespace primer {
 
@@ -41,22 +42,6 @@ struct ReducePolicyConstants {
     static constexpr int SHARE_ALIGN_VECS = 32;  // block shares start on 512-byte boundaries
     static constexpr int SCRATCH_HEADER_BYTES = 16;
 };
-
-/** 16 bytes of T: what one vector load brings. */
-template <typename T>
-struct alignas(16) Vec16 {
-    static constexpr int ITEMS = 16 / (int)sizeof(T);
-    T item[ITEMS];
-};
-
-template <typename T>
-__device__ __forceinline__ Vec16<T> load_vector(const Vec16<T>* p) {
-    // Plain read-only loads: L2 prefetch hints (.L2::256B) measured 6% slower on the H200.
-    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(p));
-    Vec16<T> v;
-    __builtin_memcpy(&v, &raw, sizeof(v));
-    return v;
-}
 
 /**
  * How a thread folds its elements into a private state, finished into an A before the block
@@ -84,9 +69,7 @@ struct Int8SumFold {
     static __device__ __forceinline__ State init() { return 0; }
     static __device__ __forceinline__ State add(State s, int8_t x, long long, Op) { return s + (State)(long long)x; }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
-        unsigned words[4];
-        int8_words(v, words);
-        return s + (State)(long long)int8x16_sum(words);
+        return s + (State)(long long)int8x16_sum(v.word);
     }
     static __device__ __forceinline__ State finish(State s, Op) { return s; }
 };
@@ -100,9 +83,7 @@ struct Int8ProdFold {
     static __device__ __forceinline__ State init() { return 1; }
     static __device__ __forceinline__ State add(State s, int8_t x, long long, Op) { return s * (State)(long long)x; }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
-        unsigned words[4];
-        int8_words(v, words);
-        return s * int8x16_product(words);  // wraps mod 2^64 like Java's long
+        return s * int8x16_product(v.word);  // wraps mod 2^64 like Java's long
     }
     static __device__ __forceinline__ State finish(State s, Op) { return s; }
 };
@@ -193,9 +174,7 @@ struct ArgExtremeFold {
     }
     static __device__ __forceinline__ K vector_extreme(const Vec16<T>& v) {
         if constexpr (sizeof(T) == 1) {  // four bytes per instruction
-            unsigned w[4];
-            int8_words(v, w);
-            return int8x16_extreme<MAX>(w);
+            return int8x16_extreme<MAX>(v.word);
         } else {
             K r = Key::of(v.item[0]);
 #pragma unroll
@@ -208,9 +187,7 @@ struct ArgExtremeFold {
         if (wins(m, s.key) || s.index < 0) {
             int at = ITEMS - 1;
             if constexpr (sizeof(T) == 1) {  // four bytes per comparison
-                unsigned w[4];
-                int8_words(v, w);
-                at = int8x16_first_equal(w, (int8_t)m);
+                at = int8x16_first_equal(v.word, (int8_t)m);
             } else {
 #pragma unroll
                 for (int k = ITEMS - 2; k >= 0; --k) {
@@ -239,9 +216,7 @@ struct PackedInt8Fold {
         return P::apply(s, (P::IDENTITY & 0xffffff00u) | (unsigned)(uint8_t)x);
     }
     static __device__ __forceinline__ State add(State s, const Vec16<int8_t>& v, long long, Op) {
-        unsigned words[4];
-        int8_words(v, words);
-        return P::apply(s, int8x16_packed<Op>(words));
+        return P::apply(s, int8x16_packed<Op>(v.word));
     }
     static __device__ __forceinline__ int8_t finish(State s, Op op) { return int8x4_lanes(s, op); }
 };

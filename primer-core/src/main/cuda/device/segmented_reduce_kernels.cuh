@@ -53,7 +53,7 @@
 // Where the parts are (device/segmented_reduce/, one idea a file, included below in dependency order):
 //   policy.cuh           Constants: the shape constants SegmentedReducePolicy.java mirrors
 //   recipe.cuh           Recipe (input, accumulator, output, operator), Finish, mark_overflow
-//   vector_fold.cuh      a 16-byte vector load and its fold (Vector16, load_vector, VectorFold)
+//   vector_fold.cuh      a loaded 16-byte vector's fold (VectorFold; Vec16 and load_vector: thread/vector16.cuh)
 //   group_fold.cuh       group_fold (head | body | tail, loads in flight), group_reduce
 //   scratch.cuh          the scratch layout; overflow flag and partial slots
 //   rows.cuh             rows_group, rows_warp, rows_chunk, rows_combine (with their measurements)

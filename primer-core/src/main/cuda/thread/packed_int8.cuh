@@ -11,13 +11,6 @@
 
 namespace primer {
 
-/** A 16-byte vector of int8 as its four words. */
-template <class Vector>
-__device__ __forceinline__ void int8_words(const Vector& v, unsigned (&words)[4]) {
-    static_assert(sizeof(Vector) == 16, "a 16-byte vector");
-    __builtin_memcpy(words, &v, sizeof(words));
-}
-
 /** The exact sum of 16 int8 values: dp4a adds four signed bytes (times 1) at a time; |sum| <= 2048. */
 __device__ __forceinline__ int int8x16_sum(const unsigned (&w)[4]) {
     int sum = 0;

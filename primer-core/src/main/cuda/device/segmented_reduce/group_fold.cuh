@@ -29,7 +29,7 @@ __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R
                                            typename Rc::A (&acc)[R]) {
     using T = typename Rc::T;
     using A = typename Rc::A;
-    using V = Vector16<T>;
+    using V = Vec16<T>;
     constexpr int VEC = V::ITEMS;
     constexpr int SCALARS = (VEC - 1 + G - 1) / G;  // head (or tail) elements one thread may hold
     typename Rc::Op op;

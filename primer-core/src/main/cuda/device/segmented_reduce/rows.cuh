@@ -35,7 +35,7 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
                                            unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
-    using V = Vector16<T>;
+    using V = Vec16<T>;
     constexpr int VEC = V::ITEMS;
     typename Rc::Op op;
     const int lanes = 1 << log2_lanes;
@@ -137,7 +137,7 @@ __device__ __forceinline__ void rows_chunk(const typename Rc::T* __restrict__ in
                                            unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
-    constexpr int VEC = Vector16<T>::ITEMS;
+    constexpr int VEC = Vec16<T>::ITEMS;
     typename Rc::Op op;
     const long long work = rows * chunks;
     for (long long w = blockIdx.x; w < work; w += gridDim.x) {

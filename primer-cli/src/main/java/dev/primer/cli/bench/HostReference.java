@@ -28,13 +28,13 @@ final class HostReference {
         return m;
     }
 
-    /** Index of the first maximum float (a NaN counts as the maximum); -1 when empty. */
-    static long argMaxFloat(MemorySegment s, long n) {
+    /** Index of the first maximum (float32: a NaN counts as the maximum; or an integral type); -1 when empty. */
+    static long argMax(MemorySegment s, DType type, long n) {
         long best = -1;
-        float m = 0;
+        double m = 0;
         for (long i = 0; i < n; i++) {
-            float v = s.getAtIndex(ValueLayout.JAVA_FLOAT, i);
-            if (Float.isNaN(v)) return i;
+            double v = floating(s, type, i);
+            if (Double.isNaN(v)) return i;
             if (best < 0 || v > m) {
                 best = i;
                 m = v;

@@ -39,7 +39,9 @@ final class ReduceBench {
                 new Case("sum_i32", DType.INT, Op.SUM, 8),
                 new Case("sum_f64", DType.DOUBLE, Op.SUM, 8),
                 new Case("max_f32", DType.FLOAT, Op.MAX, 4),
-                new Case("argmax_f32", DType.FLOAT, null, 8))) {
+                new Case("argmax_f32", DType.FLOAT, null, 8),
+                new Case("sum_i8", DType.BYTE, Op.SUM, 8),          // int8 sums to int64, four bytes an instruction
+                new Case("argmax_i8", DType.BYTE, null, 8))) {
             out.add(Guard.run(s, GROUP, c.name(), c.type().toString(), String.valueOf(s.n()), () -> measure(s, GROUP, c, s.n())));
         }
         out.add(Guard.run(s, GROUP, SYNC_NAME, "float32", String.valueOf(s.syncN()), () -> sync(s)));
@@ -88,11 +90,11 @@ final class ReduceBench {
     private static String verify(CudaContext ctx, Case c, long result, MemorySegment host, long n) {
         MemorySegment r = ctx.readback(result, 16);
         if (c.op() == null) {
-            long got = r.get(ValueLayout.JAVA_LONG, 8), want = HostReference.argMaxFloat(host, n);
+            long got = r.get(ValueLayout.JAVA_LONG, 8), want = HostReference.argMax(host, c.type(), n);
             return got == want ? "ok: index " + got + " as on the host" : "FAILED: index " + got + ", host " + want;
         }
         double want = c.op() == Op.MAX ? HostReference.maxFloat(host, n) : HostReference.sum(host, c.type(), 0, n);
-        if (c.type() == DType.INT) {
+        if (!c.type().isFloatingPoint()) {
             long got = r.get(ValueLayout.JAVA_LONG, 0);
             return got == (long) want ? "ok: exact" : String.format(Locale.ROOT, "FAILED: %d, host %.0f", got, want);
         }
