@@ -2,6 +2,7 @@ package dev.primer.gpu;
 
 import dev.primer.CustomOp;
 import dev.primer.cuda.CudaContext;
+import org.junit.jupiter.api.Assumptions;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -24,6 +25,16 @@ final class BigInputs {
 
     /** Elements per chunk moved between host and device. */
     static final long CHUNK = 1L << 26;
+
+    /**
+     * Skips the test unless the device has {@code bytes} free and 1 GiB more (the kernels' scratch,
+     * the context's own buffers).
+     */
+    static void assumeFreeMemory(CudaContext ctx, long bytes) {
+        long need = bytes + (1L << 30);
+        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need,
+                () -> "needs " + ((need + (1L << 30) - 1) >> 30) + " GiB of free device memory");
+    }
 
     /** Element i: an integer in [-1000, 1000] from the high half of {@link #mix}(i) (a multiply, not a division: 2^31 of them per pass). */
     static int value(long i) {

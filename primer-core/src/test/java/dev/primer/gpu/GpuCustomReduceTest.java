@@ -7,7 +7,6 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomReduce;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -151,7 +150,7 @@ class GpuCustomReduceTest {
     void reducesMoreThan2To31ElementsInOrder() {
         CudaContext ctx = CustomGpu.context();
         long n = (1L << 31) + 7;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 4 * n + (1L << 30), "needs 9 GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 4 * n);
         IntBinaryOperator op = (IntBinaryOperator) CustomScanOps.AFFINE16.javaOperator();
         int want = (int) CustomScanOps.AFFINE16.identityBits();
         for (long i = 0; i < n; i++) want = op.applyAsInt(want, BigInputs.affine16(i));
@@ -170,7 +169,7 @@ class GpuCustomReduceTest {
     void reducesMoreThan2To31BytesInOrder() {
         CudaContext ctx = CustomGpu.context();
         long n = (1L << 31) + 77;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > n + (1L << 30), "needs 3 GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, n);
         CustomOp.ByteBinaryOperator op = (CustomOp.ByteBinaryOperator) CustomScanOps.AFFINE4.javaOperator();
         byte want = (byte) CustomScanOps.AFFINE4.identityBits();
         for (long i = 0; i < n; i++) want = op.applyAsByte(want, (byte) BigInputs.affine4(i));

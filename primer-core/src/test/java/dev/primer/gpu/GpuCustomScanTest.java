@@ -7,7 +7,6 @@ import dev.primer.DType;
 import dev.primer.cpu.CpuCustomScan;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -142,7 +141,7 @@ class GpuCustomScanTest {
     void scansMoreThan2To31ElementsInOrder() {
         CudaContext ctx = CustomGpu.context();
         long n = (1L << 31) + 7;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 9 * n + (1L << 30), "needs 19 GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 9 * n);
         IntBinaryOperator op = (IntBinaryOperator) CustomScanOps.AFFINE16.javaOperator();
         int identity = (int) CustomScanOps.AFFINE16.identityBits(), init = (3 << 16) | 7;  // x -> 3x + 7
         LongPredicate head = i -> i == 0 || i == (1L << 31) + 1 || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
@@ -179,7 +178,7 @@ class GpuCustomScanTest {
     void scansMoreThan2To31BytesInOrder() {
         CudaContext ctx = CustomGpu.context();
         long n = (1L << 31) + 29;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > 2 * n + (1L << 30), "needs 5 GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 2 * n);
         CustomOp.ByteBinaryOperator op = (CustomOp.ByteBinaryOperator) CustomScanOps.AFFINE4.javaOperator();
         byte identity = (byte) CustomScanOps.AFFINE4.identityBits(), init = (byte) 0xB3;  // x -> 11x + 3, bit 7 set
         long[] offsets = {0, 1000, (1L << 31) - 1, (1L << 31) + 1, n - 1, n};

@@ -533,7 +533,7 @@ class GpuReduceTest {
     void reducesMoreThan2To31Elements() {
         long n = (1L << 31) + 5;
         long bytes = n * 4;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, bytes);
         long ptr = ctx.allocate(bytes);
         try {
             // Values in [-1000, 1000], then a unique maximum past 2^31, tied once later (the first wins), and a unique minimum last.
@@ -571,7 +571,7 @@ class GpuReduceTest {
         long n = (1L << 31) + 5;
         for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
             long bytes = n * type.byteSize();
-            Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
+            BigInputs.assumeFreeMemory(ctx, bytes);
             long ptr = ctx.allocate(bytes);
             try {
                 long maxAt = (1L << 31) + 1;
@@ -594,7 +594,7 @@ class GpuReduceTest {
     void reducesMoreThan2To31LongElements() {
         long n = (1L << 31) + 5;
         long bytes = n * 8;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + (bytes >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, bytes);
         long ptr = ctx.allocate(bytes);
         try {
             long big = 1L << 40, maxAt = (1L << 31) + 1;  // every element below is within 2^39 of 0
@@ -657,7 +657,7 @@ class GpuReduceTest {
         long chunk = 1L << 32;
         long n = chunk + (1L << 20) + 7;
         long bytes = n * Integer.BYTES;
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > bytes + (1L << 30), "needs " + ((bytes >> 30) + 2) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, bytes);
         try (Primer primer = Primer.open(BackendKind.GPU); IntArray a = primer.allocateInts(n)) {
             // Fits: the first 2^31 elements within 2000 below MAX_VALUE, the rest in [-1000, 1000] (varied, so an index
             // that wraps reads another value), distinct values around the chunk boundary [2^32 - 5, 2^32 + 5) and last.

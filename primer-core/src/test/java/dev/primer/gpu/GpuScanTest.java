@@ -185,8 +185,7 @@ class GpuScanTest {
     @Tag(BigInputs.TAG)
     void int32ToInt64SumBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
-        long need = n * 4 + n * 8 + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, n * 4 + n * 8);
         long in = ctx.allocate(4 * n), out = ctx.allocate(8 * n);
         try {
             BigInputs.uploadInts(ctx, in, n, BigInputs::value);
@@ -217,8 +216,7 @@ class GpuScanTest {
     @Tag(BigInputs.TAG)
     void segmentedInt32ScansBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
-        long need = 2 * 4 * n + n + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 2 * 4 * n + n);
         long firstPast = (1L << 31) + 1;
         LongPredicate head = i -> i == 0 || i == firstPast || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
         long[] device = new long[4];  // in, out, flags, offsets: each freed if it was allocated
@@ -310,8 +308,7 @@ class GpuScanTest {
     @Tag(BigInputs.TAG)
     void floatSumScanBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
-        long need = 8 * n + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 8 * n);
         LongToIntFunction unit = i -> (int) (((BigInputs.mix(i) >>> 32) * 3) >>> 32) - 1;
         long in = ctx.allocate(4 * n), out = ctx.allocate(4 * n);
         try {

@@ -679,8 +679,7 @@ class GpuSegmentedReduceTest {
     @Tag(BigInputs.TAG)
     void rowsAndSegmentsBeyondTwoToThe31(DType type) {
         long n = (1L << 31) + 5, peak = (1L << 31) + 1, cols3 = n / 3;
-        long need = type.byteSize() * n + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, type.byteSize() * n);
         long[] offsets = {0, 5, 5, (1L << 31) - 3, (1L << 31) + 2, n};
         // Every range asked for, as [begin, end): the row of n, the three rows, the segments.
         List<long[]> ranges = new ArrayList<>();
@@ -743,8 +742,7 @@ class GpuSegmentedReduceTest {
     @Tag(BigInputs.TAG)
     void int32SumsOverMoreThan2To32ElementsAreExactOrThrow() {
         long n = (1L << 32) + 3;
-        long need = 4 * n + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 4 * n);
         long in = ctx.allocate(4 * n), out = ctx.allocate(24);
         try (Arena arena = Arena.ofConfined()) {
             long[][] layouts = {{0, 1, n}, {0, 0, n}};
@@ -811,8 +809,7 @@ class GpuSegmentedReduceTest {
         }
         long[] offsets = Arrays.copyOf(grown, segments + 1);
         assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), "merge path");
-        long need = 8 * n + 16L * segments + (1L << 30);
-        Assumptions.assumeTrue(ctx.memoryInfo()[0] > need, "needs " + (need >> 30) + " GiB of free device memory");
+        BigInputs.assumeFreeMemory(ctx, 8 * n + 16L * segments);
         LongUnaryOperator value = i -> BigInputs.mix(i) >> 30;  // 34-bit signed: no segment's sum leaves a long
         long[] want = new long[segments];
         for (int k = 0; k < segments; k++) {
