@@ -292,7 +292,8 @@ def plan(quick, dry):
             ("cumsum_f64", array_op, "cumsum", "float64", (n,)),
             ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
             ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
-            ("cummax_f32", array_op, "cummax", f32, (n,))] + [
+            ("cummax_f32", array_op, "cummax", f32, (n,)),
+            ("cummax_f64", array_op, "cummax", "float64", (n,))] + [
         # Smaller sizes, where a call's fixed costs (launches, passes) weigh as much as bandwidth.
         (f"{op}_f32_2^{k}", array_op, op, f32, (2**k,)) for k in SIZES_LOG2 for op in ("sum", "cumsum")]
 

@@ -65,7 +65,8 @@ for stage in $stages; do
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
         # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets; the NaN
-        # test takes float min and max scans, plain and segmented, through their fast and exact paths.
+        # test takes float min and max scans, plain and segmented: float32 plain through its fast and
+        # exact paths, the others as integer keys.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \

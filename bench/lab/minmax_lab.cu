@@ -19,6 +19,13 @@
 // bench/results/2026-11-22-nvidia-h200-lab.md. Several NaNs with different bits in one scan: the
 // host returns the first, as a sequential Math.max does; the device's choice is unspecified
 // (docs/semantics.md), and these data happen to agree (the NaN-dense rows use one payload).
+// Float keys (step 37, device/scan/float_keys.cuh): built against headers that have them, the lab
+// adds "keys" rows, production's operators since then (scan.cu), where Max<float> and Min<float>
+// rows time the selects without any fast path (it is gone). A key scan may return another of the
+// NaNs it met than the host's first, so their outputs that are NaN are checked to be a NaN of the
+// segment so far (or the init), bit for bit, and the others bit for bit as before. Build it twice,
+// against the headers before and after (git worktree add /tmp/before <commit>):
+//   nvcc -std=c++17 -O3 -arch=sm_90 -I /tmp/before/primer-core/src/main/cuda -o .lab/minmax_before bench/lab/minmax_lab.cu
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
 // argv[1]: comma-separated parts of the row names to run, e.g. "f32,seg".
 // Design measurements; a standalone harness, not built by Maven.
@@ -26,6 +33,7 @@
 #include "lab_common.cuh"
 #include "lab_host_ops.cuh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -34,6 +42,19 @@
 #include <type_traits>
 
 using namespace primer;
+
+#if __has_include("device/scan/float_keys.cuh")
+#define HAVE_FLOAT_KEYS 1
+/** A key operator as an operator on floats, for the pairs check. */
+template <typename Keys, typename T> struct KeyedPair {
+    __device__ __forceinline__ T operator()(T a, T b) const { return Keys::value(Keys{}(Keys::key(a), Keys::key(b))); }
+};
+#endif
+template <typename Op> struct IsKeyed { static constexpr bool value = false; };
+#ifdef HAVE_FLOAT_KEYS
+template <typename T, bool MAX> struct IsKeyed<FloatKeyExtreme<T, MAX>> { static constexpr bool value = true; };
+template <typename K, typename T> struct IsKeyed<KeyedPair<K, T>> { static constexpr bool value = true; };
+#endif
 
 /** The operators before this lab. */
 template <typename T> struct BranchyMin {
@@ -88,6 +109,10 @@ template <typename T> struct IsMax<Max<T>> { static constexpr bool value = true;
 template <typename T> struct IsMax<BranchyMax<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<NaNUnsafeMax<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<SelectsMax<T>> { static constexpr bool value = true; };
+#ifdef HAVE_FLOAT_KEYS
+template <typename T> struct IsMax<FloatKeyExtreme<T, true>> { static constexpr bool value = true; };
+template <typename T> struct IsMax<KeyedPair<FloatKeyExtreme<T, true>, T>> { static constexpr bool value = true; };
+#endif
 template <typename Op, typename T> static T host_op(T a, T b) { return IsMax<Op>::value ? java_max(a, b) : java_min(a, b); }
 template <typename Op, typename T> static T host_identity() {
     if constexpr (std::is_integral<T>::value) return IsMax<Op>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
@@ -141,7 +166,9 @@ template <typename Op, typename T> static long long check_pairs(const char* name
     long long bad = 0;
     for (int i = 0; i < m * m; ++i) {
         const T want = host_op<Op, T>(v[i / m], v[i % m]);
-        if (bits_of(got[i]) != bits_of(want)) {
+        const bool either_nan = IsKeyed<Op>::value && want != want &&
+                                (bits_of(got[i]) == bits_of(v[i / m]) || bits_of(got[i]) == bits_of(v[i % m])) && got[i] != got[i];
+        if (bits_of(got[i]) != bits_of(want) && !either_nan) {
             if (bad < 5) printf("  %s(%llx, %llx) = %llx, Java gives %llx\n", name, (unsigned long long)bits_of(v[i / m]),
                                 (unsigned long long)bits_of(v[i % m]), (unsigned long long)bits_of(got[i]), (unsigned long long)bits_of(want));
             ++bad;
@@ -196,11 +223,28 @@ static long long run(const T* in, const std::vector<T>& hin, long long offset, l
     CK(cudaMemcpy(got.data(), out, n * sizeof(T), cudaMemcpyDeviceToHost));
     long long bad = 0;
     T acc = init;
+    std::vector<long long> nans;  // keyed: the NaNs of the segment so far, the init's included
+    auto restart = [&]() {
+        nans.clear();
+        if (init != init) nans.push_back(bits_of(init));
+    };
+    restart();
     for (long long i = 0; i < n; ++i) {
-        if (SEG && i > 0 && flags_host[offset + i]) acc = init;
+        if (SEG && i > 0 && flags_host[offset + i]) {
+            acc = init;
+            restart();
+        }
         const T before = acc;
+        const size_t nans_before = nans.size();
         acc = host_op<Op, T>(acc, hin[offset + i]);
-        bad += bits_of(got[i]) != bits_of(inclusive ? acc : before);
+        if (hin[offset + i] != hin[offset + i]) nans.push_back(bits_of(hin[offset + i]));
+        const T want = inclusive ? acc : before;
+        if (IsKeyed<Op>::value && want != want) {  // a NaN of the segment so far (the init's included)
+            const auto end = nans.begin() + (inclusive ? nans.size() : nans_before);
+            bad += !(got[i] != got[i] && std::find(nans.begin(), end, bits_of(got[i])) != end);
+        } else {
+            bad += bits_of(got[i]) != bits_of(want);
+        }
     }
     return bad;
 }
@@ -275,6 +319,12 @@ int main(int argc, char** argv) {
     wrong += check_pairs<BranchyMin<float>, float>("BranchyMin<float>");
     wrong += check_pairs<BranchyMax<double>, double>("BranchyMax<double>");
     wrong += check_pairs<BranchyMin<double>, double>("BranchyMin<double>");
+#ifdef HAVE_FLOAT_KEYS
+    wrong += check_pairs<KeyedPair<FloatKeyMax<float>, float>, float>("FloatKeyMax<float>");
+    wrong += check_pairs<KeyedPair<FloatKeyMin<float>, float>, float>("FloatKeyMin<float>");
+    wrong += check_pairs<KeyedPair<FloatKeyMax<double>, double>, double>("FloatKeyMax<double>");
+    wrong += check_pairs<KeyedPair<FloatKeyMin<double>, double>, double>("FloatKeyMin<double>");
+#endif
 
     const long long n = (1LL << 28) - 3, n8 = (1LL << 27) - 3;
     CK(cudaMalloc(&scratch, 16 + 128 * (n / 2048 + 16)));
@@ -301,6 +351,16 @@ int main(int argc, char** argv) {
         wrong += small_sizes<6, false, double, Min<double>>("scan f64 min", ded, ed, (double*)out);
         wrong += small_sizes<4, true, double, Max<double>>("seg f64 max", ded, ed, (double*)out);
         wrong += small_sizes<4, true, double, Min<double>>("seg f64 min", ded, ed, (double*)out);
+#ifdef HAVE_FLOAT_KEYS
+        wrong += small_sizes<6, false, float, FloatKeyMax<float>>("scan f32 max keys", def, ef, (float*)out);
+        wrong += small_sizes<6, false, float, FloatKeyMin<float>>("scan f32 min keys", def, ef, (float*)out);
+        wrong += small_sizes<4, true, float, FloatKeyMax<float>>("seg f32 max keys", def, ef, (float*)out);
+        wrong += small_sizes<4, true, float, FloatKeyMin<float>>("seg f32 min keys", def, ef, (float*)out);
+        wrong += small_sizes<6, false, double, FloatKeyMax<double>>("scan f64 max keys", ded, ed, (double*)out);
+        wrong += small_sizes<6, false, double, FloatKeyMin<double>>("scan f64 min keys", ded, ed, (double*)out);
+        wrong += small_sizes<4, true, double, FloatKeyMax<double>>("seg f64 max keys", ded, ed, (double*)out);
+        wrong += small_sizes<4, true, double, FloatKeyMin<double>>("seg f64 min keys", ded, ed, (double*)out);
+#endif
         CK(cudaFree(def));
         CK(cudaFree(ded));
         CK(cudaFree(out));
@@ -360,6 +420,22 @@ int main(int argc, char** argv) {
         wrong += timed<4, true, double, Min<double>>("seg f64 min", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<6, false, int, Max<int>>("scan i32 max", iin, hi, n, (int*)out, copy_gbs, check);
         wrong += timed<5, true, int, Max<int>>("seg i32 max", iin, hi, n, (int*)out, copy_gbs, check);
+#ifdef HAVE_FLOAT_KEYS
+        wrong += timed<6, false, float, FloatKeyMax<float>>("scan f32 max keys", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, FloatKeyMin<float>>("scan f32 min keys", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, FloatKeyMax<float>>("scan f32 max keys, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<6, false, float, FloatKeyMax<float>>("scan f32 max keys, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
+        wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, FloatKeyMax<float>>("seg f32 max keys minB 5", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<4, true, float, FloatKeyMin<float>>("seg f32 min keys", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
+        wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
+        wrong += timed<6, false, double, FloatKeyMax<double>>("scan f64 max keys", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<6, false, double, FloatKeyMin<double>>("scan f64 min keys", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, FloatKeyMax<double>>("seg f64 max keys", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<4, true, double, FloatKeyMin<double>>("seg f64 min keys", din, hd, n8, dout, copy_gbs, check);
+        wrong += timed<5, true, double, FloatKeyMax<double>>("seg f64 max keys minB 5", din, hd, n8, dout, copy_gbs, check);
+#endif
     }
     printf("%s\n", wrong ? "WRONG" : "done");
     return wrong ? 1 : 0;

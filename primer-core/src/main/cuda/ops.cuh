@@ -106,7 +106,7 @@ template <typename T> struct Max {
     static __device__ __forceinline__ T identity() { return Limits<T>::lowest(); }
     __device__ __forceinline__ T operator()(T a, T b) const { return is_nan(a) ? a : is_nan(b) ? b : larger(a, b); }
 };
-/** Min and Max for operands known not to be NaN: the bare instruction (scans' NaN fast path). */
+/** Min and Max for operands known not to be NaN: the bare instruction (plain float32 scans' NaN fast path). */
 template <typename T> struct MinOfNumbers {
     static __device__ __forceinline__ T identity() { return Limits<T>::highest(); }
     __device__ __forceinline__ T operator()(T a, T b) const { return smaller(a, b); }

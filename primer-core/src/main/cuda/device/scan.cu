@@ -39,9 +39,9 @@
 // they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
 // REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
 // max and float64 min and max (at 5 they spill 16-36 bytes), and for float32 min and max, whose
-// NaN fast path holds a fast and an exact way through (at 5 they spill 24 bytes by flags; 2^28,
-// with the NaN test a row at a time, 0.982 ms at 4 against 0.963 at 5 spilled,
-// bench/lab/minmax_lab.cu); 6 spills nearly all of them.
+// keys take a few registers more than int32 max (at 5 they spill 4 bytes on sm_90; 2^28 by
+// flags, 0.879 ms at 4 against 0.837 at 5 spilled, bench/lab/minmax_lab.cu); 6 spills nearly all
+// of them.
 // int8 (16 items a chunk, folded rather than scanned in
 // registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
 // (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64
@@ -93,8 +93,14 @@ PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5)
 PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5)
 PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5)
 PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
-PRIMER_SCAN_ALL(min, f32, float, primer::Min<float>, 6, 4)
-PRIMER_SCAN_ALL(max, f32, float, primer::Max<float>, 6, 4)
+// Float min and max (FLOAT KEYS, scan_kernels.cuh): plain float32 scans keep Java's operators (their
+// NaN fast path is faster than keys there); segmented ones, and float64, scan keys.
+PRIMER_SCAN(scan_min_f32, float, float, primer::Min<float>, 6)
+PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
+PRIMER_SEGSCAN_FLAGS(segscan_flags_min_f32, float, primer::FloatKeyMin<float>, 4)
+PRIMER_SEGSCAN_FLAGS(segscan_flags_max_f32, float, primer::FloatKeyMax<float>, 4)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_min_f32, float, primer::FloatKeyMin<float>, 4)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_max_f32, float, primer::FloatKeyMax<float>, 4)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
 PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
 PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)
@@ -104,8 +110,8 @@ PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
 PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 5)
 PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5)
-PRIMER_SCAN_ALL(min, f64, double, primer::Min<double>, 6, 4)
-PRIMER_SCAN_ALL(max, f64, double, primer::Max<double>, 6, 4)
+PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4)
+PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4)
 
 PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5)
 PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5)

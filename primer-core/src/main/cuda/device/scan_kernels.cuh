@@ -115,8 +115,24 @@
 // One segment of 2^27 8-byte or 2^28 4-byte elements, ms: float64 sums 1.003 -> 0.697, int64
 // 1.001 -> 0.729, float32 0.740 -> 0.707, int32 0.761 -> 0.715 (lab, same file).
 //
+// FLOAT KEYS (segmented float32 and float64 min and max, and plain float64 ones; scan.cu). Java's
+// min and max put NaN above (max) or below (min) every number and -0.0 below 0.0, which cost PTX's
+// max two NaN selects per step. Mapped to keys (scan/float_keys.cuh: the bits, the magnitude
+// flipped when negative, rotated so that every NaN lies past the infinities), they are one
+// unsigned integer max or min, and a key maps back to the same bits, a NaN's sign and payload
+// included. The scan lifts each element to its key as it reads a chunk and lowers each output as
+// it stores it (ScanValues); status words and the look-back carry keys. Against the NaN fast path
+// they replace (2^28 float32 or 2^27 float64, a head in about 1024, ms, bench/lab/minmax_lab.cu):
+// segmented float32 max 0.949 -> 0.879 (60% -> 65% of the copy; 0.837 at 5 blocks per SM, which
+// spills), with a NaN in every third element 1.298 -> 0.872; segmented float64 max 1.229 -> 0.875;
+// plain float64 max 0.639 -> 0.624. Plain float32 scans keep the fast path (0.565 against 0.603
+// as keys: there the two lifts and a lowering per element outweigh the NaN selects it skips).
+// One difference: where NaNs with different bits meet in a segment, keys return the one with the
+// largest (max) or smallest (min) key, not the first; docs/semantics.md leaves that open.
+//
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
-// operator_traits.cuh (what an operator allows; TileScanFor), tile_status.cuh (STATUS WORDS),
+// float_keys.cuh (Java's float order as integer keys), operator_traits.cuh (what an operator
+// allows; ScanValues; TileScanFor), tile_status.cuh (STATUS WORDS),
 // lookback.cuh (the look-back; DETERMINISM), segment_heads.cuh (where segments start: none or flags),
 // offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh (staging, the L2
 // prefetch, sector-filling stores). This file: the tile's work, device_scan.
@@ -212,8 +228,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
     const Op op{};
     const ScanOp scan_op{};
+    // Data becomes V, and V an output, by ScanValues: casts, or float keys (FLOAT KEYS above).
+    using Values = ScanValues<Op>;
     // The init arrives as bits of OutT: an int8 init is its low byte, sign-extended into V.
-    const V init = (V)scan_detail::from_bits<OutT>((unsigned long long)init_bits);
+    const V init = Values::template lift<V>(scan_detail::from_bits<OutT>((unsigned long long)init_bits));
     const long long shift = scan_shift(in);
     unsigned* tile_counter = reinterpret_cast<unsigned*>(scratch);
     const TileStatus<Acc> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
@@ -270,12 +288,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // wherever this is called, so each call compiles to one of the two. (A bool rather than an
     // operator argument: nvcc 13.0's front end crashed on the generic lambdas that took one.)
     const typename NaNFreeForm<ScanOp>::type fast_scan_op{};
-    const typename NaNFreeForm<Op>::type fast_op{};
     auto combine = [&](bool fast, Acc x, Acc y) -> Acc { return fast ? fast_scan_op(x, y) : scan_op(x, y); };
-    auto value_of = [](Acc x) -> V {
-        if constexpr (SEGMENTED) return x.value;
-        else return x;
-    };
 
     // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
     // NaN (else false). Elements past the end are the identity (they only feed outputs that are not
@@ -290,11 +303,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
             const bool is_valid = (valid >> k) & 1u;
-            const V v = is_valid ? (V)x[k] : Op::identity();
+            const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                a[k] = Acc{head ? (fast ? fast_op(init, v) : op(init, v)) : v, head ? 1 : 0};
+                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
             } else {
                 a[k] = v;
             }
@@ -314,9 +327,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             else result = k <= skip ? chunk_prefix : combine(fast, chunk_prefix, a[k - 1]);
             if constexpr (SEGMENTED) {
                 const bool head = ((row_heads(r) >> k) & 1u) && k >= skip;  // a segment starts here
-                o[k] = (OutT)(!inclusive && head ? init : result.value);
+                o[k] = Values::template lower<OutT>(!inclusive && head ? init : result.value);
             } else {
-                o[k] = (OutT)result;  // narrowing wraps mod 2^bits: Java's byte arithmetic for sums and products
+                o[k] = Values::template lower<OutT>(result);  // narrowing wraps mod 2^bits: Java's byte arithmetic for sums and products
             }
         }
         scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
@@ -340,7 +353,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // few registers: spills at 6 blocks per SM).
     auto element = [&](int r, const InT (&x)[VEC], bool check, unsigned valid, int k) -> Acc {
         const bool is_valid = !check || ((valid >> k) & 1u);
-        const V v = is_valid ? (V)x[k] : Op::identity();
+        const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
         if constexpr (SEGMENTED) {
             const bool head = is_valid && ((row_heads(r) >> k) & 1u);
             return Acc{head ? op(init, v) : v, head ? 1 : 0};
@@ -383,8 +396,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     const Acc before = running;
                     const Acc a = element(r, x, check, valid, piece * Store::PIECE + j);
                     running = scan_op(running, a);
-                    if constexpr (SEGMENTED) o[j] = (OutT)(inclusive ? running.value : a.head ? init : before.value);
-                    else o[j] = (OutT)(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
+                    if constexpr (SEGMENTED) o[j] = Values::template lower<OutT>(inclusive ? running.value : a.head ? init : before.value);
+                    else o[j] = Values::template lower<OutT>(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
                 }
             };
             if (valid == WHOLE) fold(false);  // no shuffle inside: lanes may differ here
@@ -393,40 +406,19 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
     };
 
-    // NAN FAST PATH (REDUCE_FIRST scans under Java's float min and max, NaNFreeForm). A warp that
-    // meets no NaN gets the operator's bits from the bare instruction, so it combines with that:
-    //   Plain scans reduce each warp's data with the bare instruction, noting whether they read a
-    //   NaN, and reduce again with the operator if they did. Segmented ones first test the warp's
-    //   staged data (and the init, which heads fold in) for NaN, four rows at a time, and reduce
-    //   once with whichever form that allows. (Reducing twice spilled them, 188-232 bytes; so did
-    //   the test with all eight rows unrolled, which loaded nearly all of a thread's chunks into
-    //   registers before testing one; four rows instead of one at a time: 2% faster.)
-    //   Then a warp whose data held no NaN, under a carried prefix that is not NaN, scans its rows
-    //   with the bare instruction. Plain, under a NaN prefix, every output is that NaN (a NaN on the
-    //   left is the result), so the warp stores it. Any other warp (the one holding a scan's first
-    //   NaN; segmented, any warp holding a NaN or carrying one) scans with the operator, a row at a
-    //   time (unrolled, the compiler overlapped those rows with the fast ones and spilled).
-    // Each gives the operator's bits, on every run. 2^28 float32 or 2^27 float64, ms
-    // (bench/lab/minmax_lab.cu): max 0.674 -> 0.570 (90% of the copy; 0.557 with the bare
-    // instruction alone, wrong for NaN), float64 0.863 -> 0.642. Segmented, a head in about 1024:
-    // float32 max 1.131 -> 0.964 (with the test a row at a time: 0.982, and 0.963 at 5 blocks per
-    // SM, spilling 24 bytes; 1.147 with fast rows one at a time; 0.79 with the bare instruction
-    // alone), float64 1.548 -> 1.229 (1.337 with fast rows unrolled; bound 1.107); data with a NaN
-    // in every warp pays for the exact rows' going one at a time: float32 1.140 -> 1.30.
+    // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float32 min and max, NaNFreeForm). A warp
+    // that meets no NaN gets the operator's bits from the bare instruction, so it combines with
+    // that: each warp reduces its data with the bare instruction, noting whether it read a NaN,
+    // and again with the operator if it did. Then a warp whose data held no NaN, under a carried
+    // prefix that is not NaN, scans its rows with the bare instruction; under a NaN prefix every
+    // output is that NaN (a NaN on the left is the result), so the warp stores it; the warp holding
+    // a scan's first NaN scans with the operator, a row at a time (unrolled, the compiler
+    // overlapped those rows with the fast ones and spilled). Each gives the operator's bits, on
+    // every run. 2^28 float32 max, ms (bench/lab/minmax_lab.cu): 0.674 -> 0.570 (90% of the copy;
+    // 0.557 with the bare instruction alone, wrong for NaN); as float keys (FLOAT KEYS), 0.603.
     constexpr bool NAN_FAST = NaNFreeForm<ScanOp>::CHEAPER && HOW == TileScan::REDUCE_FIRST && !FOLD;
-    constexpr int FAST_ROWS_UNROLLED = SEGMENTED && sizeof(V) == 8 ? 1 : ROWS;
+    static_assert(!NAN_FAST || !SEGMENTED, "segmented scans of float min and max scan keys");
     bool warp_nan = false;  // NAN_FAST: whether the warp's data holds a NaN (the same in every lane)
-    auto staged_data_has_nan = [&]() -> bool {
-        bool nan = false;  // staging writes zeros outside [0, n): only the data is tested
-#pragma unroll 4
-        for (int r = 0; r < ROWS; ++r) {
-            InT x[VEC];
-            scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) nan |= is_nan(x[k]);
-        }
-        return __any_sync(0xffffffffu, nan);
-    };
 
     // Each warp's total, left in shared memory. Commutative operators: each thread folds its chunks
     // (rows in any order) and the warp reduces its lanes' totals by a butterfly. The others keep
@@ -451,35 +443,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         } else {
             Acc chunk_totals[ROWS];
 #pragma unroll
-            for (int r = 0; r < ROWS; ++r) {
-                if constexpr (NAN_FAST) {
-                    Acc a[VEC];
-                    int skip;
-                    scan_chunk_with(fast, r, a, skip);
-                    chunk_totals[r] = a[VEC - 1];
-                } else {
-                    chunk_totals[r] = chunk_total(r);
-                }
-            }
-            if constexpr (NAN_FAST) {
-                if (fast) return warp_reduce_rows_ordered(chunk_totals, fast_scan_op);
-            }
+            for (int r = 0; r < ROWS; ++r) chunk_totals[r] = chunk_total(r);
             return warp_reduce_rows_ordered(chunk_totals, scan_op);
         }
     };
     auto reduce_warps = [&]() {
         bool nan = false;
-        Acc warp_total;
-        if constexpr (NAN_FAST && SEGMENTED) {
-            warp_nan = staged_data_has_nan() || is_nan(init);
+        Acc warp_total = warp_total_with(NAN_FAST, nan);
+        if constexpr (NAN_FAST) {
+            warp_nan = __any_sync(0xffffffffu, nan);
             if (warp_nan) warp_total = warp_total_with(false, nan);
-            else warp_total = warp_total_with(true, nan);
-        } else {
-            warp_total = warp_total_with(NAN_FAST, nan);
-            if constexpr (NAN_FAST) {
-                warp_nan = __any_sync(0xffffffffu, nan);
-                if (warp_nan) warp_total = warp_total_with(false, nan);
-            }
         }
         if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
@@ -527,13 +500,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 store_chunk_outputs_with(fast, r, a, skip, chunk_prefix);
                 carry = combine(fast, carry, row_total);
             };
-            if (!warp_nan && !is_nan(value_of(carry))) {
-#pragma unroll (FAST_ROWS_UNROLLED)
+            if (!warp_nan && !is_nan(carry)) {
+#pragma unroll
                 for (int r = 0; r < ROWS; ++r) scan_row(true, r);
-            } else if (!SEGMENTED && is_nan(value_of(carry))) {
+            } else if (is_nan(carry)) {
                 OutT o[VEC];
 #pragma unroll
-                for (int k = 0; k < VEC; ++k) o[k] = (OutT)value_of(carry);
+                for (int k = 0; k < VEC; ++k) o[k] = Values::template lower<OutT>(carry);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
             } else {

@@ -1,8 +1,10 @@
 // What the device scan needs to know about an operator: whether it is exact under any association,
-// commutative, one instruction, or cheaper without NaN operands; and, from that, how a tile is
-// scanned (TileScan: the THREE WAYS of ../scan_kernels.cuh).
+// commutative, one instruction or cheaper without NaN operands; how data becomes its values and
+// its values outputs (ScanValues); and, from that, how a tile is scanned (TileScan: the THREE WAYS
+// of ../scan_kernels.cuh).
 #pragma once
 #include "../../ops.cuh"
+#include "float_keys.cuh"
 
 namespace primer {
 
@@ -18,16 +20,18 @@ template <> struct WrapsExactly<Prod<long long>> { static constexpr bool value =
 
 /**
  * Whether the look-back combines each window as a tree rather than folding in order. Allowed only
- * for exactly associative operators (any association gives the same bits); worth it only where one
- * operation is expensive: Java-semantics min/max (NaN tests around the max), and segmented integer
- * sums and products (2^27 int64 sums in one segment, draft builds: 0.777 ms folded on bare values,
- * 0.723 as a tree, 0.729 in the final build; int32 and with heads no difference;
- * bench/lab/scan_heads_lab.cu). Plain integer sums, products and bitwise operators are exact too,
- * but fold as fast in order and with fewer registers.
+ * for exactly associative operators (any association gives the same bits); worth it where one
+ * operation is expensive: min and max (chosen when Java's float forms tested NaN around the max;
+ * every type's min and max, float keys included, keep it), and segmented integer sums and products
+ * (2^27 int64 sums in one segment, draft builds: 0.777 ms folded on bare values, 0.723 as a tree,
+ * 0.729 in the final build; int32 and with heads no difference; bench/lab/scan_heads_lab.cu).
+ * Plain integer sums, products and bitwise operators are exact too, but fold as fast in order and
+ * with fewer registers.
  */
 template <typename Op> struct TreeLookback { static constexpr bool value = false; };
 template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value = true; };  // a selection: exact
 template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value = true; };
+template <typename F, bool MAX> struct TreeLookback<FloatKeyExtreme<F, MAX>> { static constexpr bool value = true; };
 template <typename Op, typename T>
 struct TreeLookback<SegmentedOp<Op, T>> {
     static constexpr bool value = TreeLookback<Op>::value || WrapsExactly<Op>::value;
@@ -39,6 +43,7 @@ template <typename T> struct Commutative<Sum<T>> { static constexpr bool value =
 template <typename T> struct Commutative<Prod<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<Min<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<Max<T>> { static constexpr bool value = true; };
+template <typename F, bool MAX> struct Commutative<FloatKeyExtreme<F, MAX>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
@@ -53,8 +58,9 @@ template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool v
 
 /**
  * An operator's form for operands that are not NaN, where it is cheaper (device_scan's NAN FAST
- * PATH): Java's float min and max as the bare PTX instruction. Elsewhere the operator itself. The
- * fast path also relies on what makes these cheaper: a NaN on the left is their result.
+ * PATH, plain scans): Java's float32 min and max as the bare PTX instruction. Elsewhere the
+ * operator itself. The fast path also relies on what makes these cheaper: a NaN on the left is
+ * their result. (Segmented float scans and float64 ones scan keys instead: float_keys.cuh.)
  */
 template <typename Op> struct NaNFreeForm {
     using type = Op;
@@ -66,12 +72,21 @@ template <typename FastOp> struct CheaperWithoutNaN {
 };
 template <> struct NaNFreeForm<Min<float>> : CheaperWithoutNaN<MinOfNumbers<float>> {};
 template <> struct NaNFreeForm<Max<float>> : CheaperWithoutNaN<MaxOfNumbers<float>> {};
-template <> struct NaNFreeForm<Min<double>> : CheaperWithoutNaN<MinOfNumbers<double>> {};
-template <> struct NaNFreeForm<Max<double>> : CheaperWithoutNaN<MaxOfNumbers<double>> {};
-/** A segmented operator's: the pair's select around its operator's NaN-free form. */
-template <typename Op, typename T> struct NaNFreeForm<SegmentedOp<Op, T>> {
-    using type = SegmentedOp<typename NaNFreeForm<Op>::type, T>;
-    static constexpr bool CHEAPER = NaNFreeForm<Op>::CHEAPER;
+
+/**
+ * How the scan turns an input element into the operator's value type V, and V into an output:
+ * casts (int8 widens to int as it is read and narrows as it is stored), except under float keys
+ * (float_keys.cuh), whose values are the keys of Java's float order. (The casts take references:
+ * by value, nvcc 13.0 compiled the segmented int8 scans to other PTX than the bare casts did.)
+ */
+template <typename Op> struct ScanValues {
+    template <typename V, typename X> static __device__ __forceinline__ V lift(const X& x) { return (V)x; }
+    template <typename Out, typename V> static __device__ __forceinline__ Out lower(const V& v) { return (Out)v; }
+};
+template <typename F, bool MAX> struct ScanValues<FloatKeyExtreme<F, MAX>> {
+    using Keys = FloatKeyExtreme<F, MAX>;
+    template <typename V> static __device__ __forceinline__ V lift(F x) { return Keys::key(x); }
+    template <typename Out> static __device__ __forceinline__ Out lower(typename Keys::Key k) { return Keys::value(k); }
 };
 
 /**

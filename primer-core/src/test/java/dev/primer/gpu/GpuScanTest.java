@@ -394,7 +394,8 @@ class GpuScanTest {
      * every MIN and MAX output is that NaN, bit for bit, as Math.min and Math.max return it; before
      * it, and in later segments, the running extreme. Inclusive and exclusive, aligned and not, plain
      * and segmented by flags and by offsets. A NaN init, over data without NaN, is every output.
-     * (These scans take a fast path wherever a warp meets no NaN: these are its ways back.)
+     * (Plain float32 scans take a fast path wherever a warp meets no NaN: these are its ways back.
+     * The others scan integer keys, whose way back must give the NaN's own bits, sign and payload.)
      */
     @Test
     void minAndMaxKeepTheBitsOfTheirNaN() {

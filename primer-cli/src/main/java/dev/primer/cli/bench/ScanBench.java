@@ -28,8 +28,8 @@ import java.util.Locale;
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
- * stand alone. cummax_f32 and segscan_max_f32 (a head in about 1024) are inclusive MAX scans of
- * float32, every element checked against Math.max exactly; cummax_f32 pairs with torch.cummax
+ * stand alone. cummax_* and segscan_max_* (a head in about 1024) are inclusive MAX scans of
+ * float32 and float64, every element checked against Math.max exactly; cummax_* pair with torch.cummax
  * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
  * not support: the baselines file keeps its error).
  */
@@ -60,6 +60,7 @@ final class ScanBench {
                 scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
+                scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
                 segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
@@ -69,6 +70,7 @@ final class ScanBench {
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
                 segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS),
                 segmented(s, "segscan_max_f32", Op.MAX, DType.FLOAT, SHORT_SEGMENTS),
+                segmented(s, "segscan_max_f64", Op.MAX, DType.DOUBLE, SHORT_SEGMENTS),
                 byOffsets(s, "segscan_offsets_f32", DType.FLOAT),
                 byOffsets(s, "segscan_offsets_i64", DType.LONG));
     }
@@ -208,16 +210,19 @@ final class ScanBench {
      * restarting at each head ({@code flags} null: one segment).
      */
     private static String checkFloatMax(DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
-        if (type != DType.FLOAT) throw new IllegalArgumentException("type: the MAX rows check float32 only, not " + type);
+        if (type != DType.FLOAT && type != DType.DOUBLE) {
+            throw new IllegalArgumentException("type: the MAX rows check float32 and float64 only, not " + type);
+        }
+        boolean single = type == DType.FLOAT;
         long wrong = 0, firstWrong = -1;
-        float running = Float.NEGATIVE_INFINITY;
+        double running = Double.NEGATIVE_INFINITY;  // float32 values are exact in it, and so is Math.max of them
         for (long i = 0; i < n; i++) {
-            if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) running = Float.NEGATIVE_INFINITY;
-            running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_FLOAT, i));
-            if (Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(running)
-                    && wrong++ == 0) {
-                firstWrong = i;
-            }
+            if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) running = Double.NEGATIVE_INFINITY;
+            running = Math.max(running, single ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
+            boolean same = single
+                    ? Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) == Float.floatToRawIntBits((float) running)
+                    : Double.doubleToRawLongBits(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i)) == Double.doubleToRawLongBits(running);
+            if (!same && wrong++ == 0) firstWrong = i;
         }
         String what = n + " elements exact (Math.max)";
         return wrong == 0 ? "ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
