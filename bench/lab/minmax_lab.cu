@@ -20,8 +20,9 @@
 // host returns the first, as a sequential Math.max does; the device's choice is unspecified
 // (docs/semantics.md), and these data happen to agree (the NaN-dense rows use one payload).
 // Float keys (step 37, device/scan/float_keys.cuh): built against headers that have them, the lab
-// adds "keys" rows, production's operators since then (scan.cu), where Max<float> and Min<float>
-// rows time the selects without any fast path (it is gone). A key scan may return another of the
+// adds "keys" rows, production's operators since then (scan.cu) for segmented float32 and all
+// float64 min and max. Against those headers only plain float32 Max/Min rows still take the fast
+// path; the segmented float32 and all float64 Max/Min rows time the selects without one. A key scan may return another of the
 // NaNs it met than the host's first, so their outputs that are NaN are checked to be a NaN of the
 // segment so far (or the init), bit for bit, and the others bit for bit as before. Build it twice,
 // against the headers before and after (git worktree add /tmp/before <commit>):
