@@ -70,8 +70,9 @@ template <typename T> struct Prod {
  * this is PTX's max (min) instruction, which orders zeros so (PTX ISA, "Floating Point
  * Instructions: max"); when one operand is NaN it returns the other, so Min and Max test for NaN
  * first. Written as selects around one instruction, not as java_less under NaN tests, which nvcc
- * compiled to three branches per combination: scans whose every step waits on the last one (the
- * segmented float max, a running maximum) paid for them.
+ * compiled to three branches per combination: scans whose every step waits on the last one (a
+ * running maximum) paid for them. (Segmented float scans and float64 ones now scan integer keys
+ * instead: device/scan/float_keys.cuh.)
  */
 template <typename T> __device__ __forceinline__ T larger(T a, T b) { return a < b ? b : a; }
 template <typename T> __device__ __forceinline__ T smaller(T a, T b) { return b < a ? b : a; }

@@ -4,7 +4,8 @@
 //                      int inclusive, unsigned char* scratch, unsigned epoch)
 //       op: sum prod min max (i8 i32 i64 f32 f64), and or xor (i8 i32 i64); accumulates in T,
 //       except i8 (signed char), which combines in int32 and narrows each output as it is stored:
-//       the same bits as Java byte arithmetic (sums and products wrap mod 2^8).
+//       the same bits as Java byte arithmetic (sums and products wrap mod 2^8); and float min and
+//       max other than plain float32, which combine integer keys of the same bits (FLOAT KEYS).
 //   scan_sum_i32_i64(const int* in, long long* out, ...same...)          int32 in, int64 sums out.
 //   scan_sum_i8_i64(const signed char* in, long long* out, ...same...)   int8 in, int64 sums out.
 //   segscan_flags_<op>_<suffix>(const T* in, const signed char* flags, T* out, long long n,

@@ -215,7 +215,9 @@ final class ScanBench {
         }
         boolean single = type == DType.FLOAT;
         long wrong = 0, firstWrong = -1;
-        double running = Double.NEGATIVE_INFINITY;  // float32 values are exact in it, and so is Math.max of them
+        // float32 values are exact in a double, and so is Math.max of them. NaN-free data only (RandomHost.fill):
+        // a NaN's bits need not survive the widening, and which NaN a scan returns is unspecified.
+        double running = Double.NEGATIVE_INFINITY;
         for (long i = 0; i < n; i++) {
             if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) running = Double.NEGATIVE_INFINITY;
             running = Math.max(running, single ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
