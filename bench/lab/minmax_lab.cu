@@ -24,7 +24,10 @@
 // float64 min and max. Against those headers only plain float32 Max/Min rows still take the fast
 // path; the segmented float32 and all float64 Max/Min rows time the selects without one. A key scan may return another of the
 // NaNs it met than the host's first, so their outputs that are NaN are checked to be a NaN of the
-// segment so far (or the init), bit for bit, and the others bit for bit as before. Build it twice,
+// segment so far (or the init), bit for bit, and the others bit for bit as before. "(pace)" rows
+// time segmented int32 and float32 sums, unchecked, the pace a segmented max is measured against
+// (step 38: float32 keys' max and min as asm, segments restarted by selection; the builds are in
+// bench/results/2026-11-23-nvidia-h200-lab.md). Build it twice,
 // against the headers before and after (git worktree add /tmp/before <commit>):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I /tmp/before/primer-core/src/main/cuda -o .lab/minmax_before bench/lab/minmax_lab.cu
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
@@ -116,6 +119,7 @@ template <typename T> struct IsMax<KeyedPair<FloatKeyExtreme<T, true>, T>> { sta
 #endif
 template <typename Op, typename T> static T host_op(T a, T b) { return IsMax<Op>::value ? java_max(a, b) : java_min(a, b); }
 template <typename Op, typename T> static T host_identity() {
+    if constexpr (std::is_same<Op, Sum<T>>::value) return T(0);  // the pace rows
     if constexpr (std::is_integral<T>::value) return IsMax<Op>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
     else return IsMax<Op>::value ? -INFINITY : INFINITY;
 }
@@ -421,6 +425,9 @@ int main(int argc, char** argv) {
         wrong += timed<4, true, double, Min<double>>("seg f64 min", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<6, false, int, Max<int>>("scan i32 max", iin, hi, n, (int*)out, copy_gbs, check);
         wrong += timed<5, true, int, Max<int>>("seg i32 max", iin, hi, n, (int*)out, copy_gbs, check);
+        // The pace of segmented sums at production's 5 blocks per SM (not checked: the host reference is min/max).
+        wrong += timed<5, true, int, Sum<int>>("seg i32 sum (pace)", iin, hi, n, (int*)out, copy_gbs, false);
+        wrong += timed<5, true, float, Sum<float>>("seg f32 sum (pace)", fin, hf, n, fo, copy_gbs, false);
 #ifdef HAVE_FLOAT_KEYS
         wrong += timed<6, false, float, FloatKeyMax<float>>("scan f32 max keys", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<6, false, float, FloatKeyMin<float>>("scan f32 min keys", fin, hf, n, fo, copy_gbs, check);
@@ -429,6 +436,7 @@ int main(int argc, char** argv) {
         wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<5, true, float, FloatKeyMax<float>>("seg f32 max keys minB 5", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<4, true, float, FloatKeyMin<float>>("seg f32 min keys", fin, hf, n, fo, copy_gbs, check);
+        wrong += timed<5, true, float, FloatKeyMin<float>>("seg f32 min keys minB 5", fin, hf, n, fo, copy_gbs, check);
         wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys, NaN first", fnan0, hnan0, n, fo, copy_gbs, check);
         wrong += timed<4, true, float, FloatKeyMax<float>>("seg f32 max keys, NaN 1 in 3", fnan3, hnan3, n, fo, copy_gbs, check);
         wrong += timed<6, false, double, FloatKeyMax<double>>("scan f64 max keys", din, hd, n8, dout, copy_gbs, check);

@@ -39,10 +39,9 @@
 // except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
 // they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
 // REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
-// max and float64 min and max (at 5 they spill 16-36 bytes), and for float32 min and max, whose
-// keys take a few registers more than int32 max (at 5 they spill 4 bytes on sm_90; 2^28 by
-// flags, 0.879 ms at 4 against 0.837 at 5 spilled, bench/lab/minmax_lab.cu); 6 spills nearly all
-// of them.
+// max and float64 min and max (at 5 they spill 16-36 bytes); float32 min and max take 5 since
+// their keys' max and min went through asm and their chunk scans restart by selection (41-44
+// registers, RestartBySelect in scan/operator_traits.cuh); 6 spills nearly all of them.
 // int8 (16 items a chunk, folded rather than scanned in
 // registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
 // (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64
@@ -98,10 +97,10 @@ PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
 // NaN fast path is faster than keys there); segmented ones, and float64, scan keys.
 PRIMER_SCAN(scan_min_f32, float, float, primer::Min<float>, 6)
 PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
-PRIMER_SEGSCAN_FLAGS(segscan_flags_min_f32, float, primer::FloatKeyMin<float>, 4)
-PRIMER_SEGSCAN_FLAGS(segscan_flags_max_f32, float, primer::FloatKeyMax<float>, 4)
-PRIMER_SEGSCAN_OFFSETS(segscan_offsets_min_f32, float, primer::FloatKeyMin<float>, 4)
-PRIMER_SEGSCAN_OFFSETS(segscan_offsets_max_f32, float, primer::FloatKeyMax<float>, 4)
+PRIMER_SEGSCAN_FLAGS(segscan_flags_min_f32, float, primer::FloatKeyMin<float>, 5)
+PRIMER_SEGSCAN_FLAGS(segscan_flags_max_f32, float, primer::FloatKeyMax<float>, 5)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_min_f32, float, primer::FloatKeyMin<float>, 5)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_max_f32, float, primer::FloatKeyMax<float>, 5)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
 PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
 PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)

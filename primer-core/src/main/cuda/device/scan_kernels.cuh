@@ -123,10 +123,12 @@
 // included. The scan lifts each element to its key as it reads a chunk and lowers each output as
 // it stores it (ScanValues); status words and the look-back carry keys. Against the NaN fast path
 // they replace (2^28 float32 or 2^27 float64, a head in about 1024, ms, bench/lab/minmax_lab.cu):
-// segmented float32 max 0.949 -> 0.879 (60% -> 65% of the copy; 0.837 at 5 blocks per SM, which
-// spills), with a NaN in every third element 1.298 -> 0.872; segmented float64 max 1.229 -> 0.875;
-// plain float64 max 0.639 -> 0.624. Plain float32 scans keep the fast path (0.565 against 0.603
-// as keys: there the two lifts and a lowering per element outweigh the NaN selects it skips).
+// segmented float32 max 0.949 -> 0.879 (60% -> 65% of the copy), with a NaN in every third element
+// 1.298 -> 0.872; segmented float64 max 1.229 -> 0.875; plain float64 max 0.639 -> 0.624. Then
+// segmented float32 keys took their max and min as asm and restart segments by selection
+// (RestartBySelect): 0.875 -> 0.765 (75% of the copy), at 5 blocks per SM. Plain float32 scans
+// keep the fast path (0.565 against 0.603 as keys, 0.589 with the asm max: there the two lifts and
+// a lowering per element outweigh the NaN selects it skips).
 // One difference: where NaNs with different bits meet in a segment, keys return the one with the
 // largest (max) or smallest (min) key, not the first; docs/semantics.md leaves that open.
 //
@@ -307,11 +309,17 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                if constexpr (RestartBySelect<Op>::value) {
+                    if (k > skip) a[k] = Acc{op(head ? init : a[k - 1].value, v), a[k - 1].head | (head ? 1 : 0)};
+                    else a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                } else {
+                    a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                    if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
+                }
             } else {
                 a[k] = v;
+                if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
             }
-            if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
         }
         return nan;
     };

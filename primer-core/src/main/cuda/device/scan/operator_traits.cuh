@@ -48,6 +48,21 @@ template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool valu
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
 
+/**
+ * Segmented scans whose chunk scan restarts a segment by selecting the left operand: element k is
+ * (head ? init : element k - 1) op x, one select and one operation, where the pair operator takes
+ * the init's operation, a select, the operation and another select (the same result for any
+ * operator). Chosen where it measured faster: float32 keys, with their asm max and min
+ * (extreme_key in float_keys.cuh), 2^28 by flags, a head in about 1024: max 0.875 -> 0.765 ms
+ * (65% -> 75% of the copy; 60 -> 42 registers, so 5 blocks per SM without spills), min 0.872 ->
+ * 0.771 (bench/lab/minmax_lab.cu). Not for sums: they spilled at their 5 blocks per SM and ran
+ * 4-7% slower; nor for float64 keys, which ran 4% slower with it and the asm max. int32 max gained
+ * too (0.797 -> 0.716 ms, with PTX's max.s32 as asm), but Max<int> is shared with the reduce
+ * kernels, whose int min and max are not benchmarked: not applied yet.
+ */
+template <typename Op> struct RestartBySelect { static constexpr bool value = false; };
+template <bool MAX> struct RestartBySelect<FloatKeyExtreme<float, MAX>> { static constexpr bool value = true; };
+
 /** Commutative operators of one instruction, for EARLY_AGGREGATE (min and max take REDUCE_FIRST: THREE WAYS in ../scan_kernels.cuh). */
 template <typename Op> struct OneInstruction { static constexpr bool value = false; };
 template <typename T> struct OneInstruction<Sum<T>> { static constexpr bool value = true; };
