@@ -27,7 +27,12 @@
 // segment so far (or the init), bit for bit, and the others bit for bit as before. "(pace)" rows
 // time segmented int32 and float32 sums, unchecked, the pace a segmented max is measured against
 // (step 38: float32 keys' max and min as asm, segments restarted by selection; the builds are in
-// bench/results/2026-11-23-nvidia-h200-lab.md). Build it twice,
+// bench/results/2026-11-23-nvidia-h200-lab.md). Step 39 (integer_extremes.cuh): against headers
+// that have it, integer rows: segmented int32, int64 and int8 min and max as ops.cuh's selects
+// ("select") and as production's since then (IntegerMax, IntegerMin), with candidates that were not
+// taken; data over each type's whole range, its extremes included, every output checked exactly.
+// Step 39's rows alone: argv[1] = "i32 max select,i32 min select,i64 max select,i8 max select,Integer,Restart,Asm,pace".
+// Build it twice,
 // against the headers before and after (git worktree add /tmp/before <commit>):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I /tmp/before/primer-core/src/main/cuda -o .lab/minmax_before bench/lab/minmax_lab.cu
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/minmax bench/lab/minmax_lab.cu
@@ -95,6 +100,33 @@ template <typename T> struct Commutative<BranchyMin<T>> { static constexpr bool 
 template <typename T> struct Commutative<BranchyMax<T>> { static constexpr bool value = true; };
 }  // namespace primer
 
+#if __has_include("device/scan/integer_extremes.cuh")
+#define HAVE_INTEGER_EXTREMES 1
+/** Step 39's candidates beside production: int64 max as asm max.s64, restarting segments by selection. */
+struct AsmMax64 {
+    static __device__ __forceinline__ long long identity() { return Limits<long long>::lowest(); }
+    __device__ __forceinline__ long long operator()(long long a, long long b) const {
+        long long r;
+        asm("max.s64 %0, %1, %2;" : "=l"(r) : "l"(a), "l"(b));
+        return r;
+    }
+};
+/** Production's int64 Max (a select), restarting segments by selection. */
+template <typename T> struct RestartMax : Max<T> {};
+/** The asm max without the selection restart. */
+template <typename T> struct AsmOnlyMax : IntegerMax<T> {};
+namespace primer {
+template <> struct TreeLookback<AsmMax64> { static constexpr bool value = true; };
+template <> struct Commutative<AsmMax64> { static constexpr bool value = true; };
+template <> struct RestartBySelect<AsmMax64> { static constexpr bool value = true; };
+template <typename T> struct TreeLookback<RestartMax<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<RestartMax<T>> { static constexpr bool value = true; };
+template <typename T> struct RestartBySelect<RestartMax<T>> { static constexpr bool value = true; };
+template <typename T> struct TreeLookback<AsmOnlyMax<T>> { static constexpr bool value = true; };
+template <typename T> struct Commutative<AsmOnlyMax<T>> { static constexpr bool value = true; };
+}  // namespace primer
+#endif
+
 // ---- the host's Math.max / Math.min, as Java's source writes them ----
 
 template <typename T> static bool neg_zero(T x) { return x == 0 && std::signbit(x); }
@@ -113,6 +145,12 @@ template <typename T> struct IsMax<Max<T>> { static constexpr bool value = true;
 template <typename T> struct IsMax<BranchyMax<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<NaNUnsafeMax<T>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<SelectsMax<T>> { static constexpr bool value = true; };
+#ifdef HAVE_INTEGER_EXTREMES
+template <typename T> struct IsMax<IntegerExtreme<T, true>> { static constexpr bool value = true; };
+template <> struct IsMax<AsmMax64> { static constexpr bool value = true; };
+template <typename T> struct IsMax<RestartMax<T>> { static constexpr bool value = true; };
+template <typename T> struct IsMax<AsmOnlyMax<T>> { static constexpr bool value = true; };
+#endif
 #ifdef HAVE_FLOAT_KEYS
 template <typename T> struct IsMax<FloatKeyExtreme<T, true>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<KeyedPair<FloatKeyExtreme<T, true>, T>> { static constexpr bool value = true; };
@@ -306,6 +344,18 @@ template <typename T> static std::vector<T> values(long long n, bool nans, uint6
     return v;
 }
 
+/** Random integers over T's whole range, its lowest and highest in about one of 4096 each. */
+template <typename T> static std::vector<T> integers(long long n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<T> v(n);
+    for (auto& x : v) {
+        const uint64_t r = rng();
+        const int pick = (int)(r >> 52);  // 0 .. 4095
+        x = pick == 0 ? std::numeric_limits<T>::min() : pick == 1 ? std::numeric_limits<T>::max() : (T)r;
+    }
+    return v;
+}
+
 template <typename T> static T* upload(const std::vector<T>& v) {
     T* d;
     CK(cudaMalloc(&d, v.size() * sizeof(T)));
@@ -366,6 +416,27 @@ int main(int argc, char** argv) {
         wrong += small_sizes<4, true, double, FloatKeyMax<double>>("seg f64 max keys", ded, ed, (double*)out);
         wrong += small_sizes<4, true, double, FloatKeyMin<double>>("seg f64 min keys", ded, ed, (double*)out);
 #endif
+#ifdef HAVE_INTEGER_EXTREMES
+        const std::vector<int> ei = integers<int>(m, 41);
+        const std::vector<long long> el = integers<long long>(m, 43);
+        const std::vector<signed char> eb = integers<signed char>(m, 47);
+        int* dei = upload(ei);
+        long long* del = upload(el);
+        signed char* deb = upload(eb);
+        wrong += small_sizes<5, true, int, IntegerMax<int>>("seg i32 IntegerMax", dei, ei, (int*)out);
+        wrong += small_sizes<5, true, int, IntegerMin<int>>("seg i32 IntegerMin", dei, ei, (int*)out);
+        wrong += small_sizes<6, true, int, IntegerMax<int>>("seg i32 IntegerMax minB 6", dei, ei, (int*)out);
+        wrong += small_sizes<4, true, long long, IntegerMax<long long>>("seg i64 IntegerMax", del, el, (long long*)out);
+        wrong += small_sizes<4, true, long long, IntegerMin<long long>>("seg i64 IntegerMin", del, el, (long long*)out);
+        wrong += small_sizes<4, true, long long, RestartMax<long long>>("seg i64 RestartMax", del, el, (long long*)out);
+        wrong += small_sizes<4, true, long long, AsmMax64>("seg i64 AsmMax64", del, el, (long long*)out);
+        wrong += small_sizes<5, true, signed char, IntegerMax<int>>("seg i8 IntegerMax", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, signed char, IntegerMin<int>>("seg i8 IntegerMin", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, signed char, AsmOnlyMax<int>>("seg i8 AsmOnlyMax", deb, eb, (signed char*)out);
+        CK(cudaFree(dei));
+        CK(cudaFree(del));
+        CK(cudaFree(deb));
+#endif
         CK(cudaFree(def));
         CK(cudaFree(ded));
         CK(cudaFree(out));
@@ -384,6 +455,14 @@ int main(int argc, char** argv) {
     std::vector<int> hi(n);  // int32 max: the pace of a one-instruction max
     for (auto& v : hi) v = (int)(rng() % 2000000001ULL) - 1000000000;
     int* iin = upload(hi);
+#ifdef HAVE_INTEGER_EXTREMES
+    const std::vector<int> hiw = integers<int>(n, 53);  // step 39's rows: the whole range
+    const std::vector<long long> hl = integers<long long>(n8, 59);
+    const std::vector<signed char> hb = integers<signed char>(n, 61);
+    int* iwin = upload(hiw);
+    long long* lin = upload(hl);
+    signed char* bin = upload(hb);
+#endif
     void* out;
     CK(cudaMalloc(&out, n * 4 + 64));
     for (int pass = 0; pass < 2; ++pass) {
@@ -444,6 +523,37 @@ int main(int argc, char** argv) {
         wrong += timed<4, true, double, FloatKeyMax<double>>("seg f64 max keys", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<4, true, double, FloatKeyMin<double>>("seg f64 min keys", din, hd, n8, dout, copy_gbs, check);
         wrong += timed<5, true, double, FloatKeyMax<double>>("seg f64 max keys minB 5", din, hd, n8, dout, copy_gbs, check);
+#endif
+#ifdef HAVE_INTEGER_EXTREMES
+        // Step 39: integer min and max of segmented scans (integer_extremes.cuh). "select" rows are
+        // ops.cuh's Max and Min, production's before it; IntegerMax and IntegerMin production's
+        // after; RestartMax the int64 select restarting by selection, AsmMax64 with max.s64 as asm
+        // too, AsmOnlyMax the asm without the restart.
+        int* io = (int*)out;
+        long long* lo = (long long*)out;
+        signed char* bo = (signed char*)out;
+        wrong += timed<5, true, int, Max<int>>("seg i32 max select", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<5, true, int, IntegerMax<int>>("seg i32 IntegerMax", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<6, true, int, IntegerMax<int>>("seg i32 IntegerMax minB 6", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<5, true, int, AsmOnlyMax<int>>("seg i32 AsmOnlyMax", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<5, true, int, Min<int>>("seg i32 min select", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<5, true, int, IntegerMin<int>>("seg i32 IntegerMin", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<5, true, int, Sum<int>>("seg i32 sum wide (pace)", iwin, hiw, n, io, copy_gbs, false);
+        wrong += timed<6, false, int, Max<int>>("scan i32 max select", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<6, false, int, IntegerMax<int>>("scan i32 IntegerMax", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<4, true, long long, Max<long long>>("seg i64 max select", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<4, true, long long, IntegerMax<long long>>("seg i64 IntegerMax", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<4, true, long long, IntegerMin<long long>>("seg i64 IntegerMin", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<4, true, long long, RestartMax<long long>>("seg i64 RestartMax", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<5, true, long long, RestartMax<long long>>("seg i64 RestartMax minB 5", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<4, true, long long, AsmMax64>("seg i64 AsmMax64", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<5, true, long long, AsmMax64>("seg i64 AsmMax64 minB 5", lin, hl, n8, lo, copy_gbs, check);
+        wrong += timed<5, true, long long, Sum<long long>>("seg i64 sum (pace)", lin, hl, n8, lo, copy_gbs, false);
+        wrong += timed<5, true, signed char, Max<int>>("seg i8 max select", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, IntegerMax<int>>("seg i8 IntegerMax", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, AsmOnlyMax<int>>("seg i8 AsmOnlyMax", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, IntegerMin<int>>("seg i8 IntegerMin", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, Sum<int>>("seg i8 sum (pace)", bin, hb, n, bo, copy_gbs, false);
 #endif
     }
     printf("%s\n", wrong ? "WRONG" : "done");

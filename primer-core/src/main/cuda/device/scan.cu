@@ -78,16 +78,24 @@
                                                                          primer::segment_head_slots(tile_first, tiles)}); \
     }
 
-// PLAIN: min blocks of the plain scan; SEG: of the segmented ones.
-#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, SEG)                 \
-    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN)                 \
+// The segmented scans, by flags and by offsets, at SEG min blocks.
+#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, SEG)                        \
     PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
     PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
 
+// PLAIN: min blocks of the plain scan; SEG: of the segmented ones.
+#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, SEG) \
+    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN) \
+    PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, SEG)
+
 PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 5)
 PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 5)
-PRIMER_SCAN_ALL(min, i32, int, primer::Min<int>, 6, 5)
-PRIMER_SCAN_ALL(max, i32, int, primer::Max<int>, 6, 5)
+// Integer min and max: plain scans keep ops.cuh's Min and Max; segmented ones take
+// scan/integer_extremes.cuh's, which nvcc cannot merge with the heads' selects (int8 too).
+PRIMER_SCAN(scan_min_i32, int, int, primer::Min<int>, 6)
+PRIMER_SCAN(scan_max_i32, int, int, primer::Max<int>, 6)
+PRIMER_SEGSCANS(min, i32, int, primer::IntegerMin<int>, 5)
+PRIMER_SEGSCANS(max, i32, int, primer::IntegerMax<int>, 5)
 PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 5)
 PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5)
 PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5)
@@ -97,14 +105,14 @@ PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
 // NaN fast path is faster than keys there); segmented ones, and float64, scan keys.
 PRIMER_SCAN(scan_min_f32, float, float, primer::Min<float>, 6)
 PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
-PRIMER_SEGSCAN_FLAGS(segscan_flags_min_f32, float, primer::FloatKeyMin<float>, 5)
-PRIMER_SEGSCAN_FLAGS(segscan_flags_max_f32, float, primer::FloatKeyMax<float>, 5)
-PRIMER_SEGSCAN_OFFSETS(segscan_offsets_min_f32, float, primer::FloatKeyMin<float>, 5)
-PRIMER_SEGSCAN_OFFSETS(segscan_offsets_max_f32, float, primer::FloatKeyMax<float>, 5)
+PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>, 5)
+PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>, 5)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
 PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
-PRIMER_SCAN_ALL(min, i64, long long, primer::Min<long long>, 6, 4)
-PRIMER_SCAN_ALL(max, i64, long long, primer::Max<long long>, 6, 4)
+PRIMER_SCAN(scan_min_i64, long long, long long, primer::Min<long long>, 6)
+PRIMER_SCAN(scan_max_i64, long long, long long, primer::Max<long long>, 6)
+PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>, 4)
+PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>, 4)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
 PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
@@ -115,8 +123,10 @@ PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4)
 
 PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5)
 PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5)
-PRIMER_SCAN_ALL(min, i8, signed char, primer::Min<int>, 6, 5)
-PRIMER_SCAN_ALL(max, i8, signed char, primer::Max<int>, 6, 5)
+PRIMER_SCAN(scan_min_i8, signed char, signed char, primer::Min<int>, 6)
+PRIMER_SCAN(scan_max_i8, signed char, signed char, primer::Max<int>, 6)
+PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>, 5)
+PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>, 5)
 PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5)
 PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5)
 PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5)

@@ -14,6 +14,7 @@
 // measured 1.6% slower for segmented float64 min and 5% slower than max for float32; lab.)
 #pragma once
 #include "../../ops.cuh"
+#include "integer_extremes.cuh"
 
 namespace primer {
 
@@ -33,23 +34,6 @@ template <> struct FloatKeyBits<double> {
     static __device__ __forceinline__ double value(Key k) { return __longlong_as_double((long long)k); }
 };
 
-/**
- * The larger (MAX) or smaller of two keys. 32-bit keys take PTX's max.u32 / min.u32 as asm, opaque
- * to nvcc: written as a select (a < b ? b : a), it was merged with the segmented scan's head selects
- * into compares, predicate logic and selects, which took more instructions and registers
- * (RestartBySelect in operator_traits.cuh has the numbers). 64-bit keys keep the select: max.u64
- * measured slower (segmented float64 max 0.877 -> 0.942 ms, lab).
- */
-template <bool MAX> __device__ __forceinline__ unsigned extreme_key(unsigned a, unsigned b) {
-    unsigned r;
-    if (MAX) asm("max.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    else asm("min.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-    return r;
-}
-template <bool MAX> __device__ __forceinline__ unsigned long long extreme_key(unsigned long long a, unsigned long long b) {
-    return MAX ? larger(a, b) : smaller(a, b);
-}
-
 /** Math.max (MAX) or Math.min of floats F, as the unsigned max or min of their keys. */
 template <typename F, bool MAX> struct FloatKeyExtreme {
     using Bits = FloatKeyBits<F>;
@@ -58,7 +42,8 @@ template <typename F, bool MAX> struct FloatKeyExtreme {
     static constexpr Key MAGNITUDE = ~Key(0) >> 1;
 
     static __device__ __forceinline__ Key identity() { return MAX ? Key(0) : ~Key(0); }
-    __device__ __forceinline__ Key operator()(Key a, Key b) const { return extreme_key<MAX>(a, b); }
+    // 32-bit keys through asm max.u32 / min.u32, 64-bit ones as the select (integer_extremes.cuh).
+    __device__ __forceinline__ Key operator()(Key a, Key b) const { return integer_extreme<MAX>(a, b); }
 
     /** Flips the magnitude of a value with the sign bit set (an arithmetic shift spreads the sign): its own inverse. */
     static __device__ __forceinline__ Key flip(Key b) {

@@ -5,6 +5,7 @@
 #pragma once
 #include "../../ops.cuh"
 #include "float_keys.cuh"
+#include "integer_extremes.cuh"
 
 namespace primer {
 
@@ -32,6 +33,7 @@ template <typename Op> struct TreeLookback { static constexpr bool value = false
 template <typename T> struct TreeLookback<Min<T>> { static constexpr bool value = true; };  // a selection: exact
 template <typename T> struct TreeLookback<Max<T>> { static constexpr bool value = true; };
 template <typename F, bool MAX> struct TreeLookback<FloatKeyExtreme<F, MAX>> { static constexpr bool value = true; };
+template <typename T, bool MAX> struct TreeLookback<IntegerExtreme<T, MAX>> { static constexpr bool value = true; };
 template <typename Op, typename T>
 struct TreeLookback<SegmentedOp<Op, T>> {
     static constexpr bool value = TreeLookback<Op>::value || WrapsExactly<Op>::value;
@@ -44,6 +46,7 @@ template <typename T> struct Commutative<Prod<T>> { static constexpr bool value 
 template <typename T> struct Commutative<Min<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<Max<T>> { static constexpr bool value = true; };
 template <typename F, bool MAX> struct Commutative<FloatKeyExtreme<F, MAX>> { static constexpr bool value = true; };
+template <typename T, bool MAX> struct Commutative<IntegerExtreme<T, MAX>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
@@ -52,16 +55,21 @@ template <typename T> struct Commutative<BitXor<T>> { static constexpr bool valu
  * Segmented scans whose chunk scan restarts a segment by selecting the left operand: element k is
  * (head ? init : element k - 1) op x, one select and one operation, where the pair operator takes
  * the init's operation, a select, the operation and another select (the same result for any
- * operator). Chosen where it measured faster: float32 keys, with their asm max and min
- * (extreme_key in float_keys.cuh), 2^28 by flags, a head in about 1024: max 0.875 -> 0.765 ms
- * (65% -> 75% of the copy; 60 -> 42 registers, so 5 blocks per SM without spills), min 0.872 ->
- * 0.771 (bench/lab/minmax_lab.cu). Not for sums: they spilled at their 5 blocks per SM and ran
- * 4-7% slower; nor for float64 keys, which ran 4% slower with it and the asm max. int32 max gained
- * too (0.797 -> 0.716 ms, with PTX's max.s32 as asm), but Max<int> is shared with the reduce
- * kernels, whose int min and max are not benchmarked: not applied yet.
+ * operator). Chosen where it measured faster (bench/lab/minmax_lab.cu; 2^28 4-byte or 2^27 8-byte
+ * elements by flags, a head in about 1024): min and max of
+ * - float32 keys, with their asm max and min: max 0.875 -> 0.765 ms (65% -> 75% of the copy; 60 ->
+ *   42 registers, so 5 blocks per SM without spills), min 0.872 -> 0.771;
+ * - int32, with theirs (integer_extremes.cuh): max 0.797 -> 0.714 ms (72% -> 80%), min the same;
+ *   the asm alone gave 0.767;
+ * - int64, whose max stays a select: 0.770 -> 0.742 ms (with max.s64 as asm: 0.766).
+ * Not for sums: they spilled at their 5 blocks per SM and ran 4-7% slower; nor for float64 keys,
+ * 4% slower with it and the asm max. (int8 chunks are folded, not scanned in registers: FOLD in
+ * ../scan_kernels.cuh; their min and max gained from the asm alone.)
  */
 template <typename Op> struct RestartBySelect { static constexpr bool value = false; };
 template <bool MAX> struct RestartBySelect<FloatKeyExtreme<float, MAX>> { static constexpr bool value = true; };
+template <bool MAX> struct RestartBySelect<IntegerExtreme<int, MAX>> { static constexpr bool value = true; };
+template <bool MAX> struct RestartBySelect<IntegerExtreme<long long, MAX>> { static constexpr bool value = true; };
 
 /** Commutative operators of one instruction, for EARLY_AGGREGATE (min and max take REDUCE_FIRST: THREE WAYS in ../scan_kernels.cuh). */
 template <typename Op> struct OneInstruction { static constexpr bool value = false; };

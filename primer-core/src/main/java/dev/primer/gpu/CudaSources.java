@@ -24,7 +24,7 @@ final class CudaSources {
     static final List<String> HEADERS = List.of("ops.cuh", "thread/packed_int8.cuh", "thread/vector16.cuh", "warp/warp_reduce.cuh",
             "warp/warp_scan.cuh", "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
             "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/scan/policy.cuh",
-            "device/scan/float_keys.cuh", "device/scan/operator_traits.cuh", "device/scan/tile_status.cuh", "device/scan/lookback.cuh",
+            "device/scan/float_keys.cuh", "device/scan/integer_extremes.cuh", "device/scan/operator_traits.cuh", "device/scan/tile_status.cuh", "device/scan/lookback.cuh",
             "device/scan/segment_heads.cuh", "device/scan/offset_heads.cuh", "device/scan/tile_io.cuh",
             "device/segmented_reduce_kernels.cuh", "device/segmented_reduce/policy.cuh",
             "device/segmented_reduce/recipe.cuh", "device/segmented_reduce/vector_fold.cuh",

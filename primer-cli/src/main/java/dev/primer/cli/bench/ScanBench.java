@@ -28,8 +28,9 @@ import java.util.Locale;
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
- * stand alone. cummax_* and segscan_max_* (a head in about 1024) are inclusive MAX scans of
- * float32 and float64, every element checked against Math.max exactly; cummax_* pair with torch.cummax
+ * stand alone. cummax_* (float32, float64) and segscan_max_* (float32, float64, int32, int64, int8;
+ * a head in about 1024) are inclusive MAX scans, every element checked against Math.max exactly;
+ * cummax_* pair with torch.cummax
  * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
  * not support: the baselines file keeps its error).
  */
@@ -71,6 +72,9 @@ final class ScanBench {
                 segmented(s, "segscan_i64_long", DType.LONG, LONG_SEGMENTS),
                 segmented(s, "segscan_max_f32", Op.MAX, DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_f64", Op.MAX, DType.DOUBLE, SHORT_SEGMENTS),
+                segmented(s, "segscan_max_i32", Op.MAX, DType.INT, SHORT_SEGMENTS),
+                segmented(s, "segscan_max_i64", Op.MAX, DType.LONG, SHORT_SEGMENTS),
+                segmented(s, "segscan_max_i8", Op.MAX, DType.BYTE, SHORT_SEGMENTS),
                 byOffsets(s, "segscan_offsets_f32", DType.FLOAT),
                 byOffsets(s, "segscan_offsets_i64", DType.LONG));
     }
@@ -108,7 +112,7 @@ final class ScanBench {
             s.ctx().synchronize();
             MemorySegment result = arena.allocate(bytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkFloatMax(type, host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
+            String check = op == Op.MAX ? checkMax(type, host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
             return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
                     !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
                             + "; " + buffers + " buffer(s)");
@@ -206,24 +210,35 @@ final class ScanBench {
     }
 
     /**
-     * Every element of a float32 inclusive MAX scan against Math.max folded on the host, bit for bit,
+     * Every element of an inclusive MAX scan against Math.max folded on the host, bit for bit,
      * restarting at each head ({@code flags} null: one segment).
      */
-    private static String checkFloatMax(DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
-        if (type != DType.FLOAT && type != DType.DOUBLE) {
-            throw new IllegalArgumentException("type: the MAX rows check float32 and float64 only, not " + type);
-        }
-        boolean single = type == DType.FLOAT;
+    private static String checkMax(DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
         long wrong = 0, firstWrong = -1;
-        // float32 values are exact in a double, and so is Math.max of them. NaN-free data only (RandomHost.fill):
-        // a NaN's bits need not survive the widening, and which NaN a scan returns is unspecified.
+        // Every value of each type is exact in a double or a long, and so is Math.max of them. NaN-free data only
+        // (RandomHost.fill): a NaN's bits need not survive the widening, and which NaN a scan returns is unspecified.
         double running = Double.NEGATIVE_INFINITY;
+        long runningInteger = Long.MIN_VALUE;
         for (long i = 0; i < n; i++) {
-            if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) running = Double.NEGATIVE_INFINITY;
-            running = Math.max(running, single ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
-            boolean same = single
-                    ? Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) == Float.floatToRawIntBits((float) running)
-                    : Double.doubleToRawLongBits(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i)) == Double.doubleToRawLongBits(running);
+            if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
+                running = Double.NEGATIVE_INFINITY;
+                runningInteger = Long.MIN_VALUE;
+            }
+            boolean same = switch (type) {
+                case FLOAT -> {
+                    running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+                    yield Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) == Float.floatToRawIntBits((float) running);
+                }
+                case DOUBLE -> {
+                    running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
+                    yield Double.doubleToRawLongBits(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i)) == Double.doubleToRawLongBits(running);
+                }
+                case INT -> out.getAtIndex(ValueLayout.JAVA_INT, i)
+                        == (runningInteger = Math.max(runningInteger, in.getAtIndex(ValueLayout.JAVA_INT, i)));
+                case LONG -> out.getAtIndex(ValueLayout.JAVA_LONG, i)
+                        == (runningInteger = Math.max(runningInteger, in.getAtIndex(ValueLayout.JAVA_LONG, i)));
+                case BYTE -> out.get(ValueLayout.JAVA_BYTE, i) == (runningInteger = Math.max(runningInteger, in.get(ValueLayout.JAVA_BYTE, i)));
+            };
             if (!same && wrong++ == 0) firstWrong = i;
         }
         String what = n + " elements exact (Math.max)";
@@ -271,7 +286,7 @@ final class ScanBench {
             out[0].copyTo(result);
             // Up to 2^24 elements every one is checked (as one segment: the flags all zero), beyond that a sample.
             boolean everyElement = inType == outType && n <= EVERY_ELEMENT_UP_TO && inType != DType.BYTE;
-            String check = op == Op.MAX ? checkFloatMax(inType, host, null, result, n)
+            String check = op == Op.MAX ? checkMax(inType, host, null, result, n)
                     : everyElement ? checkSegmented(host, arena.allocate(n), result, inType, n, false)
                     : check(host, inType, result, outType, n);
             boolean ok = !check.startsWith("FAILED");
