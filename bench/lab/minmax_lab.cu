@@ -32,6 +32,10 @@
 // ("select") and as production's since then (IntegerMax, IntegerMin), with candidates that were not
 // taken; data over each type's whole range, its extremes included, every output checked exactly.
 // Step 39's rows alone: argv[1] = "i32 max select,i32 min select,i64 max select,i8 max select,Integer,Restart,Asm,pace".
+// Step 40 (folded int8 chunks restarting by selection by flags, scan_kernels.cuh): "seg i8" rows, built
+// against the headers before (b98f986) and after; RestartSum and the AsmAdd sums are candidates,
+// checked exactly; the other int8 operators' "(pace)" rows are timed unchecked (GpuScanTest checks
+// them). argv[1] = "i8".
 // Build it twice,
 // against the headers before and after (git worktree add /tmp/before <commit>):
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I /tmp/before/primer-core/src/main/cuda -o .lab/minmax_before bench/lab/minmax_lab.cu
@@ -115,6 +119,17 @@ struct AsmMax64 {
 template <typename T> struct RestartMax : Max<T> {};
 /** The asm max without the selection restart. */
 template <typename T> struct AsmOnlyMax : IntegerMax<T> {};
+/** Step 40's candidates for segmented sums: restarting by selection, the add as asm, both. */
+struct RestartSum : Sum<int> {};
+struct AsmAddSum {
+    static __device__ __forceinline__ int identity() { return 0; }
+    __device__ __forceinline__ int operator()(int a, int b) const {
+        int r;
+        asm("add.s32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+        return r;
+    }
+};
+struct AsmAddRestartSum : AsmAddSum {};
 namespace primer {
 template <> struct TreeLookback<AsmMax64> { static constexpr bool value = true; };
 template <> struct Commutative<AsmMax64> { static constexpr bool value = true; };
@@ -124,6 +139,14 @@ template <typename T> struct Commutative<RestartMax<T>> { static constexpr bool 
 template <typename T> struct RestartBySelect<RestartMax<T>> { static constexpr bool value = true; };
 template <typename T> struct TreeLookback<AsmOnlyMax<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<AsmOnlyMax<T>> { static constexpr bool value = true; };
+template <> struct WrapsExactly<RestartSum> { static constexpr bool value = true; };
+template <> struct Commutative<RestartSum> { static constexpr bool value = true; };
+template <> struct RestartBySelect<RestartSum> { static constexpr bool value = true; };
+template <> struct WrapsExactly<AsmAddSum> { static constexpr bool value = true; };
+template <> struct Commutative<AsmAddSum> { static constexpr bool value = true; };
+template <> struct WrapsExactly<AsmAddRestartSum> { static constexpr bool value = true; };
+template <> struct Commutative<AsmAddRestartSum> { static constexpr bool value = true; };
+template <> struct RestartBySelect<AsmAddRestartSum> { static constexpr bool value = true; };
 }  // namespace primer
 #endif
 
@@ -155,9 +178,18 @@ template <typename T> struct IsMax<AsmOnlyMax<T>> { static constexpr bool value 
 template <typename T> struct IsMax<FloatKeyExtreme<T, true>> { static constexpr bool value = true; };
 template <typename T> struct IsMax<KeyedPair<FloatKeyExtreme<T, true>, T>> { static constexpr bool value = true; };
 #endif
-template <typename Op, typename T> static T host_op(T a, T b) { return IsMax<Op>::value ? java_max(a, b) : java_min(a, b); }
+template <typename Op> struct IsSum { static constexpr bool value = false; };
+#ifdef HAVE_INTEGER_EXTREMES
+template <> struct IsSum<RestartSum> { static constexpr bool value = true; };
+template <> struct IsSum<AsmAddSum> { static constexpr bool value = true; };
+template <> struct IsSum<AsmAddRestartSum> { static constexpr bool value = true; };
+#endif
+template <typename Op, typename T> static T host_op(T a, T b) {
+    if constexpr (IsSum<Op>::value && std::is_integral<T>::value) return (T)((unsigned long long)a + (unsigned long long)b);  // wraps
+    return IsMax<Op>::value ? java_max(a, b) : java_min(a, b);
+}
 template <typename Op, typename T> static T host_identity() {
-    if constexpr (std::is_same<Op, Sum<T>>::value) return T(0);  // the pace rows
+    if constexpr (std::is_same<Op, Sum<T>>::value || IsSum<Op>::value) return T(0);  // the pace rows
     if constexpr (std::is_integral<T>::value) return IsMax<Op>::value ? std::numeric_limits<T>::min() : std::numeric_limits<T>::max();
     else return IsMax<Op>::value ? -INFINITY : INFINITY;
 }
@@ -433,6 +465,10 @@ int main(int argc, char** argv) {
         wrong += small_sizes<5, true, signed char, IntegerMax<int>>("seg i8 IntegerMax", deb, eb, (signed char*)out);
         wrong += small_sizes<5, true, signed char, IntegerMin<int>>("seg i8 IntegerMin", deb, eb, (signed char*)out);
         wrong += small_sizes<5, true, signed char, AsmOnlyMax<int>>("seg i8 AsmOnlyMax", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, signed char, RestartSum>("seg i8 RestartSum", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, signed char, AsmAddSum>("seg i8 AsmAddSum", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, signed char, AsmAddRestartSum>("seg i8 AsmAddRestartSum", deb, eb, (signed char*)out);
+        wrong += small_sizes<5, true, int, AsmAddSum>("seg i32 AsmAddSum", dei, ei, (int*)out);
         CK(cudaFree(dei));
         CK(cudaFree(del));
         CK(cudaFree(deb));
@@ -554,6 +590,18 @@ int main(int argc, char** argv) {
         wrong += timed<5, true, signed char, AsmOnlyMax<int>>("seg i8 AsmOnlyMax", bin, hb, n, bo, copy_gbs, check);
         wrong += timed<5, true, signed char, IntegerMin<int>>("seg i8 IntegerMin", bin, hb, n, bo, copy_gbs, check);
         wrong += timed<5, true, signed char, Sum<int>>("seg i8 sum (pace)", bin, hb, n, bo, copy_gbs, false);
+        // Step 40: segmented sums restarting by selection (RestartSum), with the add as asm
+        // (AsmAdd...); and the other int8 operators, unchecked, before and after folded chunks
+        // restart by selection (build against the headers before and after).
+        wrong += timed<5, true, signed char, Prod<int>>("seg i8 prod (pace)", bin, hb, n, bo, copy_gbs, false);
+        wrong += timed<5, true, signed char, BitAnd<int>>("seg i8 and (pace)", bin, hb, n, bo, copy_gbs, false);
+        wrong += timed<5, true, signed char, BitOr<int>>("seg i8 or (pace)", bin, hb, n, bo, copy_gbs, false);
+        wrong += timed<5, true, signed char, BitXor<int>>("seg i8 xor (pace)", bin, hb, n, bo, copy_gbs, false);
+        wrong += timed<5, true, signed char, RestartSum>("seg i8 RestartSum", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, AsmAddSum>("seg i8 AsmAddSum", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, signed char, AsmAddRestartSum>("seg i8 AsmAddRestartSum", bin, hb, n, bo, copy_gbs, check);
+        wrong += timed<5, true, int, AsmAddSum>("seg i32 AsmAddSum", iwin, hiw, n, io, copy_gbs, check);
+        wrong += timed<4, true, int, AsmAddRestartSum>("seg i32 AsmAddRestartSum minB 4", iwin, hiw, n, io, copy_gbs, check);
 #endif
     }
     printf("%s\n", wrong ? "WRONG" : "done");

@@ -90,10 +90,10 @@
 // identity only stands in for items outside [0, n), whose outputs are not stored), so Min<int>'s
 // INT_MAX and the like never reach the output. int8 -> int64 sums (torch.cumsum) work in long long.
 // Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
-// a chunk's total is one left fold, its outputs are folded on from its prefix and stored as they
-// come (a 32-byte sector at a time for int64 outputs), rows are taken one at a time after the
-// look-back, and plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see
-// TileScanFor). 40 registers and 6 blocks per SM for int8 -> int8 (44 and 5 for int8 -> int64,
+// a chunk's total is one left fold (by flags, restarting by selection), its outputs are folded on
+// from its prefix and stored as they come (a 32-byte sector at a time for int64 outputs), rows are
+// taken one at a time after the look-back, and plain scans are REDUCE_FIRST whatever the operator
+// (segmented ones BLOCK_SCAN, see TileScanFor). 40 registers and 6 blocks per SM for int8 -> int8 (44 and 5 for int8 -> int64,
 // 47-48 and 5 segmented).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
@@ -133,7 +133,9 @@
 // largest (max) or smallest (min) key, not the first; docs/semantics.md leaves that open.
 // Segmented integer min and max take the same remedy (scan/integer_extremes.cuh): the int32 and
 // int8 max and min as asm, and int32 and int64 chunk scans restarting by selection. Segmented
-// int32 max 0.797 -> 0.714 ms (72% -> 80%), int64 0.770 -> 0.742, int8 0.515 -> 0.382 (lab).
+// int32 max 0.797 -> 0.714 ms (72% -> 80%), int64 0.770 -> 0.742, int8 0.515 -> 0.382 (lab); and
+// every segmented int8 scan by flags, whose folded chunks restart by selection (FOLD_RESTARTS):
+// max 0.343, sums 0.426 -> 0.312.
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
@@ -373,6 +375,14 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             return v;
         }
     };
+    // FOLD_RESTARTS: segmented by flags, a folded element restarts its segment by selection,
+    // (head ? init : running) op x, one select and one operation where the pair operator took two
+    // of each (as RestartBySelect in scan/operator_traits.cuh, here for every operator). 2^28 int8
+    // by flags, a head in about 1024, sums 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu). Written
+    // out in both places: through a helper lambda nvcc compiled other PTX, and sums took 0.324. Not
+    // by offsets (head bits read from shared memory where they are used): there sums, products and
+    // the bitwise operators spilled 8-12 bytes at 5 blocks per SM (sm_80/89/90); 4 not measured.
+    constexpr bool FOLD_RESTARTS = SEGMENTED && !Heads::BITS_IN_SHARED;
     auto chunk_total = [&](int r) -> Acc {
         if constexpr (FOLD) {
             InT x[VEC];
@@ -381,7 +391,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             auto fold = [&](bool check) -> Acc {
                 Acc total = element(r, x, check, valid, 0);
 #pragma unroll
-                for (int k = 1; k < VEC; ++k) total = scan_op(total, element(r, x, check, valid, k));
+                for (int k = 1; k < VEC; ++k) {
+                    if constexpr (FOLD_RESTARTS) {
+                        const bool is_valid = !check || ((valid >> k) & 1u);
+                        const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
+                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
+                        total = Acc{op(head ? init : total.value, v), total.head | (head ? 1 : 0)};
+                    } else {
+                        total = scan_op(total, element(r, x, check, valid, k));
+                    }
+                }
                 return total;
             };
             return valid == WHOLE ? fold(false) : fold(true);
@@ -406,10 +425,19 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
                 for (int j = 0; j < Store::PIECE; ++j) {
                     const Acc before = running;
-                    const Acc a = element(r, x, check, valid, piece * Store::PIECE + j);
-                    running = scan_op(running, a);
-                    if constexpr (SEGMENTED) o[j] = Values::template lower<OutT>(inclusive ? running.value : a.head ? init : before.value);
-                    else o[j] = Values::template lower<OutT>(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
+                    const int k = piece * Store::PIECE + j;
+                    if constexpr (FOLD_RESTARTS) {
+                        const bool is_valid = !check || ((valid >> k) & 1u);
+                        const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
+                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
+                        running = Acc{op(head ? init : running.value, v), running.head | (head ? 1 : 0)};
+                        o[j] = Values::template lower<OutT>(inclusive ? running.value : head ? init : before.value);
+                    } else {
+                        const Acc a = element(r, x, check, valid, k);
+                        running = scan_op(running, a);
+                        if constexpr (SEGMENTED) o[j] = Values::template lower<OutT>(inclusive ? running.value : a.head ? init : before.value);
+                        else o[j] = Values::template lower<OutT>(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
+                    }
                 }
             };
             if (valid == WHOLE) fold(false);  // no shuffle inside: lanes may differ here

@@ -63,8 +63,8 @@ template <typename T> struct Commutative<BitXor<T>> { static constexpr bool valu
  *   the asm alone gave 0.767;
  * - int64, whose max stays a select: 0.770 -> 0.742 ms (with max.s64 as asm: 0.766).
  * Not for sums: they spilled at their 5 blocks per SM and ran 4-7% slower; nor for float64 keys,
- * 4% slower with it and the asm max. (int8 chunks are folded, not scanned in registers: FOLD in
- * ../scan_kernels.cuh; their min and max gained from the asm alone.)
+ * 4% slower with it and the asm max. (int8 chunks are folded, not scanned in registers; by flags a
+ * folded chunk restarts by selection under every operator: FOLD_RESTARTS in ../scan_kernels.cuh.)
  */
 template <typename Op> struct RestartBySelect { static constexpr bool value = false; };
 template <bool MAX> struct RestartBySelect<FloatKeyExtreme<float, MAX>> { static constexpr bool value = true; };

@@ -66,6 +66,7 @@ final class ScanBench {
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
                 segmented(s, "segscan_i64", DType.LONG, SHORT_SEGMENTS),
+                segmented(s, "segscan_i8", DType.BYTE, SHORT_SEGMENTS),
                 segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
@@ -189,6 +190,7 @@ final class ScanBench {
             switch (type) {
                 case INT -> good = out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) (exact += in.getAtIndex(ValueLayout.JAVA_INT, i));
                 case LONG -> good = out.getAtIndex(ValueLayout.JAVA_LONG, i) == (exact += in.getAtIndex(ValueLayout.JAVA_LONG, i));
+                case BYTE -> good = out.get(ValueLayout.JAVA_BYTE, i) == (byte) (exact += in.get(ValueLayout.JAVA_BYTE, i));
                 default -> {
                     double x = type == DType.FLOAT ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
                     double got = type == DType.FLOAT ? out.getAtIndex(ValueLayout.JAVA_FLOAT, i) : out.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
