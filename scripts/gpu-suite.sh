@@ -60,7 +60,8 @@ for stage in $stages; do
         [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; }
         # The self-test's production scans span a few tiles at most; these cover many (the look-back),
         # the offsets check over a million segments, the head slots of scans by offsets with 31 to 64 starts
-        # in a tile, and the user-defined operators at every misalignment;
+        # in a tile, the same segments by flags and by offsets, and the user-defined operators at every
+        # misalignment;
         # its segments reach 20000 elements (one long work item): three segmented tests add long
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
@@ -74,6 +75,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuScanTest#minAndMaxKeepTheBitsOfTheirNaN \
             --select-method dev.primer.gpu.GpuScanTest#decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten \
             --select-method dev.primer.gpu.GpuScanTest#segmentedByOffsetsWithStartsPlacedAroundTheSlotLimit \
+            --select-method dev.primer.gpu.GpuScanTest#segmentsGiveTheSameBitsByFlagsAndByOffsets \
             --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#longSumOverflowIsFoundInChunkedRowsAndLongSegments \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#int32SumsThrough128BitKernelsMatchReference \

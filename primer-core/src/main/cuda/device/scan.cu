@@ -38,14 +38,15 @@
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
 // they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
-// REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products, bitwise operators, min and
-// max and float64 min and max (at 5 they spill 16-36 bytes); float32 min and max take 5 since
-// their keys' max and min went through asm and their chunk scans restart by selection (41-44
-// registers, RestartBySelect in scan/operator_traits.cuh); 6 spills nearly all of them.
-// int8 (16 items a chunk, folded rather than scanned in
-// registers; see FOLD in scan_kernels.cuh): plain 6 (40 registers on sm_80/89/90), segmented 5
-// (47-48, 256 x 4 tiles and the block scan; min and max by offsets would take 6), int8 -> int64
-// sums 5 (44; 6 spills on sm_80 and sm_89, not on sm_90).
+// REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products and bitwise operators (61-64
+// registers; at 5 they spill 8-68 bytes) and, by flags, int64 min and max (5 measured no faster)
+// and float64 min and max (5 spills on sm_80 and sm_89). Chunk scans that restart by selection
+// (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh) need fewer: float32 min
+// and max 41-44 registers, int64 and float64 ones by offsets 48, so 5. 6 spills nearly all of them.
+// int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
+// plain 6 (40 registers on sm_80/89/90), segmented by flags 5 (47-48, 256 x 4 tiles and the block
+// scan), by offsets 4 (53-56: folded chunks restart by selection, which spills 16 bytes at 5),
+// except min and max (48, 5); int8 -> int64 sums 5 (44; 6 spills on sm_80 and sm_89, not on sm_90).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -78,58 +79,58 @@
                                                                          primer::segment_head_slots(tile_first, tiles)}); \
     }
 
-// The segmented scans, by flags and by offsets, at SEG min blocks.
-#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, SEG)                        \
-    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, SEG)    \
-    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, SEG)
+// The segmented scans, by flags and by offsets, at FLAGS and OFFSETS min blocks.
+#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, FLAGS, OFFSETS)                \
+    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, FLAGS)     \
+    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, OFFSETS)
 
-// PLAIN: min blocks of the plain scan; SEG: of the segmented ones.
-#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, SEG) \
-    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN) \
-    PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, SEG)
+// PLAIN: min blocks of the plain scan; FLAGS, OFFSETS: of the segmented ones.
+#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, FLAGS, OFFSETS) \
+    PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN)            \
+    PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, FLAGS, OFFSETS)
 
-PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 5)
-PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 5)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 5, 5)
 // Integer min and max: plain scans keep ops.cuh's Min and Max; segmented ones take
 // scan/integer_extremes.cuh's, which nvcc cannot merge with the heads' selects (int8 too).
 PRIMER_SCAN(scan_min_i32, int, int, primer::Min<int>, 6)
 PRIMER_SCAN(scan_max_i32, int, int, primer::Max<int>, 6)
-PRIMER_SEGSCANS(min, i32, int, primer::IntegerMin<int>, 5)
-PRIMER_SEGSCANS(max, i32, int, primer::IntegerMax<int>, 5)
-PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 5)
-PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5)
-PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5)
-PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5)
-PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5)
+PRIMER_SEGSCANS(min, i32, int, primer::IntegerMin<int>, 5, 5)
+PRIMER_SEGSCANS(max, i32, int, primer::IntegerMax<int>, 5, 5)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5, 5)
+PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5, 5)
 // Float min and max (FLOAT KEYS, scan_kernels.cuh): plain float32 scans keep Java's operators (their
 // NaN fast path is faster than keys there); segmented ones, and float64, scan keys.
 PRIMER_SCAN(scan_min_f32, float, float, primer::Min<float>, 6)
 PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
-PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>, 5)
-PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>, 5)
-PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4)
+PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>, 5, 5)
+PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>, 5, 5)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5, 5)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4, 4)
 PRIMER_SCAN(scan_min_i64, long long, long long, primer::Min<long long>, 6)
 PRIMER_SCAN(scan_max_i64, long long, long long, primer::Max<long long>, 6)
-PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>, 4)
-PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>, 4)
-PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4)
-PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4)
-PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 5)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5)
-PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4)
-PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4)
+PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>, 4, 5)
+PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>, 4, 5)
+PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4, 4)
+PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4, 4)
+PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4, 4)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 5, 5)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5, 5)
+PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4, 5)
+PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4, 5)
 
-PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5)
-PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5)
+PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5, 4)
+PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5, 4)
 PRIMER_SCAN(scan_min_i8, signed char, signed char, primer::Min<int>, 6)
 PRIMER_SCAN(scan_max_i8, signed char, signed char, primer::Max<int>, 6)
-PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>, 5)
-PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>, 5)
-PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5)
-PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5)
-PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5)
+PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>, 5, 5)
+PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>, 5, 5)
+PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5, 4)
+PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5, 4)
+PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5, 4)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)

@@ -90,16 +90,17 @@
 // identity only stands in for items outside [0, n), whose outputs are not stored), so Min<int>'s
 // INT_MAX and the like never reach the output. int8 -> int64 sums (torch.cumsum) work in long long.
 // Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
-// a chunk's total is one left fold (by flags, restarting by selection), its outputs are folded on
+// a chunk's total is one left fold (segmented: restarting by selection), its outputs are folded on
 // from its prefix and stored as they come (a 32-byte sector at a time for int64 outputs), rows are
 // taken one at a time after the look-back, and plain scans are REDUCE_FIRST whatever the operator
 // (segmented ones BLOCK_SCAN, see TileScanFor). 40 registers and 6 blocks per SM for int8 -> int8 (44 and 5 for int8 -> int64,
-// 47-48 and 5 segmented).
+// 47-48 and 5 segmented by flags, 53-56 and 4 by offsets, 48 and 5 for their min and max).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
-// The init is folded into each head element (init op x) and the first tile's prefix is (init, 0),
-// so every segment, including one that starts before the first head, begins with the init.
+// The init is folded into each head element (init op x), and element 0 is a head whatever flags[0]
+// holds (by offsets too), so every segment begins with init op x: the same bits by flags and by
+// offsets. The first tile's prefix is (init, 0).
 // A tile whose aggregate holds a head needs nothing before it for its inclusive prefix: (p, h) op
 // (a, 1) = (a, 1) whatever p is, the same bits P = prefix op A would have. Such a tile publishes
 // its A as its P at once, before its own look-back, so a successor's look-back ends there instead
@@ -134,8 +135,10 @@
 // Segmented integer min and max take the same remedy (scan/integer_extremes.cuh): the int32 and
 // int8 max and min as asm, and int32 and int64 chunk scans restarting by selection. Segmented
 // int32 max 0.797 -> 0.714 ms (72% -> 80%), int64 0.770 -> 0.742, int8 0.515 -> 0.382 (lab); and
-// every segmented int8 scan by flags, whose folded chunks restart by selection (FOLD_RESTARTS):
-// max 0.343, sums 0.426 -> 0.312.
+// every segmented int8 scan, whose folded chunks restart by selection (FOLD RESTARTS): sums by
+// flags 0.426 -> 0.312, by offsets 0.392 -> 0.301. By offsets the chunk scans of integer and
+// float32 sums, products and bitwise operators restart by selection too (4-8%), and float64 keys'
+// everywhere (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh).
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
@@ -277,6 +280,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     for (int r = 0; r < ROWS; ++r) {
         if constexpr (!Heads::BITS_IN_SHARED) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
     }
+    // Element 0 is a head whatever flags[0] holds (by offsets, OffsetHeads::prepare marks it), so
+    // the first segment, like every other, folds init op in[0] first: the same bits by flags (with
+    // or without flags[0]) and by offsets (float sums and products associate differently
+    // otherwise). Only the first thread of tile 0 has first <= 0, and first > -VEC.
+    if constexpr (SEGMENTED && !Heads::BITS_IN_SHARED) {
+        if (first <= 0) head_bits[0] |= 1u << (int)-first;
+    }
     scan_detail::wait_staged();
     // Row r's head bits: from registers, by selects over constant indexes (FOLD's row loop is not
     // unrolled, and an array read at a variable index would put head_bits in local memory); or
@@ -301,7 +311,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
     // NaN (else false). Elements past the end are the identity (they only feed outputs that are not
     // stored, and the last tile's status, which nobody reads). Elements before in[0] (only in tile
-    // 0's first chunk) are skipped, not combined: `skip` of them.
+    // 0's first chunk) are skipped, not combined: `skip` of them. Segmented chunks restart at a
+    // head by selection or through the pair operator, whichever measured faster for the operator
+    // and the kind of heads (scan/operator_traits.cuh).
+    constexpr bool RESTARTS = Heads::BITS_IN_SHARED ? RestartBySelectByOffsets<Op>::value : RestartBySelect<Op>::value;
     auto scan_chunk_with = [&](bool fast, int r, Acc (&a)[VEC], int& skip) -> bool {
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
@@ -315,7 +328,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                if constexpr (RestartBySelect<Op>::value) {
+                if constexpr (RESTARTS) {
                     if (k > skip) a[k] = Acc{op(head ? init : a[k - 1].value, v), a[k - 1].head | (head ? 1 : 0)};
                     else a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
                 } else {
@@ -375,14 +388,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             return v;
         }
     };
-    // FOLD_RESTARTS: segmented by flags, a folded element restarts its segment by selection,
-    // (head ? init : running) op x, one select and one operation where the pair operator took two
-    // of each (as RestartBySelect in scan/operator_traits.cuh, here for every operator). 2^28 int8
-    // by flags, a head in about 1024, sums 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu). Written
-    // out in both places: through a helper lambda nvcc compiled other PTX, and sums took 0.324. Not
-    // by offsets (head bits read from shared memory where they are used): there sums, products and
-    // the bitwise operators spilled 8-12 bytes at 5 blocks per SM (sm_80/89/90); 4 not measured.
-    constexpr bool FOLD_RESTARTS = SEGMENTED && !Heads::BITS_IN_SHARED;
+    // FOLD RESTARTS: segmented, a folded element restarts its segment by selection, (head ? init :
+    // running) op x, one select and one operation where the pair operator took two of each (as
+    // RestartBySelect in scan/operator_traits.cuh, here for every operator). 2^28 int8, a head in
+    // about 1024, sums by flags 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu), by offsets 0.392 ->
+    // 0.301 (restart_lab.cu; at 4 blocks per SM instead of 5, where it spills, see scan.cu).
+    // Written out in both places: through a helper lambda nvcc compiled other PTX, and sums by
+    // flags took 0.324.
     auto chunk_total = [&](int r) -> Acc {
         if constexpr (FOLD) {
             InT x[VEC];
@@ -392,7 +404,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 Acc total = element(r, x, check, valid, 0);
 #pragma unroll
                 for (int k = 1; k < VEC; ++k) {
-                    if constexpr (FOLD_RESTARTS) {
+                    if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
                         const bool head = is_valid && ((row_heads(r) >> k) & 1u);
@@ -426,17 +438,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 for (int j = 0; j < Store::PIECE; ++j) {
                     const Acc before = running;
                     const int k = piece * Store::PIECE + j;
-                    if constexpr (FOLD_RESTARTS) {
+                    if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
                         const bool head = is_valid && ((row_heads(r) >> k) & 1u);
                         running = Acc{op(head ? init : running.value, v), running.head | (head ? 1 : 0)};
                         o[j] = Values::template lower<OutT>(inclusive ? running.value : head ? init : before.value);
                     } else {
-                        const Acc a = element(r, x, check, valid, k);
-                        running = scan_op(running, a);
-                        if constexpr (SEGMENTED) o[j] = Values::template lower<OutT>(inclusive ? running.value : a.head ? init : before.value);
-                        else o[j] = Values::template lower<OutT>(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
+                        running = scan_op(running, element(r, x, check, valid, k));
+                        o[j] = Values::template lower<OutT>(inclusive ? running : before);  // narrowing wraps: Java's byte arithmetic
                     }
                 }
             };

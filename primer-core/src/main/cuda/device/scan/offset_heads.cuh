@@ -41,6 +41,7 @@ struct OffsetHeads {
      * The tile's segment starts as a bitmap in shared memory. A tile with at most SLOTS starts
      * takes their positions from its slot, loaded beside tile_first[tile] and tile_first[tile + 1]:
      * one round trip to memory before the scan. One with more reads its offsets after them: two.
+     * Tile 0 also marks element 0, whose segment starts at offsets[0], as the scan does by flags.
      * (2^28 float32 with a start in about 1024 elements: 0.788 -> 0.721 ms, 8%; with one in 16
      * (256-512 a tile) nothing changes; bench/lab/scan_offsets_lab.cu.) Zeroing the bitmap is safe
      * without a barrier first: the previous tile's bitmap was read before that tile's block scan,
@@ -51,6 +52,7 @@ struct OffsetHeads {
         const int slot = threadIdx.x < SLOTS ? slots[tile * SLOTS + threadIdx.x] : -1;
         for (int w = threadIdx.x; w < TILE_ITEMS / 32; w += BLOCK_THREADS) s.bits[w] = 0u;
         __syncthreads();
+        if (tile_start <= 0 && threadIdx.x == 0) atomicOr(&s.bits[-tile_start >> 5], 1u << (-tile_start & 31));  // element 0 (device_scan)
         if (end - first <= SLOTS) {
             if (threadIdx.x < end - first && slot >= 0 && slot < TILE_ITEMS) atomicOr(&s.bits[slot >> 5], 1u << (slot & 31));
         } else {

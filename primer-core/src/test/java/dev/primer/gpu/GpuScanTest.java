@@ -683,6 +683,85 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * The same segments give the same bits by flags, with and without a flag at element 0, and by offsets: element 0
+     * is a head either way, so the first segment, like every other, folds init op x[0] first. Float sums and products
+     * (whose association shows in the bits) with an init that is not the identity, every element compared.
+     */
+    @Test
+    void segmentsGiveTheSameBitsByFlagsAndByOffsets() {
+        SplittableRandom random = new SplittableRandom(41);
+        for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+            long size = type.byteSize(), n = 3 * ScanPolicy.tileItems(type, true) + 77;
+            for (Op op : new Op[] {Op.SUM, Op.PROD}) {
+                for (boolean inclusive : new boolean[] {true, false}) {
+                    int shift = random.nextInt(16 / (int) size);
+                    long init = type == DType.FLOAT ? Float.floatToRawIntBits(op == Op.SUM ? -0.3f : 1.1f)
+                            : Double.doubleToRawLongBits(op == Op.SUM ? -0.3 : 1.1);
+                    byte[] heads = new byte[(int) n];
+                    List<Long> offsets = new ArrayList<>(List.of(0L));
+                    for (int i = 1; i < n; i++) {
+                        if (random.nextInt(50) == 0) {
+                            heads[i] = 1;
+                            offsets.add((long) i);
+                        }
+                    }
+                    offsets.add(n);
+                    String what = type + " " + op + (inclusive ? " inclusive" : " exclusive") + " shift=" + shift;
+                    try (Arena arena = Arena.ofConfined()) {
+                        MemorySegment x = randomInput(arena, type, op, n, random.nextLong());
+                        MemorySegment noFlagAt0 = segmentedOutput(arena, type, op, inclusive, init, x, shift, heads, null);
+                        heads[0] = 7;
+                        MemorySegment flagAt0 = segmentedOutput(arena, type, op, inclusive, init, x, shift, heads, null);
+                        MemorySegment byOffsets = segmentedOutput(arena, type, op, inclusive, init, x, shift, heads, offsets);
+                        checkSameElements(what + ": by flags with flags[0] set and without", noFlagAt0, flagAt0, size);
+                        checkSameElements(what + ": by flags and by offsets", noFlagAt0, byOffsets, size);
+                    }
+                }
+            }
+        }
+    }
+
+    /** A segmented scan's n outputs: by offsets (offsets given) or by the head flags. */
+    private static MemorySegment segmentedOutput(Arena arena, DType type, Op op, boolean inclusive, long initBits, MemorySegment x,
+                                                 int shift, byte[] heads, List<Long> offsets) {
+        long size = type.byteSize(), n = heads.length, bytes = size * n + 16;
+        long inBuf = ctx.allocate(bytes), outBuf = ctx.allocate(bytes), flags = ctx.allocate(n), off = ctx.allocate(8L * (n + 2));
+        try {
+            long in = inBuf + size * shift, out = outBuf + size * shift;
+            ctx.copyToDevice(in, x, size * n);
+            ctx.memset8(outBuf, POISON, bytes);
+            if (offsets != null) {
+                MemorySegment o = arena.allocate(ValueLayout.JAVA_LONG, offsets.size());
+                for (int k = 0; k < offsets.size(); k++) o.setAtIndex(ValueLayout.JAVA_LONG, k, offsets.get(k));
+                ctx.copyToDevice(off, o, o.byteSize());
+                GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, off, offsets.size() - 1, out, n);
+            } else {
+                ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
+                GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, initBits, in, flags, out, n);
+            }
+            MemorySegment got = arena.allocate(size * n, 8);
+            ctx.copyToHost(got, out, size * n);
+            return got;
+        } finally {
+            ctx.free(inBuf);
+            ctx.free(outBuf);
+            ctx.free(flags);
+            ctx.free(off);
+        }
+    }
+
+    /** Two outputs of the same type, bit for bit; a failure names the first element that differs. */
+    private static void checkSameElements(String what, MemorySegment want, MemorySegment got, long elementSize) {
+        long at = want.mismatch(got);
+        if (at >= 0) {
+            long i = at / elementSize;
+            fail(what + ": element " + i + " differs: " + (elementSize == 4
+                    ? want.getAtIndex(ValueLayout.JAVA_FLOAT, i) + " vs " + got.getAtIndex(ValueLayout.JAVA_FLOAT, i)
+                    : want.getAtIndex(ValueLayout.JAVA_DOUBLE, i) + " vs " + got.getAtIndex(ValueLayout.JAVA_DOUBLE, i)));
+        }
+    }
+
     @Test
     void zeroSegmentsAndEmptyRangesDoNothing() {
         long buf = ctx.allocate(64);

@@ -77,7 +77,8 @@ final class ScanBench {
                 segmented(s, "segscan_max_i64", Op.MAX, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_i8", Op.MAX, DType.BYTE, SHORT_SEGMENTS),
                 byOffsets(s, "segscan_offsets_f32", DType.FLOAT),
-                byOffsets(s, "segscan_offsets_i64", DType.LONG));
+                byOffsets(s, "segscan_offsets_i64", DType.LONG),
+                byOffsets(s, "segscan_offsets_i8", DType.BYTE));
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
