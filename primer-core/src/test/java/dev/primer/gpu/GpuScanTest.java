@@ -714,8 +714,8 @@ class GpuScanTest {
                         heads[0] = 7;
                         MemorySegment flagAt0 = segmentedOutput(arena, type, op, inclusive, init, x, shift, heads, null);
                         MemorySegment byOffsets = segmentedOutput(arena, type, op, inclusive, init, x, shift, heads, offsets);
-                        checkSameElements(what + ": by flags with flags[0] set and without", noFlagAt0, flagAt0, size);
-                        checkSameElements(what + ": by flags and by offsets", noFlagAt0, byOffsets, size);
+                        checkSameElements(what + ", by flags without flags[0] and with it", noFlagAt0, flagAt0, type);
+                        checkSameElements(what + ", by flags and by offsets", noFlagAt0, byOffsets, type);
                     }
                 }
             }
@@ -748,17 +748,6 @@ class GpuScanTest {
             ctx.free(outBuf);
             ctx.free(flags);
             ctx.free(off);
-        }
-    }
-
-    /** Two outputs of the same type, bit for bit; a failure names the first element that differs. */
-    private static void checkSameElements(String what, MemorySegment want, MemorySegment got, long elementSize) {
-        long at = want.mismatch(got);
-        if (at >= 0) {
-            long i = at / elementSize;
-            fail(what + ": element " + i + " differs: " + (elementSize == 4
-                    ? want.getAtIndex(ValueLayout.JAVA_FLOAT, i) + " vs " + got.getAtIndex(ValueLayout.JAVA_FLOAT, i)
-                    : want.getAtIndex(ValueLayout.JAVA_DOUBLE, i) + " vs " + got.getAtIndex(ValueLayout.JAVA_DOUBLE, i)));
         }
     }
 
@@ -938,7 +927,7 @@ class GpuScanTest {
                     Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
                     MemorySegment cpuIn = shared.allocate(inSize * n, 8).copyFrom(x), cpu = shared.allocate(outSize * n, 8);
                     CpuScan.scan(inType, outType, op, inclusive, initBits, cpuIn, cpu, n);
-                    checkSameBytes(what, cpu, got.asSlice(outOffset, outSize * n), outSize);
+                    checkSameElements(what + ", CPU and GPU", cpu, got.asSlice(outOffset, outSize * n), outType);
                 }
             } finally {
                 ctx.free(inBuf);
@@ -1049,7 +1038,7 @@ class GpuScanTest {
                             } else {
                                 CpuScan.segmentedScanByFlags(type, op, inclusive, initBits, cpuIn, MemorySegment.ofArray(heads), cpuOut, n);
                             }
-                            checkSameBytes(what, cpuOut, got.asSlice(outOffset, size * total), size);
+                            checkSameElements(what + ", CPU and GPU", cpuOut, got.asSlice(outOffset, size * total), type);
                         }
                         first = got;
                     } else {
@@ -1065,16 +1054,26 @@ class GpuScanTest {
         }
     }
 
-    /** GPU and CPU results, element for element (int8 and int64 results are exact on both backends). */
-    private static void checkSameBytes(String what, MemorySegment cpu, MemorySegment gpu, long elementSize) {
-        long at = cpu.mismatch(gpu);
+    /**
+     * Two results of the same type, bit for bit (GPU against CPU: int8 and int64 results are exact on both
+     * backends); a failure names the first element that differs and both values.
+     */
+    private static void checkSameElements(String what, MemorySegment first, MemorySegment second, DType type) {
+        long at = first.mismatch(second);
         if (at >= 0) {
-            long i = at / elementSize;
-            fail(what + ": element " + i + " differs from the CPU backend's: "
-                    + (elementSize == 1 ? cpu.get(ValueLayout.JAVA_BYTE, i) + " (CPU) vs " + gpu.get(ValueLayout.JAVA_BYTE, i)
-                    : cpu.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i) + " (CPU) vs " + gpu.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i))
-                    + " (GPU)");
+            long i = at / type.byteSize();
+            fail(what + ": element " + i + " differs: " + element(first, type, i) + " vs " + element(second, type, i));
         }
+    }
+
+    private static Object element(MemorySegment s, DType type, long i) {
+        return switch (type) {
+            case BYTE -> s.get(ValueLayout.JAVA_BYTE, i);
+            case INT -> s.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
+            case LONG -> s.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
+            case FLOAT -> s.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i);
+            case DOUBLE -> s.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i);
+        };
     }
 
     private static void checkPoison(String what, MemorySegment got, long from, long to) {
