@@ -28,6 +28,13 @@ class TargetsTest {
     }
 
     @Test
+    void aNarrowMissPrintsBelowTheTarget() {
+        // 1.046x rounds to the target at two decimals; the verdict must not read "1.05x cupy".
+        assertEquals("missed: 1.046× cupy", Targets.judge(sum(4440), lib -> 1.046, 4230, 4560).status());
+        assertEquals("met", Targets.judge(sum(4440), lib -> 1.05, 4230, 4560).status());
+    }
+
+    @Test
     void aMissingReadMeasurementCannotBeJudged() {
         Targets.Verdict v = Targets.judge(sum(4440), lib -> 1.10, 4230, Double.NaN);
         assertEquals("unknown: no read bandwidth", v.status());
