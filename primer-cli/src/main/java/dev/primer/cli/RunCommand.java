@@ -36,9 +36,11 @@ import java.util.concurrent.Callable;
                 "",
                 "Reductions (sum prod min max and or xor argmin argmax) print one value; with --rows/--cols they "
                         + "reduce each row of the row-major matrix, with --offsets each segment "
-                        + "[offsets[i], offsets[i+1]). Scans (inclusive-scan, exclusive-scan) apply --op; their output "
-                        + "goes to -o, or a summary is printed.",
-                "int8/int32 sum and prod accumulate in int64 (an int32 sum scan writes int64); float32 sums "
+                        + "[offsets[i], offsets[i+1]). Scans (inclusive-scan, exclusive-scan) apply --op, with "
+                        + "--offsets restarting at each segment (elements outside the segments are copied from the "
+                        + "input); their output goes to -o, or a summary is printed.",
+                "int8/int32 sum and prod accumulate in int64 (an int32 sum scan writes int64, a segmented scan "
+                        + "the input's type); float32 sums "
                         + "accumulate in float64. Times exclude loading the file: one warm-up run, then the median "
                         + "of --reps runs.",
                 ""},
@@ -49,7 +51,8 @@ import java.util.concurrent.Callable;
                 "  primer run max matrix.npy --rows 1000 --cols 4096 -o row_max.npy",
                 "  primer run sum values.npy --offsets offsets.npy",
                 "  primer run inclusive-scan data.npy --op max -o running_max.npy",
-                "  primer run exclusive-scan data.npy --init 10 -o shifted.npy"})
+                "  primer run exclusive-scan data.npy --init 10 -o shifted.npy",
+                "  primer run inclusive-scan values.npy --offsets offsets.npy -o running_sums.npy"})
 public final class RunCommand implements Callable<Integer> {
 
     /** What {@code <op>} may be. */
@@ -103,7 +106,7 @@ public final class RunCommand implements Callable<Integer> {
     Long cols;
 
     @Option(names = "--offsets", paramLabel = "<offsets.npy>",
-            description = "Segment boundaries: segments+1 non-decreasing int32/int64 values (reductions, inclusive-scan).")
+            description = "Segment boundaries: segments+1 non-decreasing int32/int64 values (reductions and scans).")
     Path offsetsFile;
 
     @Option(names = "--op", paramLabel = "OP", description = "Operator of a scan: sum, prod, min, max, and, or, xor. Default: sum.")
@@ -155,7 +158,6 @@ public final class RunCommand implements Callable<Integer> {
         if (rows != null && offsetsFile != null) throw CliException.usage("give either --rows/--cols or --offsets, not both");
         if (kind.isScan()) {
             if (rows != null || cols != null) throw CliException.usage("--rows/--cols apply to reductions, not scans (use --offsets for a segmented scan)");
-            if (kind == Kind.EXCLUSIVE_SCAN && offsetsFile != null) throw CliException.usage("--offsets applies to inclusive-scan only (a segmented exclusive scan is not provided)");
             if (kind == Kind.INCLUSIVE_SCAN && init != null) throw CliException.usage("--init applies to exclusive-scan only");
             return parseOp(scanOpName == null ? "sum" : scanOpName);
         }
@@ -275,22 +277,32 @@ public final class RunCommand implements Callable<Integer> {
 
     private void scan(Primer primer, DeviceArray in, Kind kind, Op op, Json result) throws IOException {
         op.requireSupports(in.dtype(), "--op");
-        boolean widen = in.dtype() == DType.INT && op == Op.SUM;
+        boolean widen = in.dtype() == DType.INT && op == Op.SUM && offsetsFile == null;  // segmented scans keep the type
         DType outType = widen ? DType.LONG : in.dtype();
         try (DeviceArray out = primer.allocate(outType, in.length());
              LongArray offsets = offsetsFile == null ? null : loadOffsets(primer, offsetsFile, in.length())) {
             double ms;
             if (offsets != null) {
-                ms = time(primer, () -> primer.segmentedInclusiveScan(in, offsets, out, op), null);
+                // a segmented scan writes only [offsets[0], offsets[last]); the rest of the file holds the input
+                out.copyFrom(in);
                 result.put("segments", offsets.length() - 1).put("offsets", offsetsFile.toString());
-            } else if (kind == Kind.INCLUSIVE_SCAN) {
-                ms = time(primer, () -> primer.inclusiveScan(in, out, op), null);
+            }
+            if (kind == Kind.INCLUSIVE_SCAN) {
+                ms = time(primer, () -> {
+                    if (offsets != null) primer.segmentedInclusiveScan(in, offsets, out, op);
+                    else primer.inclusiveScan(in, out, op);
+                }, null);
             } else {
                 Object initValue = initValue(outType, op);
                 result.put("init", initValue);
+                boolean floating = outType.isFloatingPoint();
+                double d = ((Number) initValue).doubleValue();
+                long l = ((Number) initValue).longValue();
                 ms = time(primer, () -> {
-                    if (outType.isFloatingPoint()) primer.exclusiveScan(in, out, op, ((Number) initValue).doubleValue());
-                    else primer.exclusiveScan(in, out, op, ((Number) initValue).longValue());
+                    if (offsets != null && floating) primer.segmentedExclusiveScan(in, offsets, out, op, d);
+                    else if (offsets != null) primer.segmentedExclusiveScan(in, offsets, out, op, l);
+                    else if (floating) primer.exclusiveScan(in, out, op, d);
+                    else primer.exclusiveScan(in, out, op, l);
                 }, null);
             }
             result.put("scanOp", op.name().toLowerCase(Locale.ROOT));

@@ -29,6 +29,30 @@ class ScanRunTest {
                 a.data().toArray(ValueLayout.JAVA_LONG));
     }
 
+    @Test void segmentedInclusiveSumOfInt32KeepsInt32() throws IOException {
+        // the default operator (sum) on int32: the plain scan widens, a segmented scan must not
+        Path in = dir.resolve("in.npy"), offsets = dir.resolve("off.npy"), out = dir.resolve("out.npy");
+        Npy.write(in, new int[] {4, -1, 7, 2, 9, 3, 5});
+        Npy.write(offsets, new long[] {1, 3, 3, 6});
+        Cli.Result r = Cli.run("run", "inclusive-scan", in.toString(), "--offsets", offsets.toString(),
+                "-o", out.toString(), "--backend", "cpu");
+        assertEquals(0, r.exitCode(), r::toString);
+        NpyArray a = Npy.read(out);
+        assertEquals(DType.INT, a.dtype());
+        // segments [1,3), [3,3), [3,6); elements 0 and 6 lie outside them and keep the input's values
+        assertArrayEquals(new int[] {4, -1, 6, 2, 11, 14, 5}, a.data().toArray(ValueLayout.JAVA_INT));
+    }
+
+    @Test void segmentedExclusiveScanStartsEachSegmentAtInit() throws IOException {
+        Path in = dir.resolve("in.npy"), offsets = dir.resolve("off.npy");
+        Npy.write(in, new double[] {1.5, -2, 8, 0.25, 3});
+        Npy.write(offsets, new int[] {0, 2, 5});
+        Map<String, Object> m = MiniJson.object(Cli.run("run", "exclusive-scan", in.toString(), "--offsets",
+                offsets.toString(), "--op", "max", "--init", "1", "--json", "--backend", "cpu").out());
+        assertEquals(java.util.List.of(1.0, 1.5, 1.0, 8.0, 8.0), m.get("head"));
+        assertEquals(2L, ((Number) m.get("segments")).longValue());
+    }
+
     @Test void exclusiveMaxWithInit() throws IOException {
         Path in = dir.resolve("in.npy");
         Npy.write(in, new double[] {1, 5, 2, 7});

@@ -1,14 +1,11 @@
 package dev.primer.cuda;
 
-import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -27,7 +24,8 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * headers, the content hash of the include directory's headers (never its path, which may differ
  * per process), the other options, NVRTC version and target architecture, so a program compiles
  * each kernel once per machine. Entries are never removed: each new source, header set, NVRTC
- * version or architecture adds one file.
+ * version or architecture adds one file; only a damaged one is deleted and compiled again
+ * ({@link CubinCacheFile}).
  *
  * <p>The library is looked for under its usual names and CUDA's install paths; the system property
  * {@code primer.nvrtc.library} names the one file to load instead (a path where NVRTC is not
@@ -130,20 +128,10 @@ public final class Nvrtc {
         all.add("--std=c++17");
         String key = cacheKey(source, headers, includeHash, all, version());
         Path cached = cacheDir().resolve(key + ".cubin");
-        try {
-            if (Files.isRegularFile(cached)) return Files.readAllBytes(cached);
-        } catch (IOException ignored) {
-            // fall through and compile
-        }
-        byte[] image = compileNow(name, source, headers, all);
-        try {
-            Files.createDirectories(cached.getParent());
-            Path tmp = Files.createTempFile(cached.getParent(), key, ".tmp");
-            Files.write(tmp, image);
-            Files.move(tmp, cached, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (IOException ignored) {
-            // a cache that cannot be written only costs a recompile next time
-        }
+        byte[] image = CubinCacheFile.read(cached);
+        if (image != null) return image;
+        image = compileNow(name, source, headers, all);
+        CubinCacheFile.write(cached, image);
         return image;
     }
 
@@ -222,7 +210,7 @@ public final class Nvrtc {
         }
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            sha.update("primer-nvrtc-2\0".getBytes(StandardCharsets.UTF_8));  // key scheme
+            sha.update("primer-nvrtc-3\0".getBytes(StandardCharsets.UTF_8));  // key scheme (3: entries end in their hash)
             sha.update(source.getBytes(StandardCharsets.UTF_8));
             sha.update((byte) 0);
             headers.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {

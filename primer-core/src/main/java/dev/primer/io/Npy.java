@@ -346,6 +346,9 @@ public final class Npy {
         private final Path file;
         private final String s;
         private int pos;
+        /** Open containers around pos; a bound keeps a hostile header from overflowing the stack. */
+        private int depth;
+        private static final int MAX_DEPTH = 16;
 
         DictParser(Path file, String text) {
             this.file = file;
@@ -382,12 +385,18 @@ public final class Npy {
             };
         }
 
+        /** Counts one more open container: NumPy's headers nest twice (the dict, its shape tuple). */
+        private void enter() throws NpyFormatException {
+            if (++depth > MAX_DEPTH) throw error("containers nested deeper than " + MAX_DEPTH);
+        }
+
         private Map<String, Object> parseDict() throws NpyFormatException {
+            enter();
             pos++; // '{'
             Map<String, Object> dict = new LinkedHashMap<>();
             while (true) {
                 skipSpace();
-                if (peek('}')) { pos++; return dict; }
+                if (peek('}')) { pos++; depth--; return dict; }
                 Object key = parseValue();
                 if (!(key instanceof String k)) throw error("dict keys must be strings");
                 skipSpace();
@@ -400,11 +409,12 @@ public final class Npy {
         }
 
         private List<Object> parseSequence(char close) throws NpyFormatException {
+            enter();
             pos++; // '(' or '['
             List<Object> items = new ArrayList<>();
             while (true) {
                 skipSpace();
-                if (peek(close)) { pos++; return items; }
+                if (peek(close)) { pos++; depth--; return items; }
                 items.add(parseValue());
                 skipSpace();
                 if (peek(',')) pos++;

@@ -294,6 +294,14 @@ class NpyTest {
     }
 
     @Test
+    void deeplyNestedHeaderIsMalformedNotAStackOverflow() {
+        String deep = "{'descr': '<f4', 'fortran_order': False, 'shape': " + "(".repeat(30_000);
+        assertMalformed(write("deep.npy", npy(1, deep)), "malformed header", "nested deeper than 16");
+        String seventeen = "{'descr': '<f4', 'fortran_order': False, 'shape': " + "[".repeat(16) + "]".repeat(16) + "}";
+        assertMalformed(write("deep17.npy", npy(1, seventeen)), "nested deeper than 16");
+    }
+
+    @Test
     void missingKeys() {
         assertMalformed(write("noshape.npy", npy(1, "{'descr': '<i4', 'fortran_order': False}")), "no 'shape' key");
         assertMalformed(write("nodescr.npy", npy(1, "{'fortran_order': False, 'shape': ()}")), "no 'descr' key");
