@@ -27,15 +27,17 @@
 // look-back the same block work runs at 95% of the copy, so the look-back is the whole gap: a tile
 // waits until every predecessor back to a P has published its A, i.e. for the slowest recent load
 // plus that tile's data-to-A time, and while it waits it holds its block slot.
-//   BLOCK_SCAN (segmented int8 scans only, see TileScanFor): every thread scans its chunks, the
-//     block scans the chunk totals (block_scan.cuh) and warp 0 looks back inside it, once A is
-//     known; then every chunk is scanned again from shared memory and stored with its prefix.
+//   BLOCK_SCAN (int8 scans under operators that are not commutative: segmented and user-defined
+//     ones, see TileScanFor): every thread scans its chunks, the block scans the chunk totals
+//     (block_scan.cuh) and warp 0 looks back inside it, once A is known; then every chunk is
+//     scanned again from shared memory and stored with its prefix.
 //   EARLY_AGGREGATE (4-byte values, one-instruction commutative operators): before the block scan
 //     the tile reduces its data (each thread folds its chunks, a butterfly, one barrier) and
 //     publishes A, so the tiles waiting for it see A sooner; P is prefix op that same A. Data to A
 //     fell to ~2 us and the float sum went from 85% to 90% of the copy (0.594 -> 0.558 ms, lab).
 //   REDUCE_FIRST (everything else: 8-byte values, int32 -> int64 sums, min and max, plain int8
-//     scans (see INT8), user-defined operators and segmented scans): the same reduction, A, the
+//     scans under built-in operators (see INT8), and user-defined operators and segmented scans on
+//     wider types): the same reduction, A, the
 //     look-back, and only then the scan, each warp taking its rows in order and carrying the
 //     running value from row to row (one warp scan per row). No chunk totals or prefixes wait in
 //     registers across the look-back, so int32 -> int64 sums need 36 registers instead of 61 and 6
@@ -137,7 +139,7 @@
 // int32 max 0.797 -> 0.714 ms (72% -> 80%), int64 0.770 -> 0.742, int8 0.515 -> 0.382 (lab); and
 // every segmented int8 scan, whose folded chunks restart by selection (FOLD RESTARTS): sums by
 // flags 0.426 -> 0.312, by offsets 0.392 -> 0.301. By offsets the chunk scans of integer and
-// float32 sums, products and bitwise operators restart by selection too (4-8%), and float64 keys'
+// float32 sums, products and bitwise operators restart by selection too (3-7%), and float64 keys'
 // everywhere (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh).
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),

@@ -2,8 +2,9 @@
 //
 // What it fixes: K1's divergence. Thread tid works on slot 2*s*tid, so the working threads are the
 // lowest-numbered ones and whole warps either all work or all skip; the modulo is gone too.
-// What it costs: shared-memory bank conflicts. Lanes of one warp touch slots 2s apart, so for s >= 16
-// several lanes of a warp hit the same bank and their accesses are serialised.
+// What it costs: shared-memory bank conflicts. Lanes of one warp touch slots 2s apart, so already at
+// s = 1 two lanes share each bank, at s = 2 four, and so on up to the warp's working lanes: accesses
+// to one bank are serialised.
 // Fixed from the lecture: loads past the end of the input read 0. Requires a power-of-two blockDim.
 #pragma once
 #include "reduce_ladder_common.cuh"

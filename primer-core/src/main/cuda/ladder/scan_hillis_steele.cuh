@@ -4,8 +4,8 @@
 // At step d every element adds the one d places to its left: log2(1024) = 10 steps, each a full
 // pass over the tile followed by a barrier.
 // What it shows: the shortest possible span (10 steps) with the simplest code.
-// What it costs: O(n log n) additions (10 per element here, against 1 for a sequential scan), 20
-// shared-memory accesses per element, and 10 barriers. The second buffer is what makes it correct:
+// What it costs: O(n log n) additions (10 per element here, against 1 for a sequential scan), about
+// 30 shared-memory accesses per element (two reads and a write a step), and 10 barriers. The second buffer is what makes it correct:
 // reading buf[t - d] while thread t - d overwrites it in place would be a race (the lectures'
 // single-buffer version relies on a lockstep that no GPU promises).
 #pragma once

@@ -138,11 +138,11 @@ template <typename F, bool MAX> struct ScanValues<FloatKeyExtreme<F, MAX>> {
 /**
  * How a tile is scanned (THREE WAYS in ../scan_kernels.cuh): EARLY_AGGREGATE for 4-byte values of 4-byte input under
  * one-instruction operators; BLOCK_SCAN for int8 data (VEC = 16 items a chunk, values in int) under
- * operators that are not commutative (the segmented ones): REDUCE_FIRST would fold each 16-item
- * chunk three times, and those folds are what a segmented int8 scan's time goes to; REDUCE_FIRST
- * for everything else, other int8 scans included: EARLY_AGGREGATE holds the chunk totals and
- * prefixes through the block scan, and with 16-item chunks that spilled at 6 blocks per SM (20-44
- * bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
+ * operators that are not commutative (the segmented and the user-defined ones): REDUCE_FIRST
+ * would fold each 16-item chunk three times, and those folds are what a segmented int8 scan's time
+ * goes to; REDUCE_FIRST for everything else, other int8 scans included: EARLY_AGGREGATE holds the
+ * chunk totals and prefixes through the block scan, and with 16-item chunks that spilled at 6
+ * blocks per SM (20-44 bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
  */
 enum class TileScan { BLOCK_SCAN, EARLY_AGGREGATE, REDUCE_FIRST };
 template <typename ScanOp, typename Value, int VEC>

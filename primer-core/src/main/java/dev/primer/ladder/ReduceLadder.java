@@ -111,7 +111,10 @@ public enum ReduceLadder {
         ONE_TILE_PER_BLOCK,
         /** min(ceil(count / (2 blockSize)), SM count x resident blocks per SM): K7 and later. */
         ONE_WAVE,
-        /** one block per row (rows beyond 2^31-1 taken in turns by a row-stride loop). */
+        /**
+         * one block per row (the kernels take rows beyond 2^31-1 in turns by a row-stride loop; the
+         * runner checks at most {@link ReduceLadderRunner#MAX_BATCHED_ROWS}).
+         */
         ONE_BLOCK_PER_ROW
     }
 
@@ -127,8 +130,6 @@ public enum ReduceLadder {
         PER_ROW
     }
 
-    /** Where the kernel headers travel in the jar (packed from src/main/cuda). */
-    static final String SOURCE_ROOT = "dev/primer/cuda-src/ladder/";
 
     private final String id;
     private final String title;
@@ -164,7 +165,7 @@ public enum ReduceLadder {
     public String sourceFile() { return sourceFile; }
 
     /** Class-path resource of {@link #sourceFile()}, e.g. {@code dev/primer/cuda-src/ladder/reduce_k1_....cuh}. */
-    public String sourceResource() { return SOURCE_ROOT + sourceFile; }
+    public String sourceResource() { return LadderSource.ROOT + sourceFile; }
 
     /** Whether this is a batched (one value per row) kernel, run by {@link ReduceLadderRunner#runBatched}. */
     public boolean isBatched() { return finish == Finish.PER_ROW; }

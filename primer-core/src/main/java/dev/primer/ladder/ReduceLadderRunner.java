@@ -6,13 +6,9 @@ import dev.primer.cuda.CudaEvent;
 import dev.primer.cuda.CudaKernel;
 import dev.primer.cuda.CudaModule;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -63,6 +59,8 @@ public final class ReduceLadderRunner {
     /** The batched default: 2048 x 16384 float32 = 128 MiB, more than twice an H200's 60 MB L2. */
     public static final long DEFAULT_BATCHED_ROWS = 2048;
     public static final long DEFAULT_BATCHED_COLS = 16384;
+    /** The most rows the batched ladder checks: its CPU reference holds a Java array of one answer per row. */
+    public static final long MAX_BATCHED_ROWS = Integer.MAX_VALUE - 8;
     /** Threads per block of the batched kernels when the caller does not choose. */
     public static final int DEFAULT_BATCHED_BLOCK_SIZE = 256;
 
@@ -330,6 +328,10 @@ public final class ReduceLadderRunner {
                                               int repetitions, Consumer<String> progress) {
         ReduceLadder.suffix(Objects.requireNonNull(type, "type"));
         if (rows < 1) throw new IllegalArgumentException("rows must be >= 1, got " + rows);
+        if (rows > MAX_BATCHED_ROWS) {  // the kernels loop over any number of rows; the check's arrays cannot
+            throw new IllegalArgumentException("rows must be <= " + MAX_BATCHED_ROWS
+                    + " (the CPU reference keeps one answer per row in a Java array), got " + rows);
+        }
         if (cols < 0) throw new IllegalArgumentException("cols must be >= 0, got " + cols);
         ReduceLadder.requirePowerOfTwoBlock(blockSize);
         if (repetitions < 1) throw new IllegalArgumentException("repetitions must be >= 1, got " + repetitions);
@@ -390,21 +392,13 @@ public final class ReduceLadderRunner {
     // =========================================================================== kernel source
 
     /**
-     * The CUDA source of a step's kernel body: the header {@link ReduceLadder#sourceFile()}, read from the
-     * class path ({@link ReduceLadder#sourceResource()}; the build packs every .cuh there).
+     * The CUDA source of a step's kernel: its header {@link ReduceLadder#sourceFile()}, then the ladder
+     * headers it includes (the helpers of earlier steps it calls), as the build packs them on the class path.
      *
-     * @throws IllegalStateException when the header is not on the class path
+     * @throws IllegalStateException when a header is not on the class path
      */
     public static String source(ReduceLadder step) {
-        String resource = step.sourceResource();
-        ClassLoader loader = ReduceLadderRunner.class.getClassLoader();
-        try (InputStream in = loader == null ? ClassLoader.getSystemResourceAsStream(resource)
-                : loader.getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalStateException("kernel source " + resource + " is not on the class path");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read kernel source " + resource, e);
-        }
+        return LadderSource.withIncludes(step.sourceFile());
     }
 
     // =========================================================================== data and references

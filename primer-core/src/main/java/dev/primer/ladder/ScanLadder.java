@@ -22,8 +22,8 @@ public enum ScanLadder {
             "One element per thread; at step d every element adds the one d places to its left, 10 steps for a"
             + " 1024-element tile, with two shared-memory buffers so that no step reads a slot another thread is"
             + " overwriting (the lectures' single-buffer version relies on a lockstep no GPU promises). Shows the"
-            + " shortest span with the simplest code. Costs: O(n log n) work, 10 additions and 20 shared-memory"
-            + " accesses per element, and 10 block barriers per tile."),
+            + " shortest span with the simplest code. Costs: O(n log n) work, 10 additions and about 30 shared-memory"
+            + " accesses per element (two reads and a write a step), and 10 block barriers per tile."),
     BLELLOCH("Blelloch up-sweep/down-sweep, naive indexing (block level, 2048-element tiles)",
             Scope.TILE, 2048, 1024, 23, "scan_blelloch.cuh", List.of("scan_blelloch"),
             "Work-efficient: an up-sweep builds a reduction tree in place, the down-sweep clears the root and"
@@ -71,8 +71,6 @@ public enum ScanLadder {
     /** What a step's output means: a scan per tile, or a scan of the whole array. */
     public enum Scope { TILE, DEVICE }
 
-    /** Where the kernel headers travel in the jar (packed from src/main/cuda). */
-    static final String SOURCE_ROOT = "dev/primer/cuda-src/ladder/";
 
     private final String title;
     private final Scope scope;
@@ -125,7 +123,7 @@ public enum ScanLadder {
     public String sourceFile() { return sourceFile; }
 
     /** Class-path resource of {@link #sourceFile()}. */
-    public String sourceResource() { return SOURCE_ROOT + sourceFile; }
+    public String sourceResource() { return LadderSource.ROOT + sourceFile; }
 
     /** The kernel base names in launch order, without dtype suffix, e.g. {@code scan_tiles}. */
     public List<String> kernelBases() { return kernelBases; }

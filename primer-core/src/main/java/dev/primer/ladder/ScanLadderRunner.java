@@ -5,21 +5,15 @@ import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaEvent;
 import dev.primer.cuda.CudaKernel;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Runs the scan ladder on the GPU: every step on the same random input, verified element by element
@@ -64,6 +58,9 @@ public final class ScanLadderRunner {
     public static List<LadderStep> run(CudaContext ctx, List<ScanLadder> steps, DType type, long n, int repetitions,
                                        Consumer<String> progress) {
         ScanLadder.suffix(type);  // int32 and float32 only
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(steps, "steps");
+        Consumer<String> say = progress == null ? line -> { } : progress;  // as the reduce ladder: progress is optional
         if (n < 1) throw new IllegalArgumentException("n must be >= 1: " + n);
         if (repetitions < 1) throw new IllegalArgumentException("repetitions must be >= 1: " + repetitions);
         for (ScanLadder step : steps) {
@@ -72,11 +69,11 @@ public final class ScanLadderRunner {
             }
         }
         List<LadderStep> results = new ArrayList<>();
-        try (Arena arena = Arena.ofConfined(); Bench bench = new Bench(ctx, type, n, arena, progress)) {
+        try (Arena arena = Arena.ofConfined(); Bench bench = new Bench(ctx, type, n, arena, say)) {
             int index = 0;
             for (ScanLadder step : steps) {
                 index++;
-                progress.accept(String.format("scan %s n=%d: %s (%d/%d)", type, n, step.id(), index, steps.size()));
+                say.accept(String.format("scan %s n=%d: %s (%d/%d)", type, n, step.id(), index, steps.size()));
                 results.add(bench.measure(step, repetitions));
             }
         }
@@ -88,30 +85,7 @@ public final class ScanLadderRunner {
      * it includes (each once), e.g. the device-level tile scan the last three steps share.
      */
     public static String source(ScanLadder step) {
-        StringBuilder text = new StringBuilder();
-        Set<String> seen = new LinkedHashSet<>();
-        appendWithIncludes(step.sourceFile(), text, seen);
-        return text.toString();
-    }
-
-    private static final Pattern LADDER_INCLUDE = Pattern.compile("^#include \"(scan_[a-z0-9_]+\\.cuh)\"", Pattern.MULTILINE);
-
-    private static void appendWithIncludes(String file, StringBuilder text, Set<String> seen) {
-        if (!seen.add(file)) return;
-        String body = readResource(ScanLadder.SOURCE_ROOT + file);
-        if (!text.isEmpty()) text.append("\n// ---- ladder/").append(file).append(" ----\n\n");
-        text.append(body);
-        Matcher m = LADDER_INCLUDE.matcher(body);
-        while (m.find()) appendWithIncludes(m.group(1), text, seen);
-    }
-
-    private static String readResource(String resource) {
-        try (InputStream in = ScanLadderRunner.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) throw new IllegalStateException("kernel source " + resource + " is not on the class path");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + resource, e);
-        }
+        return LadderSource.withIncludes(step.sourceFile());
     }
 
     static long ceilDiv(long a, long b) { return (a + b - 1) / b; }

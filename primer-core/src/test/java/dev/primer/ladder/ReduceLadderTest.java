@@ -147,6 +147,14 @@ class ReduceLadderTest {
         assertTrue(source.contains("void " + function + "("), step + " source lacks " + function);
         assertTrue(source.contains("#pragma once"), step.sourceFile());
         assertTrue(step.story().length() > 80, step + " story is missing");
+        // a helper an earlier step defined is printed beside the kernel that calls it
+        for (String helper : new String[] {"grid_stride_pair_sum", "warp_reduce_shfl_down", "last_warp_reduce",
+                "block_reduce_warp_partials"}) {
+            if (source.contains(helper + "(")) {
+                assertTrue(source.matches("(?s).*__device__[^;{]*\\b" + helper + "\\(.*"), step + " calls " + helper
+                        + " without printing it");
+            }
+        }
     }
 
     @Test
