@@ -27,6 +27,16 @@ public final class Backends {
         }
     }
 
+    /**
+     * For the commands that run on the GPU only (ladder, bench, selftest): exit 2 for --backend cpu,
+     * which they would otherwise ignore, and exit 3 with the reason when no GPU is usable. {@code hint}
+     * follows "drop --backend cpu" in the message.
+     */
+    public static void requireGpuOnly(BackendKind asked, String what, String hint) {
+        if (asked == BackendKind.CPU) throw CliException.usage(what + " runs on the GPU only (drop --backend cpu" + hint + ")");
+        requireGpu(what);
+    }
+
     /** "gpu" / "cpu", as the JSON output spells backends. */
     public static String name(BackendKind kind) { return kind.name().toLowerCase(java.util.Locale.ROOT); }
 }

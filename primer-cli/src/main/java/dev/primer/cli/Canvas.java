@@ -23,16 +23,25 @@ interface Canvas {
 
     /** A canvas for the file's extension: .svg or .png. */
     static Canvas forFile(Path file, int width, int height) {
-        String name = file.getFileName().toString().toLowerCase(java.util.Locale.ROOT);
-        if (name.endsWith(".svg")) return new SvgCanvas(width, height);
-        if (name.endsWith(".png")) {
-            if (ModuleLayer.boot().findModule("java.desktop").isEmpty() && !PngCanvas.desktopOnClassPath()) {
-                throw CliException.usage("this Java runtime has no java.desktop module, so it cannot write PNG;"
-                        + " use --plot " + swapExtension(file, ".svg") + " (SVG needs nothing extra)");
-            }
-            return PngCanvas.create(width, height);
+        checkFile(file);
+        return isSvg(file) ? new SvgCanvas(width, height) : PngCanvas.create(width, height);
+    }
+
+    /** Exit 2 naming --plot unless the file is .svg, or .png on a runtime that can draw PNG. */
+    static void checkFile(Path file) {
+        if (isSvg(file)) return;
+        if (!name(file).endsWith(".png")) throw CliException.usage("--plot " + file + ": the file name must end in .svg or .png");
+        if (ModuleLayer.boot().findModule("java.desktop").isEmpty() && !PngCanvas.desktopOnClassPath()) {
+            throw CliException.usage("this Java runtime has no java.desktop module, so it cannot write PNG;"
+                    + " use --plot " + swapExtension(file, ".svg") + " (SVG needs nothing extra)");
         }
-        throw CliException.usage("--plot " + file + ": the file name must end in .svg or .png");
+    }
+
+    private static boolean isSvg(Path file) { return name(file).endsWith(".svg"); }
+
+    private static String name(Path file) {
+        Path name = file.getFileName();  // null for "/"
+        return name == null ? "" : name.toString().toLowerCase(java.util.Locale.ROOT);
     }
 
     private static String swapExtension(Path file, String extension) {

@@ -33,6 +33,8 @@ public final class DemoCommand implements Callable<Integer> {
 
     /** Relative tolerance of float sums and scans (their summation order differs between backends). */
     static final double FLOAT_TOLERANCE = 1e-5;
+    /** The largest --size: 2^32 elements are already 64 GiB of inputs, and keep DemoData's byte counts far from overflow. */
+    static final long MAX_SIZE = 1L << 32;
 
     @Spec CommandSpec spec;
 
@@ -49,7 +51,11 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override public Integer call() {
         long n = Sizes.parse(size, "--size");
-        if (reps < 1) throw CliException.usage("--reps must be at least 1");
+        if (n > MAX_SIZE) {
+            throw CliException.usage("--size " + size + " is more than the demo's " + Format.powerOfTwo(MAX_SIZE)
+                    + " elements (its inputs take 16 bytes an element on the host, and again on the backend with the scans' outputs)");
+        }
+        Reps.check(reps);
         Main main = Main.of(spec);
         BackendKind kind = Backends.resolve(main.backend());
         PrintWriter out = spec.commandLine().getOut();

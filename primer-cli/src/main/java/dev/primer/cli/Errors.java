@@ -17,13 +17,18 @@ import java.nio.file.NoSuchFileException;
  * Turns a failure into one line on stderr ("primer run: no such file: data.npy") and an exit code
  * (see {@link ExitCode}); the stack trace only with --verbose.
  */
-final class Errors implements CommandLine.IExecutionExceptionHandler {
+public final class Errors implements CommandLine.IExecutionExceptionHandler {
 
     /** What a failure means for the user: its exit code and the line to print. */
     record Failure(int exitCode, String message) {}
 
     @Override
     public int handleExecutionException(Exception ex, CommandLine cl, ParseResult parseResult) {
+        return report(ex, cl);
+    }
+
+    /** Prints the failure's line, prefixed with the command's name ("primer run: ..."), and returns its exit code. */
+    static int report(Throwable ex, CommandLine cl) {
         Failure f = classify(ex);
         PrintWriter err = cl.getErr();
         err.println(cl.getCommandSpec().qualifiedName() + ": " + f.message());
@@ -65,11 +70,22 @@ final class Errors implements CommandLine.IExecutionExceptionHandler {
             case IndexOutOfBoundsException e -> new Failure(ExitCode.USAGE, describe(e));
             case UnsupportedOperationException e -> new Failure(ExitCode.USAGE, "not supported: " + describe(e));
             case PrimerException e -> new Failure(ExitCode.FAILURE, describe(e));
-            case OutOfMemoryError e -> new Failure(ExitCode.FAILURE, "out of Java heap memory (" + describe(e)
-                    + "); raise it with JAVA_TOOL_OPTIONS=-Xmx..., or use a smaller input");
+            case OutOfMemoryError e -> new Failure(ExitCode.FAILURE, outOfMemory(e));
             default -> new Failure(ExitCode.FAILURE, "internal error: " + ex.getClass().getName()
                     + (ex.getMessage() != null ? ": " + ex.getMessage() : ""));
         };
+    }
+
+    /** The line for a failure, as the command would print it after "primer COMMAND: ". */
+    public static String explain(Throwable t) { return classify(t).message(); }
+
+    /** Only the heap can be raised with -Xmx; native memory ("Unable to allocate N bytes") cannot. */
+    private static String outOfMemory(OutOfMemoryError e) {
+        String m = describe(e);
+        if (m.contains("Java heap") || m.contains("array size")) {
+            return "out of Java heap memory (" + m + "); raise it with JAVA_TOOL_OPTIONS=-Xmx..., or use a smaller input";
+        }
+        return "out of memory (" + m + "); use a smaller input";
     }
 
     /** The exception's message, or its class name when it has none. */

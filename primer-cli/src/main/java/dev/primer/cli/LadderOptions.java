@@ -1,9 +1,11 @@
 package dev.primer.cli;
 
-import dev.primer.BackendKind;
 import dev.primer.DType;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 /** Options both ladders take (a picocli mixin). */
@@ -45,12 +47,35 @@ public final class LadderOptions {
     }
 
     void checkReps() {
-        if (reps < 1) throw CliException.usage("--reps must be at least 1");
+        Reps.check(reps);
+    }
+
+    /** --plot: a .svg or .png file in an existing directory, checked before the ladder runs rather than after. */
+    void checkPlot() {
+        if (plot == null) return;
+        Canvas.checkFile(plot);
+        Path dir = plot.toAbsolutePath().getParent();
+        if (dir != null && !Files.isDirectory(dir)) throw CliException.usage("--plot " + plot + ": no such directory " + dir);
+    }
+
+    /**
+     * Draws the chart, when --plot asks for it, and returns the exit status. A chart that cannot be
+     * written is reported naming --plot; it does not hide a failed verification (the status stays 1).
+     */
+    int plot(LadderReport report, int status, CommandSpec spec) {
+        if (plot == null) return status;
+        try {
+            report.plot(plot);
+            if (!json) spec.commandLine().getOut().println("wrote " + plot);
+            return status;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println(spec.qualifiedName() + ": cannot write --plot " + plot + ": " + Errors.explain(e));
+            return status == ExitCode.OK ? ExitCode.USAGE : status;
+        }
     }
 
     /** Exit 2 for --backend cpu, exit 3 with the reason when no GPU is usable. */
     static void requireGpu(Main main, String command) {
-        if (main.backend() == BackendKind.CPU) throw CliException.usage(command + " runs on the GPU only (drop --backend cpu; --show works anywhere)");
-        Backends.requireGpu(command);
+        Backends.requireGpuOnly(main.backend(), command, "; --show works anywhere");
     }
 }

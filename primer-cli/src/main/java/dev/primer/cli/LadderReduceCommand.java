@@ -12,7 +12,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,7 +66,7 @@ public final class LadderReduceCommand implements Callable<Integer> {
     static final long DEFAULT_N = 1L << 22;
     static final int DEFAULT_THREADS = 128;
 
-    @Override public Integer call() throws IOException {
+    @Override public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (options.show != null) {
             out.print(show(ReduceLadder.parse(options.show)));
@@ -76,10 +75,13 @@ public final class LadderReduceCommand implements Callable<Integer> {
         }
         DType type = options.type();
         options.checkReps();
+        options.checkPlot();
         if (!batched && (rows != null || cols != null)) throw CliException.usage("--rows/--cols go with --batched");
         if (batched && (options.n != null || lecture != null || only != null)) {
             throw CliException.usage("--batched takes --rows/--cols (and --threads), not --n, --lecture or --steps");
         }
+        checkThreads();
+        if (batched) checkMatrix(type);
         long n = DEFAULT_N;
         int blockSize = threads != null ? threads : batched ? ReduceLadderRunner.DEFAULT_BATCHED_BLOCK_SIZE : DEFAULT_THREADS;
         if (lecture != null) {
@@ -135,12 +137,30 @@ public final class LadderReduceCommand implements Callable<Integer> {
                 results, copy, ctx.device(), figures);
         if (options.json) out.println(report.json());
         else out.print(report.text(main.verbose()));
-        if (options.plot != null) {
-            report.plot(options.plot);
-            if (!options.json) out.println("wrote " + options.plot);
-        }
+        int status = options.plot(report, report.allVerified() ? ExitCode.OK : ExitCode.CHECK_FAILED, spec);
         out.flush();
-        return report.allVerified() ? ExitCode.OK : ExitCode.CHECK_FAILED;
+        return status;
+    }
+
+    /** --threads as ReduceLadderRunner takes it: a power of two up to 1024; at least 2 but for --batched. */
+    private void checkThreads() {
+        int min = batched ? 1 : 2;  // K1-K3 reduce blockSize elements per block: a block of 1 never gets to one value
+        if (threads != null && (threads < min || threads > 1024 || Integer.bitCount(threads) != 1)) {
+            throw CliException.usage("--threads must be a power of two from " + min + " to 1024, not " + threads);
+        }
+    }
+
+    /** --rows and --cols as ReduceLadderRunner.runBatched takes them, and a matrix whose bytes fit in a long. */
+    private void checkMatrix(DType type) {
+        if (rows != null && (rows < 1 || rows > ReduceLadderRunner.MAX_BATCHED_ROWS)) {
+            throw CliException.usage("--rows must be from 1 to " + ReduceLadderRunner.MAX_BATCHED_ROWS + ", not " + rows);
+        }
+        if (cols != null && cols < 0) throw CliException.usage("--cols must be >= 0, not " + cols);
+        long r = rows != null ? rows : ReduceLadderRunner.DEFAULT_BATCHED_ROWS;
+        long c = cols != null ? cols : ReduceLadderRunner.DEFAULT_BATCHED_COLS;
+        if (Math.multiplyHigh(r, c) != 0 || r * c > Long.MAX_VALUE / type.byteSize()) {
+            throw CliException.usage("--rows " + r + " × --cols " + c + " is too many elements");
+        }
     }
 
     /** Title, story and kernel source of one step. */

@@ -12,7 +12,6 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +46,7 @@ public final class LadderScanCommand implements Callable<Integer> {
 
     static final long DEFAULT_N = 1L << 24;
 
-    @Override public Integer call() throws IOException {
+    @Override public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
         if (options.show != null) {
             ScanLadder step = ScanLadder.parse(options.show);
@@ -57,6 +56,7 @@ public final class LadderScanCommand implements Callable<Integer> {
         }
         DType type = options.type();
         options.checkReps();
+        options.checkPlot();
         long n = options.n != null ? Sizes.parse(options.n, "--n") : DEFAULT_N;
         List<ScanLadder> steps = new ArrayList<>();
         if (only != null) for (String id : only) steps.add(ScanLadder.parse(id));
@@ -79,11 +79,8 @@ public final class LadderScanCommand implements Callable<Integer> {
         LadderReport report = new LadderReport("scan ladder", description, config, results, copy, ctx.device(), null);
         if (options.json) out.println(report.json());
         else out.print(report.text(main.verbose()));
-        if (options.plot != null) {
-            report.plot(options.plot);
-            if (!options.json) out.println("wrote " + options.plot);
-        }
+        int status = options.plot(report, report.allVerified() ? ExitCode.OK : ExitCode.CHECK_FAILED, spec);
         out.flush();
-        return report.allVerified() ? ExitCode.OK : ExitCode.CHECK_FAILED;
+        return status;
     }
 }

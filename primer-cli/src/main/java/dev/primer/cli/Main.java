@@ -85,20 +85,29 @@ public final class Main implements Runnable {
 
     /** Runs the command line with {@code args}, writing to the given streams; returns the exit code. */
     public static int execute(PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cl = commandLine();
+        return execute(commandLine(), out, err, args);
+    }
+
+    /** As {@link #execute(PrintWriter, PrintWriter, String...)}, on a given command line (tests add commands). */
+    static int execute(CommandLine cl, PrintWriter out, PrintWriter err, String... args) {
         cl.setOut(out);
         cl.setErr(err);
         try {
             return cl.execute(args);
-        } catch (Throwable t) { // an Error (OutOfMemoryError, ...) that picocli let through
-            err.println("primer: " + Errors.describe(t));
-            if (args != null && java.util.Arrays.asList(args).contains("--verbose")) t.printStackTrace(err);
-            err.flush();
-            return ExitCode.FAILURE;
+        } catch (Throwable t) { // an Error (OutOfMemoryError, ...): picocli's handler is given Exceptions only
+            return Errors.report(t, commandRun(cl));
         } finally {
             out.flush();
             err.flush();
         }
+    }
+
+    /** The (sub)command the arguments named, so its failure line reads "primer demo: ..."; the root before parsing. */
+    private static CommandLine commandRun(CommandLine root) {
+        CommandLine.ParseResult pr = root.getParseResult();
+        if (pr == null) return root;
+        while (pr.hasSubcommand()) pr = pr.subcommand();
+        return pr.commandSpec().commandLine();
     }
 
     public static void main(String[] args) {

@@ -124,7 +124,7 @@ public final class RunCommand implements Callable<Integer> {
     @Override public Integer call() throws IOException {
         Kind kind = Kind.parse(opName);
         Op op = checkOptions(kind);
-        if (reps < 1) throw CliException.usage("--reps must be at least 1");
+        Reps.check(reps);
         if (!Files.exists(input)) throw CliException.usage("no such file: " + input);
         Main main = Main.of(spec);
         BackendKind backend = Backends.resolve(main.backend());
@@ -155,7 +155,7 @@ public final class RunCommand implements Callable<Integer> {
 
     /** Options that do not fit the op are usage errors, named. Returns the operator. */
     private Op checkOptions(Kind kind) {
-        if (rows != null && offsetsFile != null) throw CliException.usage("give either --rows/--cols or --offsets, not both");
+        if ((rows != null || cols != null) && offsetsFile != null) throw CliException.usage("give either --rows/--cols or --offsets, not both");
         if (kind.isScan()) {
             if (rows != null || cols != null) throw CliException.usage("--rows/--cols apply to reductions, not scans (use --offsets for a segmented scan)");
             if (kind == Kind.INCLUSIVE_SCAN && init != null) throw CliException.usage("--init applies to exclusive-scan only");

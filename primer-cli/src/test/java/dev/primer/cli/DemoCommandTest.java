@@ -18,6 +18,17 @@ class DemoCommandTest {
         }
     }
 
+    @Test void sizeAndRepsAreBoundedNamingTheOption() {
+        String[][] cases = {{"--size", "9223372036854775807"}, {"--size", "40"}, {"--size", "2^33"}, {"--reps", "2147483647"}};
+        for (String[] c : cases) {
+            Cli.Result r = Cli.run("demo", "--backend", "cpu", c[0], c[1]);
+            assertEquals(2, r.exitCode(), r::toString);
+            assertEquals(1, r.err().lines().count(), r::toString);
+            assertTrue(r.err().startsWith("primer demo: " + c[0] + " "), r::toString);
+            assertEquals("", r.out(), r::toString);
+        }
+    }
+
     @Test void checksCatchAWrongAnswer() {
         assertEquals(null, DemoCheck.compare(5L, 5L, 0));
         assertTrue(DemoCheck.compare(5L, 6L, 0).contains("expected 6"));

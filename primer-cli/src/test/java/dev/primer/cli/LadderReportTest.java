@@ -23,7 +23,7 @@ class LadderReportTest {
     private static final CudaDevice H200 = new CudaDevice(0, "NVIDIA H200", 9, 0, 132, 150_000_000_000L, 62_914_560,
             2_619_000, 5120, 1024, 2048, 232_448, 1_980_000, 13000);
 
-    private static LadderReport report(boolean allVerified) { return report(allVerified, null); }
+    static LadderReport report(boolean allVerified) { return report(allVerified, null); }
 
     private static LadderReport report(boolean allVerified, LectureColumns lecture) {
         double bytes = 4.0 * (1 << 22);

@@ -109,6 +109,23 @@ class RunCommandTest {
         assertTrue(r.err().startsWith("primer run: no such file"), r::toString);
     }
 
+    @Test void rowsOrColsWithOffsetsIsRejected() throws IOException {
+        Path in = ints(12);
+        Path offsets = dir.resolve("off.npy");
+        Npy.write(offsets, new long[] {0, 3, 12});
+        for (String option : new String[] {"--rows", "--cols"}) {
+            Cli.Result r = Cli.run("run", "sum", in.toString(), option, "4", "--offsets", offsets.toString(), "--backend", "cpu");
+            assertOneCleanLine(r);
+            assertTrue(r.err().contains("--offsets"), r::toString);
+        }
+    }
+
+    @Test void repsIsBounded() throws IOException {
+        Cli.Result r = Cli.run("run", "sum", ints(4).toString(), "--reps", "2147483647", "--backend", "cpu");
+        assertOneCleanLine(r);
+        assertTrue(r.err().contains("--reps"), r::toString);
+    }
+
     @Test void optionThatDoesNotFitTheOp() throws IOException {
         Cli.Result r = Cli.run("run", "sum", ints(4).toString(), "--init", "3", "--backend", "cpu");
         assertOneCleanLine(r);

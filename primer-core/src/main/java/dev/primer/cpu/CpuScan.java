@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * to its local total {@code T_c}, (2) rescanned as {@code out[i] = C_c op L_i} once its carry is known,
  * the carries chained in order ({@code C_0 = init}, {@code C_(c+1) = C_c op T_c}); threads take chunks
  * in order and rescan each right after reducing it, from their cache (a chained scan with look-back:
- * see {@link #run}), so memory is read once and written once. Here {@code L} is the chunk's own scan from the identity, formed in
+ * see {@link #scanRange}), so memory is read once and written once. Here {@code L} is the chunk's own scan from the identity, formed in
  * vector registers: in blocks of two vectors of {@code B} lanes (8 for float32, 4 for float64) each
  * vector's prefix takes log2(B) lane-shift steps, the second vector adds the first's last lane, and a
  * running total {@code R} adds block by block: {@code L = R_b op P_j} (see {@link FloatBlockScan}). Float results therefore round differently from a sequential loop, but they are
@@ -39,10 +39,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * like {@code gamma(i + 1)}, with the element count rather than the depth (absent underflow and
  * overflow).
  *
- * <p><b>Segmented scans.</b> By offsets: every segment is scanned exactly as {@link #scan} scans an
- * array of its own (chunks aligned at the segment's start), with {@code init} at its start; elements
- * outside every segment are left as they are. By head flags: see {@link FlagSegmentScan} for the
- * order (sequential within a chunk).
+ * <p><b>Segmented scans.</b> Every segment, by offsets or by head flags, is scanned exactly as
+ * {@link #scan} scans an array of its own (chunks aligned at the segment's start), with {@code init}
+ * at its start: the same segments give the same bits both ways, and the bound above holds with
+ * {@code i} counted from the segment's start. By offsets, elements outside every segment are left as
+ * they are.
  */
 public final class CpuScan {
     private CpuScan() {}
@@ -67,7 +68,7 @@ public final class CpuScan {
         Checks.holds(in, n, inType, "in");
         Checks.holds(out, n, outType, "out");
         Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
-        run(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits));
+        scanRange(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits));
     }
 
     /**
@@ -84,7 +85,7 @@ public final class CpuScan {
         Checks.holds(headFlags, n, DType.BYTE, "headFlags");
         Checks.holds(out, n, type, "out");
         Checks.inPlaceOrApart(in, n * type.byteSize(), out, n * type.byteSize(), true);
-        FlagSegmentScan.scan(type, op, inclusive, carryBits(type, initBits), in, headFlags, out, n);
+        FlagSegmentScan.scan(scanner(type, type, op, inclusive), carryBits(type, initBits), in, headFlags, out, n);
     }
 
     /**
@@ -105,7 +106,7 @@ public final class CpuScan {
         long carry = carryBits(type, initBits);
         Parallel.forWeightedRange(segments, k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k), (lo, hi) -> {
             for (long k = lo; k < hi; k++) {
-                run(scanner, in, out, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),
+                scanRange(scanner, in, out, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),
                         offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k + 1), carry);
             }
         });
@@ -129,7 +130,7 @@ public final class CpuScan {
      * totals, whatever thread does what, so the arithmetic (and every float bit) is the same as a
      * sequential two-pass scan's.
      */
-    private static void run(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
+    static void scanRange(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
         long n = to - from;
         // Integer scans are exact in any order, so they may chain pieces smaller than a chunk: small
         // arrays then use every thread too.
@@ -157,7 +158,7 @@ public final class CpuScan {
     private static final int WINDOW = 1 << 16;
 
     /**
-     * The shared state of one chained scan (see {@link #run}): decoupled look-back, CPU style. A thread
+     * The shared state of one chained scan (see {@link #scanRange}): decoupled look-back, CPU style. A thread
      * whose carry {@code C_c} is not published after a short spin (the thread before it may have been
      * descheduled) does not wait for it: it goes back to the last published carry and folds the totals
      * from there itself, reducing again any piece whose total is not published yet (in place, where the

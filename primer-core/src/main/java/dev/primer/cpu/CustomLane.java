@@ -89,7 +89,7 @@ sealed interface CustomLane {
     }
 
     record IntLane(IntBinaryOperator f) implements CustomLane {
-        private static final ValueLayout.OfInt T = ValueLayout.JAVA_INT;
+        private static final ValueLayout.OfInt T = ValueLayout.JAVA_INT_UNALIGNED;  // as the built-in kernels: any segment, heap ones too
 
         @Override public long carry(long bits) { return bits & 0xFFFF_FFFFL; }
 
@@ -121,7 +121,7 @@ sealed interface CustomLane {
     }
 
     record LongLane(LongBinaryOperator f) implements CustomLane {
-        private static final ValueLayout.OfLong T = ValueLayout.JAVA_LONG;
+        private static final ValueLayout.OfLong T = ValueLayout.JAVA_LONG_UNALIGNED;
 
         @Override public long carry(long bits) { return bits; }
 
@@ -152,7 +152,7 @@ sealed interface CustomLane {
     }
 
     record FloatLane(CustomOp.FloatBinaryOperator f) implements CustomLane {
-        private static final ValueLayout.OfFloat T = ValueLayout.JAVA_FLOAT;
+        private static final ValueLayout.OfFloat T = ValueLayout.JAVA_FLOAT_UNALIGNED;
 
         private static float value(long bits) { return Float.intBitsToFloat((int) bits); }
 
@@ -188,7 +188,7 @@ sealed interface CustomLane {
     }
 
     record DoubleLane(DoubleBinaryOperator f) implements CustomLane {
-        private static final ValueLayout.OfDouble T = ValueLayout.JAVA_DOUBLE;
+        private static final ValueLayout.OfDouble T = ValueLayout.JAVA_DOUBLE_UNALIGNED;
 
         @Override public long carry(long bits) { return bits; }
 

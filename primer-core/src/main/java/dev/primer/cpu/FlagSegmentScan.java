@@ -1,156 +1,49 @@
 package dev.primer.cpu;
 
-import dev.primer.DType;
-import dev.primer.Op;
-
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
 
 /**
- * Segmented scan whose segments start where an int8 head flag is non-zero (and at index 0), one
- * element at a time within a chunk, chunks in parallel (two passes, as {@link CpuScan}).
+ * Segmented scan whose segments start where an int8 head flag is non-zero (and at index 0). Each
+ * segment is scanned as an array of its own, exactly as {@link CpuScan#segmentedScanByOffsets} scans
+ * it, so the same segments give the same bits by flags and by offsets, and float sums keep the plain
+ * scan's error bound (a left-to-right loop within a chunk rounded up to 2^16 times on one path).
  *
- * <p><b>Order.</b> In chunk {@code c}, from a head on: {@code acc = init op x_head}, then
- * {@code acc = acc op x_i} left to right. The elements before the chunk's first head continue the
- * segment open at the chunk's start: {@code out = carry op Q_i}, {@code Q} the chunk's own left-to-right
- * fold from the identity. The carry into chunk {@code c + 1} is the acc at the chunk's end if it has a
- * head, else {@code carry op Q_end}. So a segment that spans chunks rounds as the plain scan does at
- * chunk borders, and within a chunk as a sequential loop.
+ * <p>Chunks of the flags are taken in parallel; a chunk's task scans the segments whose heads lie
+ * in it, each to its end, wherever that is (a long segment's scan spreads over the threads itself).
  */
 final class FlagSegmentScan {
     private FlagSegmentScan() {}
 
-    private static final ValueLayout.OfFloat F = ValueLayout.JAVA_FLOAT_UNALIGNED;
-    private static final ValueLayout.OfDouble D = ValueLayout.JAVA_DOUBLE_UNALIGNED;
-    private static final ValueLayout.OfInt I = ValueLayout.JAVA_INT_UNALIGNED;
-    private static final ValueLayout.OfLong L = ValueLayout.JAVA_LONG_UNALIGNED;
+    /** Eight flags read as one word, the first flag in the lowest byte. */
+    private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
-    static void scan(DType type, Op op, boolean inclusive, long initBits, MemorySegment in, MemorySegment flags,
-                     MemorySegment out, long n) {
-        long chunks = Parallel.chunks(n);
-        if (chunks == 0) return;
-        // Pass 1: each chunk's fold (from its last head, or from the identity when it has none).
-        long[] fold = new long[Math.toIntExact(chunks)];
-        boolean[] hasHead = new boolean[fold.length];
-        Parallel.forRange(chunks - 1, 1, (lo, hi) -> {
+    static void scan(ChunkScanner scanner, long carryBits, MemorySegment in, MemorySegment flags, MemorySegment out,
+                     long n) {
+        Parallel.forRange(Parallel.chunks(n), 1, (lo, hi) -> {
             for (long c = lo; c < hi; c++) {
-                long from = c * Parallel.CHUNK, to = from + Parallel.CHUNK;
-                fold[(int) c] = chunk(type, op, inclusive, initBits, in, flags, out, from, to, 0, false);
-                hasHead[(int) c] = hasHead(flags, from, to);
-            }
-        });
-        // The carries, in order: one step per chunk.
-        long[] carry = new long[fold.length];
-        carry[0] = initBits; // unused: index 0 is a head
-        for (int c = 0; c + 1 < fold.length; c++) {
-            carry[c + 1] = hasHead[c] ? fold[c] : combine(type, op, carry[c], fold[c]);
-        }
-        // Pass 2: every chunk from its carry.
-        Parallel.forEachChunk(n, (from, to) ->
-                chunk(type, op, inclusive, initBits, in, flags, out, from, to, carry[(int) (from / Parallel.CHUNK)], true));
-    }
-
-    private static boolean hasHead(MemorySegment flags, long from, long to) {
-        if (from == 0) return true;
-        for (long i = from; i < to; i++) {
-            if (flags.get(ValueLayout.JAVA_BYTE, i) != 0) return true;
-        }
-        return false;
-    }
-
-    private static long combine(DType type, Op op, long a, long b) {
-        return switch (type) {
-            case FLOAT -> Float.floatToRawIntBits(LaneOps.apply(op, Float.intBitsToFloat((int) a), Float.intBitsToFloat((int) b))) & 0xFFFF_FFFFL;
-            case DOUBLE -> Double.doubleToRawLongBits(LaneOps.apply(op, Double.longBitsToDouble(a), Double.longBitsToDouble(b)));
-            default -> LaneOps.apply(op, a, b);
-        };
-    }
-
-    private static long chunk(DType type, Op op, boolean inclusive, long initBits, MemorySegment in, MemorySegment flags,
-                              MemorySegment out, long from, long to, long carryBits, boolean write) {
-        return switch (type) {
-            case FLOAT -> Float.floatToRawIntBits(floats(op, inclusive, Float.intBitsToFloat((int) initBits), in, flags,
-                    out, from, to, Float.intBitsToFloat((int) carryBits), write)) & 0xFFFF_FFFFL;
-            case DOUBLE -> Double.doubleToRawLongBits(doubles(op, inclusive, Double.longBitsToDouble(initBits), in, flags,
-                    out, from, to, Double.longBitsToDouble(carryBits), write));
-            default -> integers(type, op, inclusive, initBits, in, flags, out, from, to, carryBits, write);
-        };
-    }
-
-    private static float floats(Op op, boolean inclusive, float init, MemorySegment in, MemorySegment flags,
-                                MemorySegment out, long from, long to, float carry, boolean write) {
-        float acc = (float) LaneOps.floatingIdentity(op);
-        boolean open = true;
-        for (long i = from; i < to; i++) {
-            float x = in.getAtIndex(F, i), before;
-            if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                open = false;
-                before = init;
-                acc = LaneOps.apply(op, init, x);
-            } else {
-                before = acc;
-                acc = LaneOps.apply(op, acc, x);
-            }
-            if (write) {
-                float value = inclusive ? acc : before;
-                out.setAtIndex(F, i, open ? LaneOps.apply(op, carry, value) : value);
-            }
-        }
-        return acc;
-    }
-
-    private static double doubles(Op op, boolean inclusive, double init, MemorySegment in, MemorySegment flags,
-                                  MemorySegment out, long from, long to, double carry, boolean write) {
-        double acc = LaneOps.floatingIdentity(op);
-        boolean open = true;
-        for (long i = from; i < to; i++) {
-            double x = in.getAtIndex(D, i), before;
-            if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                open = false;
-                before = init;
-                acc = LaneOps.apply(op, init, x);
-            } else {
-                before = acc;
-                acc = LaneOps.apply(op, acc, x);
-            }
-            if (write) {
-                double value = inclusive ? acc : before;
-                out.setAtIndex(D, i, open ? LaneOps.apply(op, carry, value) : value);
-            }
-        }
-        return acc;
-    }
-
-    /** Integers in long arithmetic, stored in the element type (so int8/int32 wrap as Java's). */
-    private static long integers(DType type, Op op, boolean inclusive, long init, MemorySegment in, MemorySegment flags,
-                                 MemorySegment out, long from, long to, long carry, boolean write) {
-        long acc = LaneOps.integralIdentity(op, Long.MIN_VALUE, Long.MAX_VALUE);
-        boolean open = true;
-        for (long i = from; i < to; i++) {
-            long x = switch (type) {
-                case BYTE -> in.get(ValueLayout.JAVA_BYTE, i);
-                case INT -> in.getAtIndex(I, i);
-                default -> in.getAtIndex(L, i);
-            };
-            long before;
-            if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                open = false;
-                before = init;
-                acc = LaneOps.apply(op, init, x);
-            } else {
-                before = acc;
-                acc = LaneOps.apply(op, acc, x);
-            }
-            if (write) {
-                long value = inclusive ? acc : before;
-                if (open) value = LaneOps.apply(op, carry, value);
-                switch (type) {
-                    case BYTE -> out.set(ValueLayout.JAVA_BYTE, i, (byte) value);
-                    case INT -> out.setAtIndex(I, i, (int) value);
-                    default -> out.setAtIndex(L, i, value);
+                long from = c * Parallel.CHUNK, to = Math.min(n, from + Parallel.CHUNK);
+                long head = from == 0 ? 0 : nextHead(flags, from, to);  // element 0 starts a segment whatever its flag
+                while (head < to) {
+                    long end = nextHead(flags, head + 1, n);
+                    CpuScan.scanRange(scanner, in, out, head, end, carryBits);
+                    head = end;
                 }
             }
+        });
+    }
+
+    /** The first index in {@code [from, to)} whose flag is non-zero, or {@code to}: eight flags a load. */
+    static long nextHead(MemorySegment flags, long from, long to) {
+        long i = from;
+        for (; i + 8 <= to; i += 8) {
+            long word = flags.get(WORD, i);
+            if (word != 0) return i + Long.numberOfTrailingZeros(word) / 8;
         }
-        return acc;
+        for (; i < to; i++) {
+            if (flags.get(ValueLayout.JAVA_BYTE, i) != 0) return i;
+        }
+        return to;
     }
 }

@@ -7,7 +7,6 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -107,13 +106,11 @@ final class FloatBlockScan implements ChunkScanner {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         r = blocks(in, from * BYTES, out, from * BYTES, whole, r, carry);
         if (tail < to) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(BLOCK * BYTES, 32);
-                for (int j = 0; j < BLOCK; j++) block.setAtIndex(ValueLayout.JAVA_FLOAT, j, IDENTITY);
-                MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-                r = blocks(block, 0, out == null ? null : block, 0, 1, r, carry);
-                if (out != null) MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
-            }
+            MemorySegment block = TailBlock.get(BLOCK * BYTES);
+            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ValueLayout.JAVA_FLOAT, j, IDENTITY);
+            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
+            r = blocks(block, 0, out == null ? null : block, 0, 1, r, carry);
+            if (out != null) MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
         }
         return r;
     }

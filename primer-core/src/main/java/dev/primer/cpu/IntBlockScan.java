@@ -7,7 +7,6 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorShuffle;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -60,13 +59,11 @@ final class IntBlockScan implements ChunkScanner {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         int running = blocks(in, from * BYTES, out, from * BYTES, whole, (int) carryBits);
         if (tail < to) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(BLOCK * BYTES, 64);
-                for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
-                MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-                blocks(block, 0, block, 0, 1, running);
-                MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
-            }
+            MemorySegment block = TailBlock.get(BLOCK * BYTES);
+            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
+            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
+            blocks(block, 0, block, 0, 1, running);
+            MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
         }
     }
 

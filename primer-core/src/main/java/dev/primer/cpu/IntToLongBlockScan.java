@@ -7,7 +7,6 @@ import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -45,12 +44,12 @@ final class IntToLongBlockScan implements ChunkScanner {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         long running = blocks(in, from * 4, out, from * 8, whole, carry);
         if (tail < to) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment inBlock = arena.allocate(BLOCK * 4L, 64), outBlock = arena.allocate(BLOCK * 8L, 64);
-                MemorySegment.copy(in, tail * 4, inBlock, 0, (to - tail) * 4); // the pad stays 0, the identity
-                blocks(inBlock, 0, outBlock, 0, 1, running);
-                MemorySegment.copy(outBlock, 0, out, tail * 8, (to - tail) * 8);
-            }
+            MemorySegment buffer = TailBlock.get(BLOCK * 12L);
+            MemorySegment inBlock = buffer.asSlice(0, BLOCK * 4L), outBlock = buffer.asSlice(BLOCK * 4L, BLOCK * 8L);
+            inBlock.fill((byte) 0);  // the pad: 0, the identity
+            MemorySegment.copy(in, tail * 4, inBlock, 0, (to - tail) * 4);
+            blocks(inBlock, 0, outBlock, 0, 1, running);
+            MemorySegment.copy(outBlock, 0, out, tail * 8, (to - tail) * 8);
         }
     }
 

@@ -6,7 +6,6 @@ import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
 import jdk.incubator.vector.VectorOperators;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
@@ -45,13 +44,11 @@ final class LongBlockScan implements ChunkScanner {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         long running = blocks(in, from * BYTES, out, from * BYTES, whole, carryBits);
         if (tail < to) {
-            try (Arena arena = Arena.ofConfined()) {
-                MemorySegment block = arena.allocate(BLOCK * BYTES, 64);
-                for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
-                MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-                blocks(block, 0, block, 0, 1, running);
-                MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
-            }
+            MemorySegment block = TailBlock.get(BLOCK * BYTES);
+            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
+            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
+            blocks(block, 0, block, 0, 1, running);
+            MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
         }
     }
 

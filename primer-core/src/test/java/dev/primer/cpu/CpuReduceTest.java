@@ -364,4 +364,18 @@ class CpuReduceTest {
         Throwable e = assertThrows(type, call);
         ArgumentMessages.assertStartsWith(argument, e);
     }
+
+    @Test
+    void customOperatorsTakeUnalignedAndHeapSegmentsAsTheBuiltInKernelsDo() {
+        dev.primer.CustomOp sum = dev.primer.CustomOp.ofInt("s", "a + b", 0, Integer::sum);
+        MemorySegment odd = java.lang.foreign.Arena.ofAuto().allocate(408, 64).asSlice(1, 400);
+        MemorySegment heap = MemorySegment.ofArray(new byte[400]);
+        for (MemorySegment in : new MemorySegment[] {odd, heap}) {
+            for (int i = 0; i < 100; i++) in.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, i);
+            assertEquals(4950, (int) CpuCustomReduce.reduce(sum, in, 100));
+            MemorySegment out = MemorySegment.ofArray(new byte[400]);
+            CpuCustomScan.scan(sum, true, 0, in, out, 100);
+            assertEquals(4950, out.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, 99));
+        }
+    }
 }

@@ -235,28 +235,50 @@ class CpuScanTest {
             MemorySegment out = TestArrays.output(type, n);
             CpuScan.segmentedScanByFlags(type, op, inclusive, init, in, flags, out, n);
             String what = type + " " + op + (inclusive ? " inclusive" : " exclusive");
-            if (type.isFloatingPoint()) {
-                double[] model = OrderModel.flagScan(type, op, inclusive, initValue(type, init), in, flags, (int) n);
-                for (int i = 0; i < n; i++) {
-                    long expected = type == DType.FLOAT ? Float.floatToRawIntBits((float) model[i]) & 0xFFFF_FFFFL
-                            : Double.doubleToRawLongBits(model[i]);
-                    if (expected != TestArrays.bits(type, out, i)) {
-                        fail(what + ": element " + i + " is " + TestArrays.floating(type, out, i) + ", expected " + model[i]);
+            List<Long> heads = new ArrayList<>();
+            for (long i = 0; i < n; i++) {
+                if (i == 0 || flags.get(ValueLayout.JAVA_BYTE, i) != 0) heads.add(i);
+            }
+            heads.add(n);
+            for (int k = 0; k + 1 < heads.size(); k++) {  // each segment as an array of its own
+                long from = heads.get(k), to = heads.get(k + 1);
+                if (type.isFloatingPoint()) {
+                    double[] model = OrderModel.scan(type, op, inclusive, initValue(type, init), in, from, to);
+                    for (long i = from; i < to; i++) {
+                        long want = type == DType.FLOAT ? Float.floatToRawIntBits((float) model[(int) (i - from)]) & 0xFFFF_FFFFL
+                                : Double.doubleToRawLongBits(model[(int) (i - from)]);
+                        if (want != TestArrays.bits(type, out, i)) {
+                            fail(what + ": element " + i + " is " + TestArrays.floating(type, out, i) + ", expected " + model[(int) (i - from)]);
+                        }
                     }
-                }
-            } else {
-                long start = 0;
-                for (long i = 1; i <= n; i++) {
-                    if (i == n || flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                        checkIntegral(type, type, op, inclusive, init, in, start, out, start, i - start, what + " segment at " + start);
-                        start = i;
-                    }
+                } else {
+                    checkIntegral(type, type, op, inclusive, init, in, from, out, from, to - from, what + " segment at " + from);
                 }
             }
+            // the same segments by offsets: the same bits
+            MemorySegment byOffsets = TestArrays.output(type, n);
+            CpuScan.segmentedScanByOffsets(type, op, inclusive, init, in,
+                    TestArrays.longs(heads.stream().mapToLong(Long::longValue).toArray()), heads.size() - 1, byOffsets);
+            assertEquals(-1, byOffsets.mismatch(out), what + ": by offsets and by flags");
             MemorySegment inPlace = TestArrays.copy(in);
             CpuScan.segmentedScanByFlags(type, op, inclusive, init, inPlace, flags, inPlace, n);
             assertEquals(-1, inPlace.mismatch(out), what + " in place");
         }
+    }
+
+    @Test
+    void aLongFlagSegmentKeepsThePlainScansErrorBound() {
+        // 1 then 2^16 - 1 increments of 2^-25, half an ulp of 1: a left-to-right loop loses every one
+        int n = 1 << 16;
+        MemorySegment in = TestArrays.allocate(DType.FLOAT, n), flags = TestArrays.allocate(DType.BYTE, n);
+        in.setAtIndex(ValueLayout.JAVA_FLOAT, 0, 1f);
+        for (int i = 1; i < n; i++) in.setAtIndex(ValueLayout.JAVA_FLOAT, i, 0x1p-25f);
+        MemorySegment out = TestArrays.output(DType.FLOAT, n);
+        CpuScan.segmentedScanByFlags(DType.FLOAT, Op.SUM, true, Float.floatToRawIntBits(0f), in, flags, out, n);
+        double exact = 1 + (n - 1) * 0x1p-25, u = 0x1p-24, d = CpuScan.roundings(DType.FLOAT, n - 1);
+        double bound = d * u / (1 - d * u) * exact;
+        float got = out.getAtIndex(ValueLayout.JAVA_FLOAT, n - 1);
+        assertTrue(Math.abs(got - exact) <= bound, "out[n-1] = " + got + ", exact " + exact + ", bound " + bound);
     }
 
     // ---- segmented by offsets ----

@@ -7,7 +7,7 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * Scalar models of the documented floating-point orders, written from the javadoc (CpuReduce,
- * FloatChunkReduce, CpuScan, FloatBlockScan, FlagSegmentScan) without vectors: the kernels must
+ * FloatChunkReduce, CpuScan, FloatBlockScan) without vectors: the kernels must
  * match them bit for bit.
  */
 final class OrderModel {
@@ -111,33 +111,6 @@ final class OrderModel {
                 running = t[block - 1];
             }
             carry = apply(type, op, carry, running);
-        }
-        return out;
-    }
-
-    /** The flag-segmented scan as FlagSegmentScan defines it. */
-    static double[] flagScan(DType type, Op op, boolean inclusive, double init, MemorySegment in, MemorySegment flags, int n) {
-        double[] out = new double[n];
-        double carry = init;
-        for (int c0 = 0; c0 < n; c0 += CHUNK) {
-            int c1 = Math.min(n, c0 + CHUNK);
-            double acc = identity(op);
-            boolean open = true, head = false;
-            for (int i = c0; i < c1; i++) {
-                double x = TestArrays.floating(type, in, i), before;
-                if (i == 0 || flags.get(java.lang.foreign.ValueLayout.JAVA_BYTE, i) != 0) {
-                    open = false;
-                    head = true;
-                    before = init;
-                    acc = apply(type, op, init, x);
-                } else {
-                    before = acc;
-                    acc = apply(type, op, acc, x);
-                }
-                double value = inclusive ? acc : before;
-                out[i] = open ? apply(type, op, carry, value) : value;
-            }
-            carry = head ? acc : apply(type, op, carry, acc);
         }
         return out;
     }

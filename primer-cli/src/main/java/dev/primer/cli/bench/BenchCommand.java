@@ -2,15 +2,21 @@ package dev.primer.cli.bench;
 
 import dev.primer.BackendKind;
 import dev.primer.Primer;
+import dev.primer.cli.Backends;
 import dev.primer.cli.CliException;
+import dev.primer.cli.Errors;
 import dev.primer.cli.ExitCode;
+import dev.primer.cli.Main;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import java.io.IOException;
-import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,17 +59,19 @@ public final class BenchCommand implements Callable<Integer> {
             description = "int64 segment offsets (baselines.py --segments-out), so both sides reduce the same segments.")
     Path segmentsFile;
 
+    @Spec CommandSpec spec;
+
     @Override
-    public Integer call() throws IOException {
-        if (!Cuda.isAvailable()) {
-            System.err.println("no GPU: " + Cuda.unavailableReason());
-            return ExitCode.NO_GPU;
-        }
+    public Integer call() {
+        // Everything that can be checked without the GPU is, before the benchmarks' minutes of work.
         Set<String> groups = groups();
         Baselines baselines = baselinesFile == null ? Baselines.none() : loadBaselines();
         if (segmentsFile != null && !Files.isReadable(segmentsFile)) throw CliException.usage("cannot read --segments " + segmentsFile);
+        checkOutDir();
+        Backends.requireGpuOnly(Main.of(spec).backend(), "bench", "");
 
-        PrintStream progress = System.err;
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter progress = spec.commandLine().getErr();
         CudaContext ctx = Cuda.context();
         List<BenchRecord> records = new ArrayList<>();
         double copyGbps, readGbps;
@@ -87,20 +95,49 @@ public final class BenchCommand implements Callable<Integer> {
             if (groups.contains(CustomBench.GROUP)) records.addAll(CustomBench.run(s));
         }
 
+        // The report is printed before the files are written, so a failed write loses no results.
         BenchReport report = new BenchReport(env, records, baselines, copyGbps, readGbps);
-        Path[] files = report.write(outDir);
-        PrintStream out = System.out;
         out.print(report.markdown());
         out.println();
-        out.println("wrote " + files[0]);
-        out.println("wrote " + files[1]);
+        out.flush();
+        int status = write(report);
         long wrong = records.stream().filter(r -> Boolean.FALSE.equals(r.verified())).count();
         long failed = records.stream().filter(r -> !r.ok()).count();
         if (wrong + failed > 0) {
             out.println("bench: " + wrong + " wrong result(s), " + failed + " benchmark(s) failed to run");
             return ExitCode.CHECK_FAILED;
         }
-        return ExitCode.OK;
+        return status;
+    }
+
+    /**
+     * Writes (and deletes) a file in --out-dir, or in its nearest existing parent, which the report will
+     * create it in: one that cannot hold the report fails now, not after the run. (Permissions alone do
+     * not tell: root may "write" /proc.)
+     */
+    private void checkOutDir() {
+        Path dir = outDir.toAbsolutePath();
+        while (!Files.exists(dir) && dir.getParent() != null) dir = dir.getParent();
+        try {
+            Files.delete(Files.createTempFile(dir, ".primer-bench-", ".tmp"));
+        } catch (IOException e) {
+            String why = e instanceof FileSystemException f && f.getReason() != null ? f.getReason() : e.getClass().getSimpleName();
+            throw CliException.usage("--out-dir " + outDir + ": cannot create files in " + dir + " (" + why + ")");
+        }
+    }
+
+    /** Writes the JSON and Markdown files; exit 2 naming --out-dir when they cannot be written. */
+    private int write(BenchReport report) {
+        try {
+            Path[] files = report.write(outDir);
+            spec.commandLine().getOut().println("wrote " + files[0]);
+            spec.commandLine().getOut().println("wrote " + files[1]);
+            return ExitCode.OK;
+        } catch (IOException e) {
+            spec.commandLine().getErr().println(spec.qualifiedName() + ": cannot write the report to --out-dir " + outDir
+                    + ": " + Errors.explain(e));
+            return ExitCode.USAGE;
+        }
     }
 
     private Set<String> groups() {

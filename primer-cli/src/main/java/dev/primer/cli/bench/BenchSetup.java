@@ -3,7 +3,7 @@ package dev.primer.cli.bench;
 import dev.primer.Primer;
 import dev.primer.cuda.CudaContext;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.nio.file.Path;
 
 /**
@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * and timed repetitions to run, and the sizes. Sizes are those of bench/baselines.py, so records of
  * the same name pair up: 2^28 elements, or 2^24 with {@code --quick} (as baselines.py --quick).
  */
-record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, PrintStream log) {
+record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, PrintWriter log) {
     static final int WARMUP = 3;
     /** Event-timed benchmarks also warm up for this long (at most WARMUP_MAX_RUNS runs), for the JIT. */
     static final long WARMUP_NANOS = 500_000_000L;

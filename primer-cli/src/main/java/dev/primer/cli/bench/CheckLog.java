@@ -1,6 +1,6 @@
 package dev.primer.cli.bench;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /**
@@ -10,13 +10,13 @@ import java.util.concurrent.Callable;
  * IllegalArgumentException saying "not supported") is listed as skipped and counted apart.
  */
 final class CheckLog {
-    private final PrintStream out;
+    private final PrintWriter out;
     private final boolean verbose;
     private int passed;
     private int failed;
     private int skipped;
 
-    CheckLog(PrintStream out, boolean verbose) {
+    CheckLog(PrintWriter out, boolean verbose) {
         this.out = out;
         this.verbose = verbose;
     }

@@ -2,6 +2,7 @@ package dev.primer.cli.bench;
 
 import dev.primer.BackendKind;
 import dev.primer.Primer;
+import dev.primer.cli.Backends;
 import dev.primer.cli.ExitCode;
 import dev.primer.cli.Main;
 import dev.primer.cuda.Cuda;
@@ -11,7 +12,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintStream;
+import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /**
@@ -34,11 +35,8 @@ public final class SelftestCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (!Cuda.isAvailable()) {
-            System.err.println("no GPU: " + Cuda.unavailableReason());
-            return ExitCode.NO_GPU;
-        }
-        PrintStream out = System.out;
+        Backends.requireGpuOnly(Main.of(spec).backend(), "selftest", "; it checks the GPU against the CPU");
+        PrintWriter out = spec.commandLine().getOut();
         CheckLog log = new CheckLog(out, verbose());
         CudaContext ctx = Cuda.context();
         try (Primer gpu = Primer.open(BackendKind.GPU); Primer cpu = Primer.open(BackendKind.CPU)) {
