@@ -14,6 +14,7 @@ import java.util.concurrent.ForkJoinPool;
  * A quick timer beside JMH for a noisy machine: runs each case many times and prints the minimum and
  * the median time (the minimum approximates the undisturbed time when other work shares the cores).
  * {@code java -cp benchmarks.jar --add-modules jdk.incubator.vector dev.primer.bench.cpu.QuickTimer n reps [threads] [cases...]}
+ * Cases {@code segflagsK} and {@code segoffsetsK}: a float32 SUM segmented scan, a head every K elements.
  */
 public final class QuickTimer {
     public static void main(String[] args) throws Exception {
@@ -32,7 +33,7 @@ public final class QuickTimer {
         float[] fsum = floats.clone();
         MemorySegment fsumSeg = MemorySegment.ofArray(fsum);
         for (String c : cases) {
-            Runnable r = switch (c) {
+            Runnable r = c.matches("seg(flags|offsets)\\d+") ? segmented(c, fsumSeg, n) : switch (c) {
                 case "int32" -> () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, is, is, n);
                 case "jdkInt32" -> () -> Arrays.parallelPrefix(ints, Integer::sum);
                 case "int64" -> () -> CpuScan.scan(DType.LONG, DType.LONG, Op.SUM, true, 0, ls, ls, n);
@@ -79,5 +80,21 @@ public final class QuickTimer {
             double min = late[0] / 1e3, med = late[reps / 2] / 1e3;
             System.out.printf("%-12s n=%-10d min %10.1f us  median %10.1f us%n", c, n, min, med);
         }
+    }
+
+    /** "segflags8" / "segoffsets8": an inclusive float32 SUM segmented scan, a head every 8 elements, by flags or by offsets. */
+    private static Runnable segmented(String c, MemorySegment values, int n) {
+        int every = Integer.parseInt(c.replaceAll("\\D", ""));
+        MemorySegment out = MemorySegment.ofArray(new float[n]);
+        if (c.startsWith("segflags")) {
+            byte[] flags = new byte[n];
+            for (int i = 0; i < n; i += every) flags[i] = 1;
+            MemorySegment f = MemorySegment.ofArray(flags);
+            return () -> CpuScan.segmentedScanByFlags(DType.FLOAT, Op.SUM, true, 0, values, f, out, n);
+        }
+        long[] offsets = java.util.stream.LongStream.concat(java.util.stream.LongStream.iterate(0, i -> i < n, i -> i + every),
+                java.util.stream.LongStream.of(n)).toArray();
+        MemorySegment o = MemorySegment.ofArray(offsets);
+        return () -> CpuScan.segmentedScanByOffsets(DType.FLOAT, Op.SUM, true, 0, values, o, offsets.length - 1, out);
     }
 }
