@@ -132,6 +132,10 @@ public final class CpuScan {
      */
     static void scanRange(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
         long n = to - from;
+        if (n <= Parallel.CHUNK) { // one piece, whatever the scanner (most segments of a segmented scan)
+            if (n > 0) scanner.scan(in, out, from, to, init);
+            return;
+        }
         // Integer scans are exact in any order, so they may chain pieces smaller than a chunk: small
         // arrays then use every thread too.
         long piece = scanner.splits() ? Math.clamp(n / (4L * Parallel.threads()) & ~63L, MIN_PIECE, Parallel.CHUNK) : Parallel.CHUNK;
@@ -275,7 +279,7 @@ public final class CpuScan {
         }
     }
 
-    private static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive) {
+    static ChunkScanner scanner(DType inType, DType outType, Op op, boolean inclusive) {
         Class<? extends ChunkScanner> template = switch (inType) {
             case BYTE -> null;
             case INT -> outType == DType.LONG ? IntToLongBlockScan.class : IntBlockScan.class;
@@ -288,7 +292,7 @@ public final class CpuScan {
     }
 
     /** initBits in the form the scanners carry: integers sign-extended, a float's bits in the low 32. */
-    private static long carryBits(DType type, long initBits) {
+    static long carryBits(DType type, long initBits) {
         return switch (type) {
             case BYTE -> (byte) initBits;
             case INT -> (int) initBits;

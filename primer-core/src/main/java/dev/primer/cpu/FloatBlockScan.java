@@ -105,13 +105,7 @@ final class FloatBlockScan implements ChunkScanner {
     private static float chunk(MemorySegment in, MemorySegment out, long from, long to, float r, float carry) {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         r = blocks(in, from * BYTES, out, from * BYTES, whole, r, carry);
-        if (tail < to) {
-            MemorySegment block = TailBlock.get(BLOCK * BYTES);
-            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ValueLayout.JAVA_FLOAT, j, IDENTITY);
-            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-            r = blocks(block, 0, out == null ? null : block, 0, 1, r, carry);
-            if (out != null) MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
-        }
+        if (tail < to) r = partialBlock(in, out, tail * BYTES, (int) (to - tail), r, carry);
         return r;
     }
 
@@ -143,6 +137,37 @@ final class FloatBlockScan implements ChunkScanner {
             running = next;
         }
         return running.lane(0);
+    }
+
+    /**
+     * Scans the {@code m < BLOCK} elements at byte {@code at} as {@link #blocks} scans a block padded
+     * with the identity, in the same registers (so with the same bits), but reading and writing only
+     * lanes below {@code m} (masked); returns the local total {@code L} at the last of them. The lines
+     * repeat {@code blocks}' rather than share a helper: a vector passed to a method that C2 does not
+     * inline (a rarely taken path's often is not) is boxed, and its operations run as Java loops.
+     */
+    private static float partialBlock(MemorySegment in, MemorySegment out, long at, int m, float r, float carry) {
+        FloatVector id = FloatVector.broadcast(S, IDENTITY), running = FloatVector.broadcast(S, r);
+        long lanes = (1L << m) - 1;
+        VectorMask<Float> m0 = VectorMask.fromLong(S, lanes), m1 = VectorMask.fromLong(S, lanes >>> LANES);
+        FloatVector v0 = id.blend(FloatVector.fromMemorySegment(S, in, at, NATIVE, m0), m0);
+        FloatVector v1 = id.blend(FloatVector.fromMemorySegment(S, in, at + LANES * BYTES, NATIVE, m1), m1);
+        v0 = v0.lanewise(LANE_OP, v0.rearrange(UP1).blend(id, LOW1));
+        v1 = v1.lanewise(LANE_OP, v1.rearrange(UP1).blend(id, LOW1));
+        v0 = v0.lanewise(LANE_OP, v0.rearrange(UP2).blend(id, LOW2));
+        v1 = v1.lanewise(LANE_OP, v1.rearrange(UP2).blend(id, LOW2));
+        v0 = v0.lanewise(LANE_OP, v0.rearrange(UP4).blend(id, LOW4));
+        v1 = v1.lanewise(LANE_OP, v1.rearrange(UP4).blend(id, LOW4));
+        v1 = v1.lanewise(LANE_OP, v0.rearrange(LAST));
+        FloatVector t0 = running.lanewise(LANE_OP, v0), t1 = running.lanewise(LANE_OP, v1);
+        if (out != null) {
+            FloatVector c = FloatVector.broadcast(S, carry);
+            c.lanewise(LANE_OP, INCLUSIVE ? t0 : t0.rearrange(UP1).blend(running, LOW1)).intoMemorySegment(out, at, NATIVE, m0);
+            c.lanewise(LANE_OP, INCLUSIVE ? t1 : t1.rearrange(UP1).blend(t0.rearrange(LAST), LOW1))
+                    .intoMemorySegment(out, at + LANES * BYTES, NATIVE, m1);
+        }
+        // the local total at the last element; the padded block's (lane BLOCK - 1) would associate differently
+        return m <= LANES ? t0.lane(m - 1) : t1.lane(m - 1 - LANES);
     }
 
     /** MIN/MAX total: a plain reduction, exact in any order. */

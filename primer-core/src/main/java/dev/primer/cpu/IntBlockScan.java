@@ -58,12 +58,10 @@ final class IntBlockScan implements ChunkScanner {
     @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         int running = blocks(in, from * BYTES, out, from * BYTES, whole, (int) carryBits);
-        if (tail < to) {
-            MemorySegment block = TailBlock.get(BLOCK * BYTES);
-            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
-            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-            blocks(block, 0, block, 0, 1, running);
-            MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
+        for (long i = tail; i < to; i++) { // the last partial block: one element at a time, exact in any order
+            int before = running;
+            running = (int) LaneOps.apply(OP, running, in.getAtIndex(ELEMENT, i));
+            out.setAtIndex(ELEMENT, i, INCLUSIVE ? running : before);
         }
     }
 

@@ -41,16 +41,8 @@ final class IntToLongBlockScan implements ChunkScanner {
     }
 
     @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry) {
-        long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
-        long running = blocks(in, from * 4, out, from * 8, whole, carry);
-        if (tail < to) {
-            MemorySegment buffer = TailBlock.get(BLOCK * 12L);
-            MemorySegment inBlock = buffer.asSlice(0, BLOCK * 4L), outBlock = buffer.asSlice(BLOCK * 4L, BLOCK * 8L);
-            inBlock.fill((byte) 0);  // the pad: 0, the identity
-            MemorySegment.copy(in, tail * 4, inBlock, 0, (to - tail) * 4);
-            blocks(inBlock, 0, outBlock, 0, 1, running);
-            MemorySegment.copy(outBlock, 0, out, tail * 8, (to - tail) * 8);
-        }
+        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
+        serial(in, out, tail, to, blocks(in, from * 4, out, from * 8, (tail - from) / BLOCK, carry));
     }
 
     @Override public boolean splits() {
@@ -63,19 +55,9 @@ final class IntToLongBlockScan implements ChunkScanner {
 
     /**
      * Scans {@code count} whole blocks of two vectors' elements from the running value; returns it
-     * after them: Sklansky steps in 8 lanes with AVX-512, a scalar loop with AVX2 (see
-     * {@link LongBlockScan}).
+     * after them: Sklansky steps in 8 lanes (AVX-512; see {@link LongBlockScan}).
      */
     private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
-        if (!WIDE) {
-            long inBase = inByte / 4, outBase = outByte / 8, n = count * BLOCK;
-            for (long i = 0; i < n; i++) {
-                long before = r;
-                r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, inBase + i);
-                out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, outBase + i, INCLUSIVE ? r : before);
-            }
-            return r;
-        }
         LongVector zero = LongVector.zero(S), running = LongVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
             long at = inByte + b * (BLOCK * 4), o = outByte + b * (BLOCK * 8);
@@ -91,6 +73,18 @@ final class IntToLongBlockScan implements ChunkScanner {
             running = r1.add(v1.rearrange(LAST));
         }
         return running.lane(0);
+    }
+
+    /**
+     * Scans elements {@code [from, to)} one at a time from the running value {@code r}: all of them
+     * with AVX2 (see {@link LongBlockScan}), else the last partial block.
+     */
+    private static void serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
+        for (long i = from; i < to; i++) {
+            long before = r;
+            r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
+            out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, INCLUSIVE ? r : before);
+        }
     }
 
     private static LongVector prefix(LongVector v) {

@@ -13,8 +13,8 @@ import java.nio.ByteOrder;
 
 /**
  * Template (see {@link Specialized}): int64 scan of a chunk with {@code OP} (wrapping as Java's long
- * arithmetic): in vectors of 8 lanes with AVX-512, else a scalar loop (see {@link #blocks} for why),
- * padded tail blocks as {@link FloatBlockScan}. Integers are exact in any order, so the carry enters the
+ * arithmetic): in vectors of 8 lanes with AVX-512, else a scalar loop (see {@link #serial} for why),
+ * a last partial block one element at a time. Integers are exact in any order, so the carry enters the
  * running total at the start and the chunk's total is a plain (vector) reduction.
  */
 final class LongBlockScan implements ChunkScanner {
@@ -41,15 +41,8 @@ final class LongBlockScan implements ChunkScanner {
     }
 
     @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
-        long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
-        long running = blocks(in, from * BYTES, out, from * BYTES, whole, carryBits);
-        if (tail < to) {
-            MemorySegment block = TailBlock.get(BLOCK * BYTES);
-            for (int j = 0; j < BLOCK; j++) block.setAtIndex(ELEMENT, j, IDENTITY);
-            MemorySegment.copy(in, tail * BYTES, block, 0, (to - tail) * BYTES);
-            blocks(block, 0, block, 0, 1, running);
-            MemorySegment.copy(block, 0, out, tail * BYTES, (to - tail) * BYTES);
-        }
+        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
+        serial(in, out, tail, to, blocks(in, from * BYTES, out, from * BYTES, (tail - from) / BLOCK, carryBits));
     }
 
     @Override public boolean splits() {
@@ -62,22 +55,11 @@ final class LongBlockScan implements ChunkScanner {
 
     /**
      * Scans {@code count} whole blocks from the running value {@code carry op R}; returns it after them.
-     * With 8 lanes (AVX-512) each vector's prefix forms in three Sklansky steps of a lane permute and
-     * a masked operation, as {@link IntBlockScan}: 0.26-0.29 ns per element in cache on a Sapphire
-     * Rapids VM, against 0.42-0.47 for the scalar loop. With 4 lanes (AVX2) a scalar loop: AVX2 has no
-     * 64-bit lane permute by register, and one scalar operation per element measured 1.5-1.8x faster
-     * than the 4-lane vector prefix. Integers are exact in any order, so both give the same values.
+     * Each vector's prefix forms in three Sklansky steps of a lane permute and a masked operation, as
+     * {@link IntBlockScan}: with 8 lanes (AVX-512) 0.26-0.29 ns per element in cache on a Sapphire
+     * Rapids VM, against 0.42-0.47 for the scalar loop.
      */
     private static long blocks(MemorySegment in, long inByte, MemorySegment out, long outByte, long count, long r) {
-        if (!WIDE) {
-            long inBase = inByte / BYTES, outBase = outByte / BYTES, n = count * BLOCK;
-            for (long i = 0; i < n; i++) {
-                long before = r;
-                r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, inBase + i));
-                out.setAtIndex(ELEMENT, outBase + i, INCLUSIVE ? r : before);
-            }
-            return r;
-        }
         LongVector id = LongVector.broadcast(S, IDENTITY), running = LongVector.broadcast(S, r);
         for (long b = 0; b < count; b++) {
             long at = inByte + b * (BLOCK * BYTES), o = outByte + b * (BLOCK * BYTES);
@@ -94,6 +76,20 @@ final class LongBlockScan implements ChunkScanner {
             running = r1.lanewise(LANE_OP, v1.rearrange(LAST));
         }
         return running.lane(0);
+    }
+
+    /**
+     * Scans elements {@code [from, to)} one at a time from the running value {@code r}: with 4 lanes
+     * (AVX2) all of them (AVX2 has no 64-bit lane permute by register, and one scalar operation per
+     * element measured 1.5-1.8x faster than the 4-lane vector prefix), and the last partial block.
+     * Integers are exact in any order, so the values are the vector path's.
+     */
+    private static void serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
+        for (long i = from; i < to; i++) {
+            long before = r;
+            r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, i));
+            out.setAtIndex(ELEMENT, i, INCLUSIVE ? r : before);
+        }
     }
 
     /** The inclusive prefix of one vector's 8 lanes from the identity (the vector path only). */

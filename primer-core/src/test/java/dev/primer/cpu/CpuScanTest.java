@@ -342,6 +342,34 @@ class CpuScanTest {
     }
 
     @Test
+    void aRangesTotalCarriesIntoItsLastInclusiveOutput() {
+        // ChunkScanner's contract, on ranges of every length up to a few blocks, partial blocks
+        // included: carry op total(range) is, bit for bit, the inclusive scan's last output from carry
+        Random r = new Random(5);
+        for (DType inType : DType.values()) {
+            for (Op op : Op.values()) {
+                if (!op.supports(inType)) continue;
+                List<DType> outTypes = new ArrayList<>(List.of(inType));
+                if (op == Op.SUM && (inType == DType.INT || inType == DType.BYTE)) outTypes.add(DType.LONG);
+                for (DType outType : outTypes) {
+                    ChunkScanner scanner = CpuScan.scanner(inType, outType, op, true);
+                    MemorySegment in = TestArrays.random(inType, op, 100, r.nextLong());
+                    for (int length = 1; length <= 70; length++) {
+                        long from = r.nextInt(100 - length + 1), last = from + length - 1;
+                        long carry = CpuScan.carryBits(outType, randomInit(outType, op, r));
+                        MemorySegment out = TestArrays.output(outType, 100);
+                        scanner.scan(in, out, from, from + length, carry);
+                        long carried = scanner.combine(carry, scanner.total(in, from, from + length));
+                        if (outType == DType.BYTE) carried = (byte) carried;
+                        assertEquals(TestArrays.bits(outType, out, last), carried,
+                                inType + "->" + outType + " " + op + ", " + length + " elements from " + from);
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
     void rejectsBadArguments() {
         MemorySegment in = TestArrays.allocate(DType.INT, 16), out = TestArrays.allocate(DType.LONG, 16);
         MemorySegment flags = TestArrays.allocate(DType.BYTE, 4);
