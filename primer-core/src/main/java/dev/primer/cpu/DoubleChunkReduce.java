@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.DoubleVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -56,10 +57,12 @@ final class DoubleChunkReduce implements FloatingChunkReducer {
             a0 = a0.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, b + 32, NATIVE));
         }
-        double r = a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
-        for (; i < to; i++) {
-            r = LaneOps.apply(OP, r, in.getAtIndex(DOUBLE, i));
+        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
+            long lanes = (1L << (to - i)) - 1;
+            VectorMask<Double> m0 = VectorMask.fromLong(D4, lanes), m1 = VectorMask.fromLong(D4, lanes >>> 4);
+            a0 = a0.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES, NATIVE, m0), m0);
+            if (to - i > 4) a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES + 32, NATIVE, m1), m1);
         }
-        return r;
+        return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }
 }

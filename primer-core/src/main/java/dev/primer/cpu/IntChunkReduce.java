@@ -3,6 +3,7 @@ package dev.primer.cpu;
 import dev.primer.Op;
 import jdk.incubator.vector.IntVector;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -58,10 +59,12 @@ final class IntChunkReduce implements IntegralChunkReducer {
             a0 = a0.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, b + 32, NATIVE));
         }
-        long r = a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
-        for (; i < to; i++) {
-            r = LaneOps.apply(OP, r, in.getAtIndex(INT, i));
+        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
+            long lanes = (1L << (to - i)) - 1;
+            VectorMask<Integer> m0 = VectorMask.fromLong(I8, lanes), m1 = VectorMask.fromLong(I8, lanes >>> 8);
+            a0 = a0.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE, m0), m0);
+            if (to - i > 8) a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES + 32, NATIVE, m1), m1);
         }
-        return r;
+        return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }
 }

@@ -2,6 +2,7 @@ package dev.primer.cpu;
 
 import dev.primer.Op;
 import jdk.incubator.vector.LongVector;
+import jdk.incubator.vector.VectorMask;
 import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
@@ -30,10 +31,12 @@ final class LongChunkReduce implements IntegralChunkReducer {
             a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, b + 32, NATIVE));
         }
-        long r = a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
-        for (; i < to; i++) {
-            r = LaneOps.apply(OP, r, in.getAtIndex(LONG, i));
+        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
+            long lanes = (1L << (to - i)) - 1;
+            VectorMask<Long> m0 = VectorMask.fromLong(L4, lanes), m1 = VectorMask.fromLong(L4, lanes >>> 4);
+            a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE, m0), m0);
+            if (to - i > 4) a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES + 32, NATIVE, m1), m1);
         }
-        return r;
+        return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }
 }
