@@ -27,8 +27,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * vector registers: in blocks of two vectors of {@code B} lanes (8 for float32, 4 for float64) each
  * vector's prefix takes log2(B) lane-shift steps, the second vector adds the first's last lane, and a
  * running total {@code R} adds block by block: {@code L = R_b op P_j} (see {@link FloatBlockScan}). Float results therefore round differently from a sequential loop, but they are
- * fixed: the same on any thread count and on every run. Exclusive outputs equal the inclusive output of
- * the previous element bit for bit.
+ * fixed: the same on any thread count and on every run (but for which NaN comes out where NaNs of
+ * different bits meet: the JIT may swap a commutative operation's operands). Exclusive outputs equal
+ * the inclusive output of the previous element bit for bit.
  *
  * <p><b>Error bound (float SUM).</b> Element {@code x_j} reaches {@code out[i]} through at most
  * {@code d(i) = log2(B) + 2^15/B + 3 + floor(i / 2^16)} roundings in the element type
