@@ -7,7 +7,6 @@ import jdk.incubator.vector.VectorOperators;
 import jdk.incubator.vector.VectorSpecies;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandles;
 import java.nio.ByteOrder;
 
@@ -21,7 +20,6 @@ final class LongChunkReduce implements IntegralChunkReducer {
 
     private static final VectorSpecies<Long> L4 = LongVector.SPECIES_256;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
-    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
 
     @Override public long reduce(MemorySegment in, long from, long to) {
         LongVector a0 = LongVector.broadcast(L4, LaneOps.integralIdentity(OP, Long.MIN_VALUE, Long.MAX_VALUE)), a1 = a0;
