@@ -57,11 +57,17 @@ final class DoubleChunkReduce implements FloatingChunkReducer {
             a0 = a0.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, b + 32, NATIVE));
         }
-        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
-            long lanes = (1L << (to - i)) - 1;
-            VectorMask<Double> m0 = VectorMask.fromLong(D4, lanes), m1 = VectorMask.fromLong(D4, lanes >>> 4);
-            a0 = a0.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES, NATIVE, m0), m0);
-            if (to - i > 4) a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES + 32, NATIVE, m1), m1);
+        if (to - i >= 4) { // one more plain vector: fewer than 4 left after it
+            a0 = a0.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES, NATIVE));
+            i += 4;
+        }
+        if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
+            if (to - from >= 4) { // idempotent: folding some elements twice changes nothing
+                a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, (to - 4) * Double.BYTES, NATIVE));
+            } else {
+                VectorMask<Double> m = VectorMask.fromLong(D4, (1L << (to - i)) - 1);
+                a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, i * Double.BYTES, NATIVE, m), m);
+            }
         }
         return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }

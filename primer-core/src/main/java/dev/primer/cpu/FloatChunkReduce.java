@@ -109,11 +109,17 @@ final class FloatChunkReduce implements FloatingChunkReducer {
             a0 = a0.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, b + 32, NATIVE));
         }
-        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
-            long lanes = (1L << (to - i)) - 1;
-            VectorMask<Float> m0 = VectorMask.fromLong(F8, lanes), m1 = VectorMask.fromLong(F8, lanes >>> 8);
-            a0 = a0.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, i * Float.BYTES, NATIVE, m0), m0);
-            if (to - i > 8) a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, i * Float.BYTES + 32, NATIVE, m1), m1);
+        if (to - i >= 8) { // one more plain vector: fewer than 8 left after it
+            a0 = a0.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, i * Float.BYTES, NATIVE));
+            i += 8;
+        }
+        if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
+            if (to - from >= 8) { // idempotent: folding some elements twice changes nothing
+                a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, (to - 8) * Float.BYTES, NATIVE));
+            } else {
+                VectorMask<Float> m = VectorMask.fromLong(F8, (1L << (to - i)) - 1);
+                a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, i * Float.BYTES, NATIVE, m), m);
+            }
         }
         return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }

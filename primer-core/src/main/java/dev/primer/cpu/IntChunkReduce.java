@@ -21,6 +21,7 @@ final class IntChunkReduce implements IntegralChunkReducer {
     private static final Op OP = Specialized.spec(MethodHandles.lookup()).op();
     private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
     private static final boolean IN_LONG = OP == Op.SUM || OP == Op.PROD;
+    private static final boolean IDEMPOTENT = LaneOps.idempotent(OP);
 
     private static final VectorSpecies<Integer> I4 = IntVector.SPECIES_128;
     private static final VectorSpecies<Integer> I8 = IntVector.SPECIES_256;
@@ -59,11 +60,17 @@ final class IntChunkReduce implements IntegralChunkReducer {
             a0 = a0.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, b + 32, NATIVE));
         }
-        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
-            long lanes = (1L << (to - i)) - 1;
-            VectorMask<Integer> m0 = VectorMask.fromLong(I8, lanes), m1 = VectorMask.fromLong(I8, lanes >>> 8);
-            a0 = a0.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE, m0), m0);
-            if (to - i > 8) a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES + 32, NATIVE, m1), m1);
+        if (to - i >= 8) { // one more plain vector: fewer than 8 left after it
+            a0 = a0.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE));
+            i += 8;
+        }
+        if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
+            if (IDEMPOTENT && to - from >= 8) { // idempotent: folding some elements twice changes nothing
+                a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, (to - 8) * Integer.BYTES, NATIVE));
+            } else {
+                VectorMask<Integer> m = VectorMask.fromLong(I8, (1L << (to - i)) - 1);
+                a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE, m), m);
+            }
         }
         return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }

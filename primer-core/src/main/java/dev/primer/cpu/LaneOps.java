@@ -76,6 +76,14 @@ final class LaneOps {
         };
     }
 
+    /**
+     * Whether {@code x op x == x}, so that folding an element twice changes nothing: a reduction's tail
+     * may then re-read elements already folded through plain loads instead of masked ones.
+     */
+    static boolean idempotent(Op op) {
+        return op == Op.MIN || op == Op.MAX || op == Op.AND || op == Op.OR;
+    }
+
     /** The identity of {@code op} on integers whose extremes are {@code lowest} and {@code highest}. */
     static long integralIdentity(Op op, long lowest, long highest) {
         return switch (op) {

@@ -17,6 +17,7 @@ import java.nio.ByteOrder;
 final class LongChunkReduce implements IntegralChunkReducer {
     private static final Op OP = Specialized.spec(MethodHandles.lookup()).op();
     private static final VectorOperators.Associative LANE_OP = LaneOps.vectorOperator(OP);
+    private static final boolean IDEMPOTENT = LaneOps.idempotent(OP);
 
     private static final VectorSpecies<Long> L4 = LongVector.SPECIES_256;
     private static final ByteOrder NATIVE = ByteOrder.nativeOrder();
@@ -29,11 +30,17 @@ final class LongChunkReduce implements IntegralChunkReducer {
             a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, b, NATIVE));
             a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, b + 32, NATIVE));
         }
-        if (i < to) { // the last few: masked loads, no Math.min/max per element (a branch C2 may mispredict)
-            long lanes = (1L << (to - i)) - 1;
-            VectorMask<Long> m0 = VectorMask.fromLong(L4, lanes), m1 = VectorMask.fromLong(L4, lanes >>> 4);
-            a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE, m0), m0);
-            if (to - i > 4) a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES + 32, NATIVE, m1), m1);
+        if (to - i >= 4) { // one more plain vector: fewer than 4 left after it
+            a0 = a0.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE));
+            i += 4;
+        }
+        if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
+            if (IDEMPOTENT && to - from >= 4) { // idempotent: folding some elements twice changes nothing
+                a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, (to - 4) * Long.BYTES, NATIVE));
+            } else {
+                VectorMask<Long> m = VectorMask.fromLong(L4, (1L << (to - i)) - 1);
+                a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE, m), m);
+            }
         }
         return a0.lanewise(LANE_OP, a1).reduceLanes(LANE_OP);
     }
