@@ -62,7 +62,7 @@ final class DoubleChunkReduce implements FloatingChunkReducer {
             i += 4;
         }
         if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
-            if (to - from >= 4) { // idempotent: folding some elements twice changes nothing
+            if (to - from >= 4) { // MIN and MAX: folding some elements twice changes nothing
                 a1 = a1.lanewise(LANE_OP, DoubleVector.fromMemorySegment(D4, in, (to - 4) * Double.BYTES, NATIVE));
             } else {
                 VectorMask<Double> m = VectorMask.fromLong(D4, (1L << (to - i)) - 1);

@@ -114,7 +114,7 @@ final class FloatChunkReduce implements FloatingChunkReducer {
             i += 8;
         }
         if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
-            if (to - from >= 8) { // idempotent: folding some elements twice changes nothing
+            if (to - from >= 8) { // MIN and MAX: folding some elements twice changes nothing
                 a1 = a1.lanewise(LANE_OP, FloatVector.fromMemorySegment(F8, in, (to - 8) * Float.BYTES, NATIVE));
             } else {
                 VectorMask<Float> m = VectorMask.fromLong(F8, (1L << (to - i)) - 1);

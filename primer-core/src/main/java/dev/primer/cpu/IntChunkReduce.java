@@ -65,7 +65,7 @@ final class IntChunkReduce implements IntegralChunkReducer {
             i += 8;
         }
         if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
-            if (IDEMPOTENT && to - from >= 8) { // idempotent: folding some elements twice changes nothing
+            if (IDEMPOTENT && to - from >= 8) { // MIN, MAX, AND, OR: folding some elements twice changes nothing
                 a1 = a1.lanewise(LANE_OP, IntVector.fromMemorySegment(I8, in, (to - 8) * Integer.BYTES, NATIVE));
             } else {
                 VectorMask<Integer> m = VectorMask.fromLong(I8, (1L << (to - i)) - 1);

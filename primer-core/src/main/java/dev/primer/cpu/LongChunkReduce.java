@@ -35,7 +35,7 @@ final class LongChunkReduce implements IntegralChunkReducer {
             i += 4;
         }
         if (i < to) { // no Math.min/max per element: C2 makes it a branch that mispredicts on random data
-            if (IDEMPOTENT && to - from >= 4) { // idempotent: folding some elements twice changes nothing
+            if (IDEMPOTENT && to - from >= 4) { // MIN, MAX, AND, OR: folding some elements twice changes nothing
                 a1 = a1.lanewise(LANE_OP, LongVector.fromMemorySegment(L4, in, (to - 4) * Long.BYTES, NATIVE));
             } else {
                 VectorMask<Long> m = VectorMask.fromLong(L4, (1L << (to - i)) - 1);
