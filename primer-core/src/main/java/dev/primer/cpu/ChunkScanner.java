@@ -19,14 +19,6 @@ interface ChunkScanner {
     /** Scans elements {@code [from, to)} of {@code in} into {@code out} as {@code carry op L_i}. */
     void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits);
 
-    /**
-     * Whether {@link #total} and {@link #scan} may run on any pieces of a chunk, chained through their
-     * carries, with the same results: true where the operator is exact in any order (integers).
-     */
-    default boolean splits() {
-        return false;
-    }
-
     /** {@code carry op total}: the carry into the next chunk. */
     long combine(long carryBits, long totalBits);
 }

@@ -16,9 +16,9 @@ import java.nio.ByteOrder;
  * Template (see {@link Specialized}): int32 scan of a chunk with {@code OP} (wrapping as Java's int
  * arithmetic), in blocks of two vectors as {@link FloatBlockScan}. Integers are exact in any order, so
  * the vectors are as wide as the CPU's (16 lanes with AVX-512, else 8), the carry enters the running
- * total at the start and the chunk's total is a plain reduction.
+ * total at the start (or, scan-first, is applied afterwards) and the chunk's total is a plain reduction.
  */
-final class IntBlockScan implements ChunkScanner {
+final class IntBlockScan implements ExactChunkScanner {
     private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
     private static final Op OP = SPEC.op();
     private static final boolean INCLUSIVE = SPEC.inclusive();
@@ -55,7 +55,26 @@ final class IntBlockScan implements ChunkScanner {
         return (int) r;
     }
 
+    @Override public void applyCarry(MemorySegment out, long from, long to, long carryBits) {
+        IntVector carry = IntVector.broadcast(S, (int) carryBits);
+        long i = from;
+        for (long end = to - BLOCK; i <= end; i += BLOCK) {
+            carry.lanewise(LANE_OP, IntVector.fromMemorySegment(S, out, i * BYTES, NATIVE)).intoMemorySegment(out, i * BYTES, NATIVE);
+            carry.lanewise(LANE_OP, IntVector.fromMemorySegment(S, out, (i + LANES) * BYTES, NATIVE))
+                    .intoMemorySegment(out, (i + LANES) * BYTES, NATIVE);
+        }
+        for (; i < to; i++) out.setAtIndex(ELEMENT, i, (int) LaneOps.apply(OP, carryBits, out.getAtIndex(ELEMENT, i)));
+    }
+
     @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
+        scanFrom(in, out, from, to, carryBits);
+    }
+
+    @Override public long scanLocal(MemorySegment in, MemorySegment out, long from, long to) {
+        return scanFrom(in, out, from, to, IDENTITY);
+    }
+
+    private static long scanFrom(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
         long whole = (to - from) / BLOCK, tail = from + whole * BLOCK;
         int running = blocks(in, from * BYTES, out, from * BYTES, whole, (int) carryBits);
         for (long i = tail; i < to; i++) { // the last partial block: one element at a time, exact in any order
@@ -63,10 +82,7 @@ final class IntBlockScan implements ChunkScanner {
             running = (int) LaneOps.apply(OP, running, in.getAtIndex(ELEMENT, i));
             out.setAtIndex(ELEMENT, i, INCLUSIVE ? running : before);
         }
-    }
-
-    @Override public boolean splits() {
-        return true; // exact in any order
+        return running;
     }
 
     @Override public long combine(long carryBits, long totalBits) {

@@ -17,7 +17,7 @@ import java.nio.ByteOrder;
  * vectors of 8 lanes with AVX-512, else a scalar loop (as {@link LongBlockScan}); the total is a vector
  * reduction, ints widening to longs in one conversion. Exact (until int64 wraps).
  */
-final class IntToLongBlockScan implements ChunkScanner {
+final class IntToLongBlockScan implements ExactChunkScanner {
     private static final boolean INCLUSIVE = Specialized.spec(MethodHandles.lookup()).inclusive();
 
     private static final VectorSpecies<Integer> HALF = WIDE ? IntVector.SPECIES_256 : IntVector.SPECIES_128;
@@ -40,13 +40,27 @@ final class IntToLongBlockScan implements ChunkScanner {
         return r;
     }
 
-    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry) {
-        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
-        serial(in, out, tail, to, blocks(in, from * 4, out, from * 8, (tail - from) / BLOCK, carry));
+    @Override public void applyCarry(MemorySegment out, long from, long to, long carryBits) {
+        LongVector carry = LongVector.broadcast(S, carryBits);
+        long i = from;
+        for (long end = to - BLOCK; i <= end; i += BLOCK) {
+            carry.add(LongVector.fromMemorySegment(S, out, i * 8, NATIVE)).intoMemorySegment(out, i * 8, NATIVE);
+            carry.add(LongVector.fromMemorySegment(S, out, (i + LANES) * 8, NATIVE)).intoMemorySegment(out, (i + LANES) * 8, NATIVE);
+        }
+        for (; i < to; i++) out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, carryBits + out.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i));
     }
 
-    @Override public boolean splits() {
-        return true; // exact in any order
+    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carry) {
+        scanFrom(in, out, from, to, carry);
+    }
+
+    @Override public long scanLocal(MemorySegment in, MemorySegment out, long from, long to) {
+        return scanFrom(in, out, from, to, 0);
+    }
+
+    private static long scanFrom(MemorySegment in, MemorySegment out, long from, long to, long carry) {
+        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
+        return serial(in, out, tail, to, blocks(in, from * 4, out, from * 8, (tail - from) / BLOCK, carry));
     }
 
     @Override public long combine(long carry, long total) {
@@ -79,12 +93,13 @@ final class IntToLongBlockScan implements ChunkScanner {
      * Scans elements {@code [from, to)} one at a time from the running value {@code r}: all of them
      * with AVX2 (see {@link LongBlockScan}), else the last partial block.
      */
-    private static void serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
+    private static long serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
         for (long i = from; i < to; i++) {
             long before = r;
             r += in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
             out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, INCLUSIVE ? r : before);
         }
+        return r;
     }
 
     private static LongVector prefix(LongVector v) {

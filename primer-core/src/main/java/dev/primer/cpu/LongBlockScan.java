@@ -15,9 +15,10 @@ import java.nio.ByteOrder;
  * Template (see {@link Specialized}): int64 scan of a chunk with {@code OP} (wrapping as Java's long
  * arithmetic): in vectors of 8 lanes with AVX-512, else a scalar loop (see {@link #serial} for why),
  * a last partial block one element at a time. Integers are exact in any order, so the carry enters the
- * running total at the start and the chunk's total is a plain (vector) reduction.
+ * running total at the start (or, scan-first, is applied afterwards) and the chunk's total is a plain
+ * (vector) reduction.
  */
-final class LongBlockScan implements ChunkScanner {
+final class LongBlockScan implements ExactChunkScanner {
     private static final Specialized.Spec SPEC = Specialized.spec(MethodHandles.lookup());
     private static final Op OP = SPEC.op();
     private static final boolean INCLUSIVE = SPEC.inclusive();
@@ -40,13 +41,28 @@ final class LongBlockScan implements ChunkScanner {
         return r;
     }
 
-    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
-        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
-        serial(in, out, tail, to, blocks(in, from * BYTES, out, from * BYTES, (tail - from) / BLOCK, carryBits));
+    @Override public void applyCarry(MemorySegment out, long from, long to, long carryBits) {
+        LongVector carry = LongVector.broadcast(S, carryBits);
+        long i = from;
+        for (long end = to - BLOCK; i <= end; i += BLOCK) {
+            carry.lanewise(LANE_OP, LongVector.fromMemorySegment(S, out, i * BYTES, NATIVE)).intoMemorySegment(out, i * BYTES, NATIVE);
+            carry.lanewise(LANE_OP, LongVector.fromMemorySegment(S, out, (i + LANES) * BYTES, NATIVE))
+                    .intoMemorySegment(out, (i + LANES) * BYTES, NATIVE);
+        }
+        for (; i < to; i++) out.setAtIndex(ELEMENT, i, LaneOps.apply(OP, carryBits, out.getAtIndex(ELEMENT, i)));
     }
 
-    @Override public boolean splits() {
-        return true; // exact in any order
+    @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
+        scanFrom(in, out, from, to, carryBits);
+    }
+
+    @Override public long scanLocal(MemorySegment in, MemorySegment out, long from, long to) {
+        return scanFrom(in, out, from, to, IDENTITY);
+    }
+
+    private static long scanFrom(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
+        long tail = WIDE ? from + (to - from) / BLOCK * BLOCK : from;
+        return serial(in, out, tail, to, blocks(in, from * BYTES, out, from * BYTES, (tail - from) / BLOCK, carryBits));
     }
 
     @Override public long combine(long carryBits, long totalBits) {
@@ -84,12 +100,13 @@ final class LongBlockScan implements ChunkScanner {
      * element measured 1.5-1.8x faster than the 4-lane vector prefix), and the last partial block.
      * Integers are exact in any order, so the values are the vector path's.
      */
-    private static void serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
+    private static long serial(MemorySegment in, MemorySegment out, long from, long to, long r) {
         for (long i = from; i < to; i++) {
             long before = r;
             r = LaneOps.apply(OP, r, in.getAtIndex(ELEMENT, i));
             out.setAtIndex(ELEMENT, i, INCLUSIVE ? r : before);
         }
+        return r;
     }
 
     /** The inclusive prefix of one vector's 8 lanes from the identity (the vector path only). */

@@ -128,4 +128,31 @@ class ChainedScanTest {
             }
         }
     }
+
+    /**
+     * Integer scans in place from {@link CpuScan#SCAN_FIRST} elements scan each piece from the identity
+     * first and apply its carry afterwards: every element against the sequential reference, on one to
+     * three threads, and with six threads on two cores (threads lose their core mid-piece, so others
+     * wait for totals in place).
+     */
+    @Test
+    void scanFirstInPlaceMatchesTheReference() {
+        long n = CpuScan.SCAN_FIRST + 3 * CHUNK / 2 + 31;
+        Op[] ops = {Op.SUM, Op.MAX, Op.XOR, Op.PROD};
+        for (DType type : new DType[] {DType.INT, DType.LONG}) {
+            for (int k = 0; k < ops.length; k++) {
+                Op op = ops[k];
+                boolean inclusive = k % 2 == 0;
+                Random r = new Random(type.ordinal() * 17L + k);
+                MemorySegment in = TestArrays.random(type, op, n, r.nextLong());
+                long init = CpuScanTest.randomInit(type, op, r);
+                for (int threads : new int[] {1, 2, 3, 6}) {
+                    String what = type + " " + op + (inclusive ? " inclusive" : " exclusive") + " in place on " + threads + " thread(s)";
+                    MemorySegment inPlace = TestArrays.copy(in);
+                    TestArrays.inPool(threads, () -> { CpuScan.scan(type, type, op, inclusive, init, inPlace, inPlace, n); return null; });
+                    CpuScanTest.checkIntegral(type, type, op, inclusive, init, in, 0, inPlace, 0, n, what);
+                }
+            }
+        }
+    }
 }
