@@ -78,21 +78,23 @@ final class Checks {
      * A scan by offsets reads and writes only elements [begin, end): there {@code out} must be {@code in}
      * or apart from it, as the GPU backend checks (what lies outside may overlap).
      */
-    static void offsetsApart(MemorySegment in, long begin, long end, MemorySegment out, DType type) {
+    static boolean offsetsApart(MemorySegment in, long begin, long end, MemorySegment out, DType type) {
         long size = type.byteSize();
-        inPlaceOrApart(in.asSlice(begin * size), (end - begin) * size, out.asSlice(begin * size), (end - begin) * size, true);
+        return inPlaceOrApart(in.asSlice(begin * size), (end - begin) * size, out.asSlice(begin * size), (end - begin) * size, true);
     }
 
     /**
      * Output may be the input itself (same start, same element size) or lie apart from it, but not
-     * overlap it partly: the scan would read elements it has already overwritten.
+     * overlap it partly: the scan would read elements it has already overwritten. Returns whether it
+     * is the input itself (in place).
      */
-    static void inPlaceOrApart(MemorySegment in, long inBytes, MemorySegment out, long outBytes, boolean sameSize) {
+    static boolean inPlaceOrApart(MemorySegment in, long inBytes, MemorySegment out, long outBytes, boolean sameSize) {
         MemorySegment a = in.asSlice(0, inBytes), b = out.asSlice(0, outBytes);
-        if (inBytes == 0 || outBytes == 0 || a.asOverlappingSlice(b).isEmpty()) return;
+        if (inBytes == 0 || outBytes == 0 || a.asOverlappingSlice(b).isEmpty()) return false;
         if (!sameSize || a.address() != b.address()) { // overlapping: same memory, so addresses compare
             throw new IllegalArgumentException("out overlaps in without being the same elements: "
                     + "pass the same segment to scan in place, or memory apart from in");
         }
+        return true;
     }
 }

@@ -68,8 +68,8 @@ public final class CpuScan {
         Checks.nonNegative(n, "n");
         Checks.holds(in, n, inType, "in");
         Checks.holds(out, n, outType, "out");
-        Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
-        scanRange(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits));
+        boolean inPlace = Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
+        scanRange(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits), inPlace);
     }
 
     /**
@@ -85,8 +85,8 @@ public final class CpuScan {
         Checks.holds(in, n, type, "in");
         Checks.holds(headFlags, n, DType.BYTE, "headFlags");
         Checks.holds(out, n, type, "out");
-        Checks.inPlaceOrApart(in, n * type.byteSize(), out, n * type.byteSize(), true);
-        FlagSegmentScan.scan(scanner(type, type, op, inclusive), carryBits(type, initBits), in, headFlags, out, n);
+        boolean inPlace = Checks.inPlaceOrApart(in, n * type.byteSize(), out, n * type.byteSize(), true);
+        FlagSegmentScan.scan(scanner(type, type, op, inclusive), carryBits(type, initBits), in, headFlags, out, n, inPlace);
     }
 
     /**
@@ -102,13 +102,13 @@ public final class CpuScan {
         Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
         long end = offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, segments);
         Checks.holds(out, end, type, "out");
-        Checks.offsetsApart(in, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 0), end, out, type);
+        boolean inPlace = Checks.offsetsApart(in, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 0), end, out, type);
         ChunkScanner scanner = scanner(type, type, op, inclusive);
         long carry = carryBits(type, initBits);
         Parallel.forWeightedRange(segments, k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k), (lo, hi) -> {
             for (long k = lo; k < hi; k++) {
                 scanRange(scanner, in, out, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),
-                        offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k + 1), carry);
+                        offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k + 1), carry, inPlace);
             }
         });
     }
@@ -129,10 +129,12 @@ public final class CpuScan {
      * its cache), takes the carry {@code C_c}, publishes {@code C_(c+1) = C_c op T_c} and then scans the
      * piece from its cache as {@code C_c op L_i}. Carries always chain in index order, from the same
      * totals, whatever thread does what, so the arithmetic (and every float bit) is the same as a
-     * sequential two-pass scan's. Integer scans in place past the last-level cache go the other way
-     * round (see {@link Chain#scanFirst}).
+     * sequential two-pass scan's. Large integer scans in place go the other way round (see
+     * {@link Chain#scanFirst}). {@code inPlace}: whether {@code out} is {@code in} itself over the
+     * elements scanned (else it lies apart: the callers' checks allow nothing else).
      */
-    static void scanRange(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init) {
+    static void scanRange(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long init,
+                          boolean inPlace) {
         long n = to - from;
         if (n <= Parallel.CHUNK) { // one piece, whatever the scanner (most segments of a segmented scan)
             if (n > 0) scanner.scan(in, out, from, to, init);
@@ -150,21 +152,23 @@ public final class CpuScan {
             scanner.scan(in, out, from, to, init);
             return;
         }
-        boolean scanFirst = exact && n >= SCAN_FIRST && !in.asOverlappingSlice(out).isEmpty();
+        boolean scanFirst = exact && n >= SCAN_FIRST && inPlace;
         // Windows bound the chain's bookkeeping (a few arrays of one entry per piece).
         long carry = init;
         for (long w = 0; w < pieces; w += WINDOW) {
             long wFrom = from + w * piece, wTo = Math.min(to, wFrom + WINDOW * piece);
-            carry = new Chain(scanner, in, out, wFrom, wTo, piece, Math.min(WINDOW, pieces - w), carry, wTo < to, scanFirst).run();
+            carry = new Chain(scanner, in, out, wFrom, wTo, piece, Math.min(WINDOW, pieces - w), carry, wTo < to, inPlace,
+                    scanFirst).run();
         }
     }
 
     /** The smallest piece of an integer scan worth handing to another thread. */
     private static final long MIN_PIECE = 1 << 13;
     /**
-     * Elements from which an integer scan in place goes scan-first: 2^23 int32 fill a 32 MiB L3. There
-     * (AMD EPYC VM with AVX-512, 2026-11-23) int32 at 2^24 took 2.78 ms against 3.30 reduce-first (JMH;
-     * int64 5.26 against 5.56); at 2^21 and 2^22 elements, in cache, the two orders tied.
+     * Elements from which an integer scan in place goes scan-first, for int32 and int64 alike: 2^23
+     * int32 fill the 32 MiB L3 of the VM it was measured on (AMD EPYC with AVX-512, 2026-11-23). There
+     * int32 at 2^24 took 2.78 ms against 3.30 reduce-first (JMH; int64 5.26 against 5.56); at 2^21 and
+     * 2^22 elements the two orders tied (int32 in cache; int64 at 2^22 fills the L3).
      */
     static final long SCAN_FIRST = 1 << 23;
     /** Pieces per chain. */
@@ -196,11 +200,12 @@ public final class CpuScan {
          * Whether a thread scans its piece from the identity first (reading it from memory once, the
          * loads feeding the scan) and then applies the carry from its cache; otherwise it reduces the
          * piece first (a read that only the memory paces) and scans it from its cache with the carry.
-         * Scan-first reads DRAM and computes at once, where reduce-first does one after the other. It
-         * publishes each total later (after the whole scan, not after a read), so a thread that loses
-         * its core mid-piece holds the next one up longer: it pays only past the last-level cache
-         * ({@link CpuScan#SCAN_FIRST}). Only integer scans (exact in any order) may, and only in place: apart,
-         * the scan's stores to {@code out} miss too, and int32 to int64 at 2^24 ran 1.3x slower.
+         * Scan-first can read DRAM and compute at once, where reduce-first does one after the other.
+         * It publishes each total later (after the whole scan, not after a read), so a thread that
+         * loses its core mid-piece holds the next one up longer: it is taken only for large scans
+         * ({@link CpuScan#SCAN_FIRST}), where it measured faster. Only integer scans (exact in any order) may, and only in place:
+         * apart, int32 to int64 at 2^24 ran 1.3-1.4x slower scan-first (likely because its stores to
+         * {@code out} miss while its loads stream in; same-type scans apart were not timed).
          */
         private final boolean scanFirst;
         private final AtomicLong next = new AtomicLong();
@@ -209,7 +214,7 @@ public final class CpuScan {
         private final byte[] totalFlags, carryFlags;
 
         Chain(ChunkScanner scanner, MemorySegment in, MemorySegment out, long from, long to, long piece, long pieces,
-              long init, boolean needLast, boolean scanFirst) {
+              long init, boolean needLast, boolean inPlace, boolean scanFirst) {
             this.scanner = scanner;
             this.in = in;
             this.out = out;
@@ -218,7 +223,7 @@ public final class CpuScan {
             this.piece = piece;
             this.pieces = (int) pieces;
             this.needLast = needLast;
-            this.apart = in.asOverlappingSlice(out).isEmpty();
+            this.apart = !inPlace;
             this.scanFirst = scanFirst;
             totals = new long[this.pieces];
             carries = new long[this.pieces + 1];

@@ -20,14 +20,14 @@ final class FlagSegmentScan {
     private static final ValueLayout.OfLong WORD = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
 
     static void scan(ChunkScanner scanner, long carryBits, MemorySegment in, MemorySegment flags, MemorySegment out,
-                     long n) {
+                     long n, boolean inPlace) {
         Parallel.forRange(Parallel.chunks(n), 1, (lo, hi) -> {
             for (long c = lo; c < hi; c++) {
                 long from = c * Parallel.CHUNK, to = Math.min(n, from + Parallel.CHUNK);
                 long head = from == 0 ? 0 : nextHead(flags, from, to);  // element 0 starts a segment whatever its flag
                 while (head < to) {
                     long end = nextHead(flags, head + 1, n);
-                    CpuScan.scanRange(scanner, in, out, head, end, carryBits);
+                    CpuScan.scanRange(scanner, in, out, head, end, carryBits, inPlace);
                     head = end;
                 }
             }

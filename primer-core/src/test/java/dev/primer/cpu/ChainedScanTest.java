@@ -5,12 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.primer.DType;
 import dev.primer.Op;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
@@ -131,28 +134,96 @@ class ChainedScanTest {
 
     /**
      * Integer scans in place from {@link CpuScan#SCAN_FIRST} elements scan each piece from the identity
-     * first and apply its carry afterwards: every element against the sequential reference, on one to
-     * three threads, and with six threads on two cores (threads lose their core mid-piece, so others
-     * wait for totals in place).
+     * first and apply its carry afterwards: every operator, inclusive and exclusive, every element
+     * against the sequential reference, on one and two threads and with six threads on two cores.
      */
     @Test
     void scanFirstInPlaceMatchesTheReference() {
         long n = CpuScan.SCAN_FIRST + 3 * CHUNK / 2 + 31;
-        Op[] ops = {Op.SUM, Op.MAX, Op.XOR, Op.PROD};
         for (DType type : new DType[] {DType.INT, DType.LONG}) {
-            for (int k = 0; k < ops.length; k++) {
-                Op op = ops[k];
-                boolean inclusive = k % 2 == 0;
-                Random r = new Random(type.ordinal() * 17L + k);
-                MemorySegment in = TestArrays.random(type, op, n, r.nextLong());
-                long init = CpuScanTest.randomInit(type, op, r);
-                for (int threads : new int[] {1, 2, 3, 6}) {
-                    String what = type + " " + op + (inclusive ? " inclusive" : " exclusive") + " in place on " + threads + " thread(s)";
-                    MemorySegment inPlace = TestArrays.copy(in);
-                    TestArrays.inPool(threads, () -> { CpuScan.scan(type, type, op, inclusive, init, inPlace, inPlace, n); return null; });
-                    CpuScanTest.checkIntegral(type, type, op, inclusive, init, in, 0, inPlace, 0, n, what);
+            for (Op op : new Op[] {Op.SUM, Op.PROD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR}) {
+                Random r = new Random(type.ordinal() * 17L + op.ordinal());
+                try (Arena arena = Arena.ofShared()) {
+                    MemorySegment in = TestArrays.random(arena, type, op, n, r.nextLong());
+                    for (boolean inclusive : new boolean[] {true, false}) {
+                        long init = CpuScanTest.randomInit(type, op, r);
+                        for (int threads : new int[] {1, 2, 6}) {
+                            String what = type + " " + op + (inclusive ? " inclusive" : " exclusive") + " in place on " + threads + " thread(s)";
+                            try (Arena scratch = Arena.ofShared()) {
+                                MemorySegment inPlace = TestArrays.copy(scratch, in);
+                                TestArrays.inPool(threads, () -> { CpuScan.scan(type, type, op, inclusive, init, inPlace, inPlace, n); return null; });
+                                CpuScanTest.checkIntegral(type, type, op, inclusive, init, in, 0, inPlace, 0, n, what);
+                            }
+                        }
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * The order's choice, seen through a scanner that counts its scan-first pieces and holds one back:
+     * in place a large integer scan goes scan-first, and the thread after the late piece must wait for
+     * its total (the piece is already being overwritten); apart it goes reduce-first.
+     */
+    @Test
+    void scanFirstOnlyInPlaceAndALatePieceIsWaitedFor() {
+        long n = CpuScan.SCAN_FIRST + 5 * CHUNK + 7;
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment in = TestArrays.random(arena, DType.INT, Op.SUM, n, 41);
+            for (boolean inPlace : new boolean[] {true, false}) {
+                LatePiece scanner = new LatePiece((ExactChunkScanner) CpuScan.scanner(DType.INT, DType.INT, Op.SUM, true));
+                MemorySegment out = inPlace ? TestArrays.copy(arena, in) : TestArrays.output(DType.INT, n);
+                MemorySegment source = inPlace ? out : in;
+                TestArrays.inPool(2, () -> { CpuScan.scanRange(scanner, source, out, 0, n, 5, inPlace); return null; });
+                CpuScanTest.checkIntegral(DType.INT, DType.INT, Op.SUM, true, 5, in, 0, out, 0, n, inPlace ? "in place" : "apart");
+                if (inPlace) {
+                    assertEquals(Math.ceilDiv(n, CHUNK), scanner.scannedFirst.get(), "every piece scanned first in place");
+                } else {
+                    assertEquals(0, scanner.scannedFirst.get(), "no piece scanned first apart");
+                }
+            }
+        }
+    }
+
+    /** An int32 scanner whose first scan-first piece after piece 0 takes 50 ms longer to return its total. */
+    private static final class LatePiece implements ExactChunkScanner {
+        private final ExactChunkScanner inner;
+        final AtomicInteger scannedFirst = new AtomicInteger();
+        private final AtomicBoolean held = new AtomicBoolean();
+
+        LatePiece(ExactChunkScanner inner) {
+            this.inner = inner;
+        }
+
+        /** The late piece is held after its scan: its input is overwritten, its total not yet out. */
+        @Override public long scanLocal(MemorySegment in, MemorySegment out, long from, long to) {
+            scannedFirst.incrementAndGet();
+            long total = inner.scanLocal(in, out, from, to);
+            if (from > 0 && held.compareAndSet(false, true)) {
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return total;
+        }
+
+        @Override public void applyCarry(MemorySegment out, long from, long to, long carryBits) {
+            inner.applyCarry(out, from, to, carryBits);
+        }
+
+        @Override public long total(MemorySegment in, long from, long to) {
+            return inner.total(in, from, to);
+        }
+
+        @Override public void scan(MemorySegment in, MemorySegment out, long from, long to, long carryBits) {
+            inner.scan(in, out, from, to, carryBits);
+        }
+
+        @Override public long combine(long carryBits, long totalBits) {
+            return inner.combine(carryBits, totalBits);
         }
     }
 }

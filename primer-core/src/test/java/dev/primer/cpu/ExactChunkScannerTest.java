@@ -7,6 +7,8 @@ import dev.primer.DType;
 import dev.primer.Op;
 
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 import org.junit.jupiter.api.Test;
@@ -19,12 +21,14 @@ class ExactChunkScannerTest {
 
     @Test
     void scanLocalThenApplyCarryEqualsScanWithTheCarry() {
-        Object[][] kinds = {
-            {DType.INT, DType.INT, Op.SUM}, {DType.INT, DType.INT, Op.MAX}, {DType.INT, DType.INT, Op.XOR}, {DType.INT, DType.INT, Op.PROD},
-            {DType.LONG, DType.LONG, Op.SUM}, {DType.LONG, DType.LONG, Op.MIN}, {DType.LONG, DType.LONG, Op.AND},
-            {DType.INT, DType.LONG, Op.SUM},
-        };
-        long[] lengths = {1, 15, 17, 31, 33, 1000, 4099};
+        List<Object[]> kinds = new ArrayList<>();
+        for (Op op : new Op[] {Op.SUM, Op.PROD, Op.MIN, Op.MAX, Op.AND, Op.OR, Op.XOR}) {
+            kinds.add(new Object[] {DType.INT, DType.INT, op});
+            kinds.add(new Object[] {DType.LONG, DType.LONG, op});
+        }
+        kinds.add(new Object[] {DType.INT, DType.LONG, Op.SUM});
+        // Around and at multiples of the blocks (16 int64 or 32 int32 with AVX-512, half that with AVX2).
+        long[] lengths = {1, 15, 16, 17, 31, 32, 33, 64, 1000, 4099};
         Random r = new Random(3);
         for (Object[] kind : kinds) {
             DType inType = (DType) kind[0], outType = (DType) kind[1];

@@ -19,8 +19,13 @@ final class TestArrays {
     static final long[] SIZES = {0, 1, 7, 31, 33, 65535, 65536, 65537, (1 << 20) + 3};
 
     static MemorySegment allocate(DType type, long n) {
+        return allocate(Arena.ofAuto(), type, n);
+    }
+
+    /** From {@code arena}: large tests free their arrays as they go rather than when the GC runs. */
+    static MemorySegment allocate(Arena arena, DType type, long n) {
         // 8 bytes more than needed: a segment's own size never hides a read past n.
-        return Arena.ofAuto().allocate(n * type.byteSize() + 8, 64).asSlice(0, n * type.byteSize());
+        return arena.allocate(n * type.byteSize() + 8, 64).asSlice(0, n * type.byteSize());
     }
 
     /** The poison byte of {@link #output}: not zero, and no float or double of it is NaN. */
@@ -42,7 +47,11 @@ final class TestArrays {
      * values near 1 for PROD, so that products stay finite; mixed magnitudes and signs for SUM.
      */
     static MemorySegment random(DType type, Op op, long n, long seed) {
-        MemorySegment s = allocate(type, n);
+        return random(Arena.ofAuto(), type, op, n, seed);
+    }
+
+    static MemorySegment random(Arena arena, DType type, Op op, long n, long seed) {
+        MemorySegment s = allocate(arena, type, n);
         Random r = new Random(seed);
         for (long i = 0; i < n; i++) {
             if (op == Op.AND || op == Op.OR) {
@@ -112,7 +121,11 @@ final class TestArrays {
     }
 
     static MemorySegment copy(MemorySegment s) {
-        MemorySegment c = Arena.ofAuto().allocate(s.byteSize() + 8, 64).asSlice(0, s.byteSize());
+        return copy(Arena.ofAuto(), s);
+    }
+
+    static MemorySegment copy(Arena arena, MemorySegment s) {
+        MemorySegment c = arena.allocate(s.byteSize() + 8, 64).asSlice(0, s.byteSize());
         c.copyFrom(s);
         return c;
     }

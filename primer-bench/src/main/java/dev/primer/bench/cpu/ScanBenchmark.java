@@ -37,7 +37,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(Scope.Benchmark)
 public class ScanBenchmark {
 
-    /** 2^16, 2^20, 2^24 (beyond the 32 MiB L3 for 4-byte types and up) and 2^26 elements. */
+    /** 2^16, 2^20 and 2^24 elements (beyond a 32 MiB L3 for 4-byte types and up). */
     @Param({"65536", "1048576", "16777216"})
     public int n;
 
