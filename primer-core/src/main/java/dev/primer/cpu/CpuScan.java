@@ -180,7 +180,7 @@ public final class CpuScan {
      * descheduled) does not wait for it: it goes back to the last published carry and folds the totals
      * from there itself, reducing again any piece whose total is not published yet (in place, where the
      * piece may already be overwritten, it waits for that total instead: its owner publishes it before
-     * writing, or, scan-first, right after). Each carry is a pure
+     * writing, or, scan-first, right after its scan). Each carry is a pure
      * function of the input, formed by the same operations in the same order by whoever forms it, so
      * two threads publishing the same carry write the same bits.
      */
@@ -203,9 +203,10 @@ public final class CpuScan {
          * Scan-first can read DRAM and compute at once, where reduce-first does one after the other.
          * It publishes each total later (after the whole scan, not after a read), so a thread that
          * loses its core mid-piece holds the next one up longer: it is taken only for large scans
-         * ({@link CpuScan#SCAN_FIRST}), where it measured faster. Only integer scans (exact in any order) may, and only in place:
-         * apart, int32 to int64 at 2^24 ran 1.3-1.4x slower scan-first (likely because its stores to
-         * {@code out} miss while its loads stream in; same-type scans apart were not timed).
+         * ({@link CpuScan#SCAN_FIRST}), where it measured faster. Only integer scans (exact in any
+         * order) may, and only in place: apart, int32 to int64 at 2^24 ran 1.3-1.4x slower scan-first
+         * (likely because its stores to {@code out} miss while its loads stream in; same-type scans
+         * apart were not timed).
          */
         private final boolean scanFirst;
         private final AtomicLong next = new AtomicLong();
