@@ -5,6 +5,7 @@ import dev.primer.Op;
 import dev.primer.cpu.CpuReduce;
 import dev.primer.cpu.CpuScan;
 
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Random;
@@ -28,12 +29,16 @@ public final class QuickTimer {
         float[] floats = new float[n];
         for (int i = 0; i < n; i++) floats[i] = random.nextFloat();
         double[] doubles = random.doubles(n).toArray();
-        MemorySegment is = MemorySegment.ofArray(ints), ls = MemorySegment.ofArray(longs), ws = MemorySegment.ofArray(widened),
-                fs = MemorySegment.ofArray(floats), ds = MemorySegment.ofArray(doubles);
+        // Primer's cases and the memory ceilings run on 64-byte-aligned native copies, as the public
+        // API's arrays are; -Dquick.heap=true runs them on the heap arrays themselves (a path no public
+        // call takes, and slower in the kernels).
+        boolean heap = Boolean.getBoolean("quick.heap");
+        MemorySegment is = primerCopy(ints, heap), ls = primerCopy(longs, heap), ws = primerCopy(widened, heap),
+                fs = primerCopy(floats, heap), ds = primerCopy(doubles, heap);
         float[] fsum = floats.clone();
-        MemorySegment fsumSeg = MemorySegment.ofArray(fsum);
+        MemorySegment fsumSeg = primerCopy(fsum, heap);
         for (String c : cases) {
-            Runnable r = c.matches("seg(flags|offsets)\\d+") ? segmented(c, fsumSeg, n) : switch (c) {
+            Runnable r = c.matches("seg(flags|offsets)\\d+") ? segmented(c, fsumSeg, n, heap) : switch (c) {
                 case "int32" -> () -> CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, is, is, n);
                 case "jdkInt32" -> () -> Arrays.parallelPrefix(ints, Integer::sum);
                 case "int64" -> () -> CpuScan.scan(DType.LONG, DType.LONG, Op.SUM, true, 0, ls, ls, n);
@@ -55,7 +60,7 @@ public final class QuickTimer {
                 };
                 case "update2" -> {  // an in-place read + write pass, halves on two threads, on its own copy
                     if (n % 32 != 0) throw new IllegalArgumentException("update2: n must be a multiple of 32 (64-byte steps per half)");
-                    MemorySegment updated = MemorySegment.ofArray(floats.clone());
+                    MemorySegment updated = primerCopy(floats.clone(), heap);
                     long half = (long) n * 2;
                     yield () -> {
                         var other = java.util.concurrent.ForkJoinPool.commonPool().submit(() -> MemoryBenchmark.update(updated, half, 2 * half));
@@ -82,19 +87,32 @@ public final class QuickTimer {
         }
     }
 
+    /** The array's contents in 64-byte-aligned native memory (as Primer's CPU arrays), or the array itself. */
+    private static MemorySegment primerCopy(Object array, boolean heap) {
+        MemorySegment source = switch (array) {
+            case byte[] a -> MemorySegment.ofArray(a);
+            case int[] a -> MemorySegment.ofArray(a);
+            case long[] a -> MemorySegment.ofArray(a);
+            case float[] a -> MemorySegment.ofArray(a);
+            case double[] a -> MemorySegment.ofArray(a);
+            default -> throw new IllegalArgumentException(array.getClass().toString());
+        };
+        return heap ? source : Arena.global().allocate(source.byteSize(), 64).copyFrom(source);
+    }
+
     /** "segflags8" / "segoffsets8": an inclusive float32 SUM segmented scan, a head every 8 elements, by flags or by offsets. */
-    private static Runnable segmented(String c, MemorySegment values, int n) {
+    private static Runnable segmented(String c, MemorySegment values, int n, boolean heap) {
         int every = Integer.parseInt(c.replaceAll("\\D", ""));
-        MemorySegment out = MemorySegment.ofArray(new float[n]);
+        MemorySegment out = primerCopy(new float[n], heap);
         if (c.startsWith("segflags")) {
             byte[] flags = new byte[n];
             for (int i = 0; i < n; i += every) flags[i] = 1;
-            MemorySegment f = MemorySegment.ofArray(flags);
+            MemorySegment f = primerCopy(flags, heap);
             return () -> CpuScan.segmentedScanByFlags(DType.FLOAT, Op.SUM, true, 0, values, f, out, n);
         }
         long[] offsets = java.util.stream.LongStream.concat(java.util.stream.LongStream.iterate(0, i -> i < n, i -> i + every),
                 java.util.stream.LongStream.of(n)).toArray();
-        MemorySegment o = MemorySegment.ofArray(offsets);
+        MemorySegment o = primerCopy(offsets, heap);
         return () -> CpuScan.segmentedScanByOffsets(DType.FLOAT, Op.SUM, true, 0, values, o, offsets.length - 1, out);
     }
 }

@@ -1,7 +1,13 @@
 package dev.primer.bench.cpu;
 
+import dev.primer.BackendKind;
 import dev.primer.DType;
+import dev.primer.DoubleArray;
+import dev.primer.FloatArray;
+import dev.primer.IntArray;
+import dev.primer.LongArray;
 import dev.primer.Op;
+import dev.primer.Primer;
 import dev.primer.cpu.CpuScan;
 
 import java.lang.foreign.MemorySegment;
@@ -20,14 +26,19 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * Inclusive SUM scan of n elements, in place on heap arrays, Primer's CPU backend against
- * {@code Arrays.parallelPrefix} on the same array type (the JDK has none for float[]: float32 is set
- * beside {@code parallelPrefix(double[])} of the same n; int32 to int64 beside {@code parallelPrefix(long[])}).
- * Integer scans wrap, so they repeat in place; float inputs are restored before every invocation
- * (outside the timing), for both sides alike.
+ * Inclusive SUM scan of n elements in place: Primer's CPU backend through its public API, on its own
+ * arrays (native memory, 64-byte aligned, as every Primer array is), against
+ * {@code Arrays.parallelPrefix} on the Java array of the same type and contents (the JDK has none for
+ * float[]: float32 is set beside {@code parallelPrefix(double[])} of the same n; int32 to int64
+ * beside {@code parallelPrefix(long[])}). Integer scans wrap, so they repeat in place; float inputs
+ * are restored before every invocation (outside the timing), for both sides alike.
+ * <p>The {@code heap*} benchmarks call the backend's scan on heap arrays wrapped as segments, a path
+ * no public call takes (uploads copy into native memory): the measure this class used before
+ * 2026-11-23, kept to show what the memory's kind costs the kernels.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -41,8 +52,11 @@ public class ScanBenchmark {
     @Param({"65536", "1048576", "16777216"})
     public int n;
 
+    Primer cpu;
     int[] ints;
-    long[] longs, widened;
+    long[] longs;
+    IntArray primerInts;
+    LongArray primerLongs, primerWidened;
     MemorySegment intSeg, longSeg, widenedSeg;
 
     @Setup
@@ -50,10 +64,20 @@ public class ScanBenchmark {
         Random random = new Random(1);
         ints = random.ints(n).toArray();
         longs = random.longs(n).toArray();
-        widened = new long[n];
-        intSeg = MemorySegment.ofArray(ints);
-        longSeg = MemorySegment.ofArray(longs);
-        widenedSeg = MemorySegment.ofArray(widened);
+        cpu = Primer.open(BackendKind.CPU);
+        primerInts = cpu.upload(ints);
+        primerLongs = cpu.upload(longs);
+        primerWidened = cpu.allocateLongs(n);
+        intSeg = MemorySegment.ofArray(ints.clone());
+        longSeg = MemorySegment.ofArray(longs.clone());
+        widenedSeg = MemorySegment.ofArray(new long[n]);
+    }
+
+    @TearDown
+    public void tearDown() {
+        primerInts.close();
+        primerLongs.close();
+        primerWidened.close();
     }
 
     /**
@@ -63,9 +87,10 @@ public class ScanBenchmark {
      */
     @State(Scope.Benchmark)
     public static class Floats {
-        float[] floatSource, floats;
+        float[] floatSource;
         double[] doubleSource, doubles;
-        MemorySegment floatSeg, doubleSeg;
+        FloatArray primerFloats;
+        DoubleArray primerDoubles;
 
         @Setup
         public void setup(ScanBenchmark benchmark) {
@@ -73,22 +98,28 @@ public class ScanBenchmark {
             Random random = new Random(2);
             floatSource = new float[n];
             for (int i = 0; i < n; i++) floatSource[i] = random.nextFloat();
-            floats = floatSource.clone();
             doubleSource = random.doubles(n).toArray();
             doubles = doubleSource.clone();
-            floatSeg = MemorySegment.ofArray(floats);
-            doubleSeg = MemorySegment.ofArray(doubles);
+            primerFloats = benchmark.cpu.upload(floatSource);
+            primerDoubles = benchmark.cpu.upload(doubleSource);
         }
 
         @Setup(Level.Invocation)
         public void restore() {
-            System.arraycopy(floatSource, 0, floats, 0, floats.length);
+            primerFloats.copyFrom(floatSource);
+            primerDoubles.copyFrom(doubleSource);
             System.arraycopy(doubleSource, 0, doubles, 0, doubles.length);
+        }
+
+        @TearDown
+        public void tearDown() {
+            primerFloats.close();
+            primerDoubles.close();
         }
     }
 
     @Benchmark public void primerInt32() {
-        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, intSeg, intSeg, n);
+        cpu.inclusiveScan(primerInts, primerInts, Op.SUM);
     }
 
     @Benchmark public void jdkInt32() {
@@ -96,7 +127,7 @@ public class ScanBenchmark {
     }
 
     @Benchmark public void primerInt64() {
-        CpuScan.scan(DType.LONG, DType.LONG, Op.SUM, true, 0, longSeg, longSeg, n);
+        cpu.inclusiveScan(primerLongs, primerLongs, Op.SUM);
     }
 
     @Benchmark public void jdkInt64() {
@@ -105,18 +136,30 @@ public class ScanBenchmark {
 
     /** int32 in, int64 out (out of place: the types differ). */
     @Benchmark public void primerInt32ToInt64() {
-        CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, intSeg, widenedSeg, n);
+        cpu.inclusiveScan(primerInts, primerWidened, Op.SUM);
     }
 
     @Benchmark public void primerFloat32(Floats f) {
-        CpuScan.scan(DType.FLOAT, DType.FLOAT, Op.SUM, true, 0, f.floatSeg, f.floatSeg, n);
+        cpu.inclusiveScan(f.primerFloats, f.primerFloats, Op.SUM);
     }
 
     @Benchmark public void primerFloat64(Floats f) {
-        CpuScan.scan(DType.DOUBLE, DType.DOUBLE, Op.SUM, true, 0, f.doubleSeg, f.doubleSeg, n);
+        cpu.inclusiveScan(f.primerDoubles, f.primerDoubles, Op.SUM);
     }
 
     @Benchmark public void jdkFloat64(Floats f) {
         Arrays.parallelPrefix(f.doubles, Double::sum);
+    }
+
+    @Benchmark public void heapInt32() {
+        CpuScan.scan(DType.INT, DType.INT, Op.SUM, true, 0, intSeg, intSeg, n);
+    }
+
+    @Benchmark public void heapInt64() {
+        CpuScan.scan(DType.LONG, DType.LONG, Op.SUM, true, 0, longSeg, longSeg, n);
+    }
+
+    @Benchmark public void heapInt32ToInt64() {
+        CpuScan.scan(DType.INT, DType.LONG, Op.SUM, true, 0, intSeg, widenedSeg, n);
     }
 }
