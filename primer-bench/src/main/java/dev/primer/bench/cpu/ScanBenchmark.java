@@ -80,41 +80,72 @@ public class ScanBenchmark {
         primerWidened.close();
     }
 
-    /**
-     * The float inputs, restored before every invocation of a float benchmark. A state of their own,
-     * so that the integer benchmarks do not pay for that copy (up to 192 MiB at 2^24, whose dirty
-     * lines were still being written back while the integer scans ran).
+    /*
+     * Float inputs, each restored from its source before every invocation of the one benchmark that
+     * takes it: a state apiece, so that no benchmark pays for another's copy (up to 128 MiB at 2^24,
+     * whose dirty lines would still be written back while it runs). float64 sources share a seed, so
+     * Primer and the JDK scan the same values.
      */
+
     @State(Scope.Benchmark)
-    public static class Floats {
-        float[] floatSource;
-        double[] doubleSource, doubles;
-        FloatArray primerFloats;
-        DoubleArray primerDoubles;
+    public static class Float32Input {
+        float[] source;
+        FloatArray array;
 
         @Setup
         public void setup(ScanBenchmark benchmark) {
-            int n = benchmark.n;
             Random random = new Random(2);
-            floatSource = new float[n];
-            for (int i = 0; i < n; i++) floatSource[i] = random.nextFloat();
-            doubleSource = random.doubles(n).toArray();
-            doubles = doubleSource.clone();
-            primerFloats = benchmark.cpu.upload(floatSource);
-            primerDoubles = benchmark.cpu.upload(doubleSource);
+            source = new float[benchmark.n];
+            for (int i = 0; i < source.length; i++) source[i] = random.nextFloat();
+            array = benchmark.cpu.upload(source);
         }
 
         @Setup(Level.Invocation)
         public void restore() {
-            primerFloats.copyFrom(floatSource);
-            primerDoubles.copyFrom(doubleSource);
-            System.arraycopy(doubleSource, 0, doubles, 0, doubles.length);
+            array.copyFrom(source);
         }
 
         @TearDown
         public void tearDown() {
-            primerFloats.close();
-            primerDoubles.close();
+            array.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class Float64Input {
+        double[] source;
+        DoubleArray array;
+
+        @Setup
+        public void setup(ScanBenchmark benchmark) {
+            source = new Random(3).doubles(benchmark.n).toArray();
+            array = benchmark.cpu.upload(source);
+        }
+
+        @Setup(Level.Invocation)
+        public void restore() {
+            array.copyFrom(source);
+        }
+
+        @TearDown
+        public void tearDown() {
+            array.close();
+        }
+    }
+
+    @State(Scope.Benchmark)
+    public static class JdkFloat64Input {
+        double[] source, array;
+
+        @Setup
+        public void setup(ScanBenchmark benchmark) {
+            source = new Random(3).doubles(benchmark.n).toArray();
+            array = source.clone();
+        }
+
+        @Setup(Level.Invocation)
+        public void restore() {
+            System.arraycopy(source, 0, array, 0, array.length);
         }
     }
 
@@ -139,16 +170,16 @@ public class ScanBenchmark {
         cpu.inclusiveScan(primerInts, primerWidened, Op.SUM);
     }
 
-    @Benchmark public void primerFloat32(Floats f) {
-        cpu.inclusiveScan(f.primerFloats, f.primerFloats, Op.SUM);
+    @Benchmark public void primerFloat32(Float32Input in) {
+        cpu.inclusiveScan(in.array, in.array, Op.SUM);
     }
 
-    @Benchmark public void primerFloat64(Floats f) {
-        cpu.inclusiveScan(f.primerDoubles, f.primerDoubles, Op.SUM);
+    @Benchmark public void primerFloat64(Float64Input in) {
+        cpu.inclusiveScan(in.array, in.array, Op.SUM);
     }
 
-    @Benchmark public void jdkFloat64(Floats f) {
-        Arrays.parallelPrefix(f.doubles, Double::sum);
+    @Benchmark public void jdkFloat64(JdkFloat64Input in) {
+        Arrays.parallelPrefix(in.array, Double::sum);
     }
 
     @Benchmark public void heapInt32() {
