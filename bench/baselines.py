@@ -14,6 +14,8 @@ import argparse, json, math, os, platform, statistics, sys, time
 import numpy as np
 
 WARMUP = 3
+# torch.cummax of 2^28 elements takes most of a second a call: such calls get fewer timed reps.
+SLOW_MS, SLOW_BUDGET_MS = 50.0, 5000.0
 SEGMENT_SEED = 20240601
 SIZES_LOG2 = (16, 20, 24)  # the "sizes" rows: sum and cumsum of float32 (Primer's SizesBench)
 
@@ -78,6 +80,7 @@ class CupyLib:
     def cumsum(self, x): return self.xp.cumsum(x)
     def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.xp.maximum.accumulate(x)
+    def cumargmax(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
     def scalar(self, y): return float(y)
 
 
@@ -154,6 +157,7 @@ class TorchLib:
     def cumsum(self, x): return self.t.cumsum(x, 0)
     def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.t.cummax(x, 0).values  # it writes int64 indices too
+    def cumargmax(self, x): return self.t.cummax(x, 0).indices  # and the values
     def scalar(self, y): return y.item()
 
 
@@ -166,11 +170,15 @@ def buffer_count(lib, set_bytes):
 
 
 def time_calls(lib, call, reps):
-    """Warm up, then time `reps` single calls with events; returns (times_ms, warm-up result)."""
+    """Warm up, then time `reps` single calls with events (fewer for a call slower than SLOW_MS, so
+    that it takes about SLOW_BUDGET_MS; at least 5); returns (times_ms, warm-up result)."""
     for i in range(WARMUP):
         out = call(i)
     lib.sync()
-    return [lib.time_ms(lambda: call(WARMUP + r)) for r in range(reps)], out
+    first = lib.time_ms(lambda: call(WARMUP))
+    if first > SLOW_MS:
+        reps = max(5, min(reps, int(SLOW_BUDGET_MS / first)))
+    return [first] + [lib.time_ms(lambda: call(WARMUP + 1 + r)) for r in range(reps - 1)], out
 
 
 def record(name, lib_name, op, dtype, shape, in_bytes, out, lib, times, nbuf, **extra):
@@ -293,7 +301,10 @@ def plan(quick, dry):
             ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
             ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
             ("cummax_f32", array_op, "cummax", f32, (n,)),
-            ("cummax_f64", array_op, "cummax", "float64", (n,))] + [
+            ("cummax_f64", array_op, "cummax", "float64", (n,)),
+            ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
+            ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
+            ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,))] + [
         # Smaller sizes, where a call's fixed costs (launches, passes) weigh as much as bandwidth.
         (f"{op}_f32_2^{k}", array_op, op, f32, (2**k,)) for k in SIZES_LOG2 for op in ("sum", "cumsum")]
 

@@ -62,6 +62,9 @@ public interface Backend extends AutoCloseable {
      */
     void scanCustom(DeviceArray in, DeviceArray out, CustomOp op, boolean inclusive, long initBits);
 
+    /** out[i] = the index of the first minimum ({@code max} false) or maximum of in[0 .. i]; out has in's length. */
+    void argExtremeScan(DeviceArray in, boolean max, LongArray out);
+
     void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
 
     void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits);

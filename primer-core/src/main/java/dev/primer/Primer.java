@@ -369,6 +369,18 @@ public final class Primer implements AutoCloseable {
     }
 
     /**
+     * Running argmin ({@code max} false) or argmax: out[i] = the index of the first minimum (maximum)
+     * of in[0 .. i], NaN counting as the extreme and -0.0 below 0.0, as {@link #argMin}/{@link #argMax}
+     * (the indices of torch.cummin / torch.cummax). Every type; {@code out} is int64, in's length, and
+     * must not overlap {@code in}.
+     */
+    public synchronized void argExtremeScan(DeviceArray in, LongArray out, boolean max) {
+        own(in, "in");
+        checkResults(out, DType.LONG, in.length(), "a running argmin/argmax of " + in.length() + " elements", in, "in", null);
+        run(() -> backend.argExtremeScan(in, max, out), in, out);
+    }
+
+    /**
      * out[i] = in[0] op ... op in[i] with a user-defined operator (compiled at run time on the GPU;
      * see {@link CustomOp}). {@code in} and {@code out} have the operator's type and the same length;
      * {@code out} may be {@code in}. The operator must be associative; it need not be commutative.

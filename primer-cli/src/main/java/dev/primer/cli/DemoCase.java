@@ -58,6 +58,9 @@ record DemoCase(String primitive, String dtype, long n, long bytes, double toler
         cases.add(new DemoCase("exclusiveScan max", "int32", n, n * 8, 0, false,
                 (p, b) -> { p.exclusiveScan(b.ints, b.scanInt, Op.MAX, Integer.MIN_VALUE); return b.scanInt; },
                 () -> DemoReference.exclusiveMaxInts(d.ints, n)));
+        cases.add(new DemoCase("argExtremeScan max (running argmax)", "float32→int64", n, n * 12, 0, false,
+                (p, b) -> { p.argExtremeScan(b.floats, b.scanLong, true); return b.scanLong; },
+                () -> DemoReference.runningArgMaxFloats(d.floats, n)));
         cases.add(new DemoCase("segmentedInclusiveScan max", "int32", n, n * 8 + (segs + 1) * 8, 0, false,
                 (p, b) -> { p.segmentedInclusiveScan(b.ints, b.offsets, b.scanInt, Op.MAX); return b.scanInt; },
                 () -> DemoReference.segmentedInclusiveMaxInts(d.ints, d.offsets, segs, n)));

@@ -142,6 +142,17 @@ final class DemoReference {
         return DemoCheck.HostVector.of(out);
     }
 
+    /** out[i] = the first index of the maximum of in[0 .. i] (Float.compare's order: NaN the maximum, -0.0 below 0.0). */
+    static Object runningArgMaxFloats(MemorySegment in, long n) {
+        MemorySegment out = MemorySegment.ofArray(new long[Math.toIntExact(n)]);
+        long best = 0;
+        for (long i = 0; i < n; i++) {
+            if (Float.compare(in.getAtIndex(JAVA_FLOAT, i), in.getAtIndex(JAVA_FLOAT, best)) > 0) best = i;
+            out.setAtIndex(JAVA_LONG, i, best);
+        }
+        return new DemoCheck.HostVector(out, DType.LONG, n);
+    }
+
     static Object segmentedInclusiveMaxInts(MemorySegment in, MemorySegment offsets, long segments, long n) {
         int[] out = new int[Math.toIntExact(n)];
         for (int k = 0; k < segments; k++) {

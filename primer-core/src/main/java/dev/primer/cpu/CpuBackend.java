@@ -100,6 +100,10 @@ public final class CpuBackend implements Backend {
         CpuCustomScan.scan(op, inclusive, initBits, in.segment(), out.segment(), in.length());
     }
 
+    @Override public void argExtremeScan(DeviceArray in, boolean max, LongArray out) {
+        CpuArgScan.argExtremeScan(in.dtype(), max, in.segment(), out.segment(), in.length());
+    }
+
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
         CpuScan.segmentedScanByFlags(in.dtype(), op, inclusive, initBits, in.segment(), headFlags.segment(), out.segment(), in.length());
     }

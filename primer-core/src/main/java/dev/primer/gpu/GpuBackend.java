@@ -111,6 +111,11 @@ public final class GpuBackend implements Backend {
         GpuCustomScan.scan(ctx, op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
     }
 
+    @Override public void argExtremeScan(DeviceArray in, boolean max, LongArray out) {
+        holds(out, in.length(), "out");
+        GpuArgScan.argExtremeScan(ctx, in.dtype(), max, in.devicePointer(), out.devicePointer(), in.length());
+    }
+
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
         holds(headFlags, in.length(), "headFlags");
         holds(out, in.length(), "out");

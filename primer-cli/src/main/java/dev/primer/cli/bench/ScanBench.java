@@ -32,7 +32,8 @@ import java.util.Locale;
  * a head in about 1024) are inclusive MAX scans, every element checked against Math.max exactly;
  * cummax_* pair with torch.cummax
  * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
- * not support: the baselines file keeps its error).
+ * not support: the baselines file keeps its error). argmax_scan_* are running argmax scans
+ * ({@link ArgScanBench}).
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -62,6 +63,9 @@ final class ScanBench {
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
+                ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
+                ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
+                ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
                 segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),

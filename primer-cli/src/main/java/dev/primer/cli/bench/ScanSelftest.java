@@ -62,6 +62,32 @@ final class ScanSelftest {
         }
     }
 
+    /**
+     * Running argmin and argmax of every dtype, on few distinct values (ties: the first index must
+     * win), with a NaN planted in the float arrays past their middle; every index against the CPU's.
+     */
+    static void argScans(CheckLog log, Twins t, boolean quick) {
+        for (long n : sizes(quick)) {
+            for (DType type : TYPES) {
+                for (boolean max : new boolean[] {false, true}) {
+                    long seed = 9000L + 10L * type.ordinal() + n + (max ? 1 : 0);
+                    log.check(String.format(Locale.ROOT, "%s scan %s n=%d (ties)", max ? "argMax" : "argMin", type, n), () -> {
+                        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+                            MemorySegment host = SelftestData.ties(arena, type, n, seed);
+                            if (type.isFloatingPoint() && n > 2) SelftestData.setFloating(host, type, n / 2 + 1, Double.NaN);
+                            DeviceArray[] in = t.upload(closer, type, host, n);
+                            DeviceArray[] out = t.allocate(closer, DType.LONG, n);
+                            t.gpu().argExtremeScan(in[0], (LongArray) out[0], max);
+                            t.cpu().argExtremeScan(in[1], (LongArray) out[1], max);
+                            return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), DType.LONG, n,
+                                    Op.MAX, i -> 0, 0);
+                        }
+                    });
+                }
+            }
+        }
+    }
+
     private static String scan(Twins t, Kind kind, DType inType, DType outType, Op op, long n, boolean inPlace) {
         long seed = 4242L + 1000L * inType.ordinal() + 100L * op.ordinal() + 10L * kind.ordinal() + n;
         try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {

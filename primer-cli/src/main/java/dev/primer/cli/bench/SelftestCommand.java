@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
 @Command(name = "selftest", mixinStandardHelpOptions = true,
         description = "Run every GPU kernel at small sizes and check each answer against the CPU backend: "
                 + "fill; reduce (every operator and dtype, argMin/argMax, NaN, overflow); rows and segments; "
-                + "scans (inclusive, exclusive, segmented by flags and by offsets); user-defined operators "
+                + "scans (inclusive, exclusive, segmented by flags and by offsets, running argMin/argMax); user-defined operators "
                 + "(NVRTC: reduce and scans); the reduction, batched "
                 + "and scan ladders. Sized for compute-sanitizer runs. Exit 1 if any check failed, 3 without a GPU.")
 public final class SelftestCommand implements Callable<Integer> {
@@ -51,6 +51,7 @@ public final class SelftestCommand implements Callable<Integer> {
             part(log, "rows", () -> SegmentedSelftest.rows(log, t, quick));
             part(log, "segments", () -> SegmentedSelftest.segments(log, t, quick));
             part(log, "scan", () -> ScanSelftest.scans(log, t, quick));
+            part(log, "argMin/argMax scans", () -> ScanSelftest.argScans(log, t, quick));
             part(log, "custom operators", () -> CustomSelftest.customOps(log, t, quick));
             part(log, "reduce ladder", () -> LadderSelftest.reduceLadder(log, ctx, quick));
             part(log, "batched ladder", () -> LadderSelftest.batchedLadder(log, ctx, quick));

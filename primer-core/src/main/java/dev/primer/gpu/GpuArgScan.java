@@ -1,0 +1,59 @@
+package dev.primer.gpu;
+
+import dev.primer.DType;
+import dev.primer.cuda.CudaContext;
+
+import java.util.Objects;
+
+/**
+ * Running argmin / argmax on device pointers (module {@code arg_scan}, see
+ * {@code device/arg_scan_kernels.cuh}): {@code out[i]} = the index of the first minimum (or maximum)
+ * of {@code in[0 .. i]}, NaN counting as the extreme and -0.0 below 0.0, as {@link GpuReduce#argExtreme}.
+ * Three launches on the context's stream (tile totals, tile prefixes, outputs); nothing waits for them.
+ * Deterministic: the operator keeps the first index of equal keys, the same under any association.
+ */
+public final class GpuArgScan {
+    private GpuArgScan() {}
+
+    private static final String MODULE = "arg_scan";
+    private static final String SCRATCH = "arg-scan";
+    // ArgScanPolicy in device/arg_scan_kernels.cuh (the kernels trap when the tile count disagrees).
+    static final int BLOCK_THREADS = 256;
+    static final int ROWS = 8;
+    static final int PREFIX_THREADS = 1024;
+    /** Bytes of a tile's total, {@code KeyIndex<T>}: a key and a 64-bit index, 16 bytes for every type. */
+    static final int TOTAL_BYTES = 16;
+
+    /** Elements per tile: 256 threads x 8 chunks of 16 bytes. */
+    static int tileItems(DType type) {
+        return BLOCK_THREADS * ROWS * (16 / type.byteSize());
+    }
+
+    /**
+     * Scans {@code n} elements of {@code type} at {@code in} into the int64 indices at {@code out}
+     * ({@code max}: argmax, else argmin). {@code in} aligned to its element size, {@code out} to 8
+     * bytes; the two must not overlap.
+     */
+    public static void argExtremeScan(CudaContext ctx, DType type, boolean max, long in, long out, long n) {
+        Objects.requireNonNull(ctx, "ctx");
+        Objects.requireNonNull(type, "type");
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
+        if (n == 0) return;
+        GpuScan.requireAligned(in, type, "in");
+        GpuScan.requireAligned(out, DType.LONG, "out");
+        if (n > Long.MAX_VALUE / 16) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+        if (GpuScan.overlaps(in, n * type.byteSize(), out, n * Long.BYTES)) throw new IllegalArgumentException("out: overlaps in");
+        long shift = Math.floorMod(in, 16) / type.byteSize();
+        long tiles = (n + shift + tileItems(type) - 1) / tileItems(type);
+        if (tiles > Integer.MAX_VALUE) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+
+        String suffix = (max ? "argmax_" : "argmin_") + type.kernelSuffix();
+        var module = ctx.module(MODULE);
+        synchronized (ctx.scratchLock(SCRATCH)) {  // the totals live across three launches
+            long totals = ctx.scratch(SCRATCH, TOTAL_BYTES * tiles);
+            module.kernel("argscan_totals_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, n, tiles, totals);
+            module.kernel("argscan_prefixes_" + suffix).launch(1, PREFIX_THREADS, 0, totals, tiles);
+            module.kernel("argscan_outputs_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, totals, out, n, tiles);
+        }
+    }
+}
