@@ -59,6 +59,48 @@ class ArgExtremeScanTest {
         }
     }
 
+    /**
+     * Integers at the ends of their range, where the GPU's keys are 0 and all ones (the identity's
+     * key and NaN's): inputs of nothing but the lowest or the highest value (every index ties with
+     * index 0), and inputs mostly of one end with rare middle values and rarer values of the other
+     * end, so that tiles tie with the tiles before them and the extreme moves late.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void integersAtTheEndsOfTheirRange(BackendKind kind) {
+        SplittableRandom random = new SplittableRandom(2026_11_24);
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            int config = 0;
+            for (DType type : new DType[] {DType.BYTE, DType.INT, DType.LONG}) {
+                long lowest = type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+                long highest = -(lowest + 1);
+                for (long n : new long[] {1, 33, 8193, 65537, (1 << 20) + 1}) {
+                    for (String data : new String[] {"all lowest", "all highest", "mostly lowest", "mostly highest"}) {
+                        long common = data.endsWith("lowest") ? lowest : highest, rare = common == lowest ? highest : lowest;
+                        MemorySegment x = arena.allocate(n * type.byteSize(), 8);
+                        for (long i = 0; i < n; i++) {
+                            int draw = random.nextInt(1 << 18);
+                            long v = data.startsWith("all") || draw < (1 << 17) ? common
+                                    : draw == 1 << 17 ? rare : new long[] {lowest + 1, 0, highest - 1}[draw % 3];
+                            switch (type) {
+                                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, (byte) v);
+                                case INT -> x.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
+                                default -> x.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, v);
+                            }
+                        }
+                        for (boolean max : new boolean[] {true, false}) {
+                            int shift = config % 4, outShift = GUARD + config % 3;
+                            config++;
+                            String what = (max ? "argmax" : "argmin") + " scan of " + type + " " + data + " n=" + n
+                                    + " shift=" + shift + " on " + kind;
+                            check(primer, arena, type, max, x, n, shift, outShift, what);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("backends")
     void argumentsAreCheckedBeforeAnythingRuns(BackendKind kind) {

@@ -21,12 +21,17 @@ public final class GpuArgScan {
     static final int BLOCK_THREADS = 256;
     static final int ROWS = 8;
     static final int PREFIX_THREADS = 1024;
-    /** Bytes of a tile's total, {@code KeyIndex<T>}: a key and a 64-bit index, 16 bytes for every type. */
+    /** Bytes of a tile's total, {@code KeyIndex<Key>}: a 32- or 64-bit key and a 64-bit index, 16 bytes for every type. */
     static final int TOTAL_BYTES = 16;
 
     /** Elements per tile: 256 threads x 8 chunks of 16 bytes. */
     static int tileItems(DType type) {
         return BLOCK_THREADS * ROWS * (16 / type.byteSize());
+    }
+
+    /** The prefix kernel sees only keys: one per key width (int8, int32 and float32 keys are 32-bit). */
+    static String prefixKernel(DType type) {
+        return type.byteSize() == 8 ? "argscan_prefixes_k64" : "argscan_prefixes_k32";
     }
 
     /**
@@ -52,7 +57,7 @@ public final class GpuArgScan {
         synchronized (ctx.scratchLock(SCRATCH)) {  // the totals live across three launches
             long totals = ctx.scratch(SCRATCH, TOTAL_BYTES * tiles);
             module.kernel("argscan_totals_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, n, tiles, totals);
-            module.kernel("argscan_prefixes_" + suffix).launch(1, PREFIX_THREADS, 0, totals, tiles);
+            module.kernel(prefixKernel(type)).launch(1, PREFIX_THREADS, 0, totals, tiles);
             module.kernel("argscan_outputs_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, totals, out, n, tiles);
         }
     }
