@@ -42,8 +42,8 @@ PRIMER_ARG_SCANS(f64, double)
         primer::arg_scan_tile_prefixes<KEY>(totals, tiles);                                                         \
     }
 
-PRIMER_ARG_SCAN_PREFIXES(32, unsigned)
-PRIMER_ARG_SCAN_PREFIXES(64, unsigned long long)
+PRIMER_ARG_SCAN_PREFIXES(32, int)
+PRIMER_ARG_SCAN_PREFIXES(64, long long)
 
-static_assert(sizeof(primer::KeyIndex<unsigned>) == 16 && sizeof(primer::KeyIndex<unsigned long long>) == 16,
+static_assert(sizeof(primer::KeyIndex<int>) == 16 && sizeof(primer::KeyIndex<long long>) == 16,
               "GpuArgScan sizes the totals at 16 bytes a tile");

@@ -68,94 +68,71 @@ struct ArgScanShape {
 };
 
 /**
- * An element's key: unsigned, ordered as argmax (MAX) or argmin searches, so both take the largest.
- * Integers: the value with its sign bit flipped (int8 widened to 32 bits). Floats: the bits with the
- * magnitude flipped when negative and the sign bit flipped, so that unsigned order is Java's order
- * (-0.0 below 0.0), and every NaN the largest key (one key for all: the first NaN wins). For argmin
- * the keys are complemented; NaN keeps the largest key.
+ * An element's key: a signed integer in Java's order. Integers are their value (int8 widened);
+ * floats are their bits with the magnitude flipped when negative, so that integer order is Java's
+ * order (-0.0 below 0.0), and every NaN one key beyond every number, above them for argmax (MAX) and
+ * below them for argmin (one key for all NaNs: the first NaN wins).
  */
 template <typename T> struct ArgScanKey;
 template <> struct ArgScanKey<int> {
-    using Key = unsigned;
-    template <bool MAX> static __device__ __forceinline__ Key of(int x) {
-        const Key u = (Key)x ^ 0x80000000u;
-        return MAX ? u : ~u;
-    }
+    using Key = int;
+    template <bool MAX> static __device__ __forceinline__ int of(int x) { return x; }
 };
 template <> struct ArgScanKey<signed char> {
-    using Key = unsigned;
-    template <bool MAX> static __device__ __forceinline__ Key of(signed char x) { return ArgScanKey<int>::of<MAX>(x); }
+    using Key = int;
+    template <bool MAX> static __device__ __forceinline__ int of(signed char x) { return x; }
 };
 template <> struct ArgScanKey<long long> {
-    using Key = unsigned long long;
-    template <bool MAX> static __device__ __forceinline__ Key of(long long x) {
-        const Key u = (Key)x ^ 0x8000000000000000ull;
-        return MAX ? u : ~u;
-    }
+    using Key = long long;
+    template <bool MAX> static __device__ __forceinline__ long long of(long long x) { return x; }
 };
 template <> struct ArgScanKey<float> {
-    using Key = unsigned;
-    template <bool MAX> static __device__ __forceinline__ Key of(float x) {
-        const Key b = __float_as_uint(x);
-        const Key u = b ^ ((Key)((int)b >> 31) >> 1) ^ 0x80000000u;
-        return (b & 0x7fffffffu) > 0x7f800000u ? ~0u : MAX ? u : ~u;
+    using Key = int;
+    template <bool MAX> static __device__ __forceinline__ int of(float x) {
+        const int b = __float_as_int(x);
+        const int ordered = b ^ ((b >> 31) & 0x7fffffff);  // the magnitude flipped when negative
+        return (b & 0x7fffffff) > 0x7f800000 ? (MAX ? 0x7fffffff : (int)0x80000000) : ordered;
     }
 };
 template <> struct ArgScanKey<double> {
-    using Key = unsigned long long;
-    template <bool MAX> static __device__ __forceinline__ Key of(double x) {
-        const Key b = (Key)__double_as_longlong(x);
-        const Key u = b ^ ((Key)((long long)b >> 63) >> 1) ^ 0x8000000000000000ull;
-        return (b & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? ~0ull : MAX ? u : ~u;
-    }
-};
-
-/**
- * Ranks within a tile: position p ranks FIRST - p, so of equal keys the earlier position ranks
- * higher; the carry from the tiles before ranks above every position, and rank 0 (the identity's)
- * below every one (p < 2^15).
- */
-struct ArgScanRank {
-    static constexpr unsigned CARRY = 0xffffffffu;
-    static constexpr unsigned FIRST = 0xfffffffeu;
-};
-
-/** A key with its rank, ordered key first, then rank. */
-template <typename Key> struct Ranked;
-template <> struct Ranked<unsigned> {
-    unsigned long long bits;  // key << 32 | rank: one 64-bit comparison orders two pairs
-    static __device__ __forceinline__ Ranked make(unsigned key, unsigned rank) { return {(unsigned long long)key << 32 | rank}; }
-    __device__ __forceinline__ unsigned key() const { return (unsigned)(bits >> 32); }
-    __device__ __forceinline__ unsigned rank() const { return (unsigned)bits; }
-    __device__ __forceinline__ bool above(Ranked other) const { return bits > other.bits; }
-};
-template <> struct Ranked<unsigned long long> {
-    unsigned key_low, key_high, rank_;  // three 4-byte words: 12 bytes, three shuffles, no padding
-    static __device__ __forceinline__ Ranked make(unsigned long long key, unsigned rank) {
-        return {(unsigned)key, (unsigned)(key >> 32), rank};
-    }
-    __device__ __forceinline__ unsigned long long key() const { return (unsigned long long)key_high << 32 | key_low; }
-    __device__ __forceinline__ unsigned rank() const { return rank_; }
-    __device__ __forceinline__ bool above(Ranked other) const {
-        return key() > other.key() || (key() == other.key() && rank_ > other.rank_);
-    }
-};
-
-/** The higher-ranked pair: the larger key, of equal keys the earlier position. A maximum: commutative and associative. */
-template <typename Key> struct HigherRanked {
-    static __device__ __forceinline__ Ranked<Key> identity() { return Ranked<Key>::make(Key(0), 0u); }
-    __device__ __forceinline__ Ranked<Key> operator()(Ranked<Key> a, Ranked<Key> b) const { return b.above(a) ? b : a; }
-};
-
-/** Tile totals and prefixes with global indices: the larger key, of equal keys the smaller index. */
-template <typename Key> struct FirstOfLargestKey {
-    static __device__ __forceinline__ KeyIndex<Key> identity() { return {Key(0), 0x7fffffffffffffffLL}; }
-    __device__ __forceinline__ KeyIndex<Key> operator()(KeyIndex<Key> a, KeyIndex<Key> b) const {
-        return b.key > a.key || (b.key == a.key && b.index < a.index) ? b : a;
+    using Key = long long;
+    template <bool MAX> static __device__ __forceinline__ long long of(double x) {
+        const long long b = __double_as_longlong(x);
+        const long long ordered = b ^ ((b >> 63) & 0x7fffffffffffffffLL);
+        return (b & 0x7fffffffffffffffLL) > 0x7ff0000000000000LL ? (MAX ? 0x7fffffffffffffffLL : (long long)0x8000000000000000ull)
+                                                                 : ordered;
     }
 };
 
 template <typename T> using ArgScanKeyOf = typename ArgScanKey<T>::Key;
+
+/** The order searched: the larger key for argmax (MAX), the smaller for argmin. */
+template <typename T, bool MAX> struct ArgScanOrder {
+    using Key = ArgScanKeyOf<T>;
+    static constexpr Key LOWEST = Key(1) << (8 * sizeof(Key) - 1);
+    /** The least extreme key: stands in for items outside [0, n), which are never stored. */
+    static constexpr Key WORST = MAX ? LOWEST : Key(~LOWEST);
+    static __device__ __forceinline__ Key key(T x) { return ArgScanKey<T>::template of<MAX>(x); }
+    /** Whether a is strictly more extreme than b: a later item must be, to take over. */
+    static __device__ __forceinline__ bool beats(Key a, Key b) { return MAX ? a > b : a < b; }
+    /** Totals and prefixes keep keys with "larger is more extreme", so one prefix kernel serves both. */
+    static __device__ __forceinline__ Key larger_is_better(Key k) { return MAX ? k : Key(~k); }
+    /** The more extreme key (a maximum or a minimum: one instruction for 32-bit keys). */
+    struct Extreme {
+        static __device__ __forceinline__ Key identity() { return WORST; }
+        __device__ __forceinline__ Key operator()(Key a, Key b) const { return beats(b, a) ? b : a; }
+    };
+};
+
+/** Tile totals and prefixes with global indices: the larger key, of equal keys the smaller index. */
+template <typename Key> struct FirstOfLargestKey {
+    static __device__ __forceinline__ KeyIndex<Key> identity() {
+        return {Key(Key(1) << (8 * sizeof(Key) - 1)), 0x7fffffffffffffffLL};
+    }
+    __device__ __forceinline__ KeyIndex<Key> operator()(KeyIndex<Key> a, KeyIndex<Key> b) const {
+        return b.key > a.key || (b.key == a.key && b.index < a.index) ? b : a;
+    }
+};
 
 namespace arg_scan_detail {
 
@@ -182,22 +159,40 @@ __device__ __forceinline__ long long tile_start(const T* in, long long tile) {
     return tile * ArgScanShape<T>::TILE_ITEMS - scan_shift(in);
 }
 
-template <bool MAX, int VEC, typename T>
-__device__ __forceinline__ void chunk_keys(const T (&x)[VEC], ArgScanKeyOf<T> (&key)[VEC]) {
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) key[k] = ArgScanKey<T>::template of<MAX>(x[k]);
-}
-
-/** acc op (key[k], rank0 - k) for the items k of the chunk at element `index` that lie in [0, n). */
-template <int VEC, typename Key>
-__device__ __forceinline__ Ranked<Key> fold_chunk(Ranked<Key> acc, const Key (&key)[VEC], unsigned rank0, long long index, long long n) {
-    const HigherRanked<Key> op{};
+/** The keys of the chunk at element `index`; WORST for items outside [0, n). */
+template <typename O, int VEC, typename T>
+__device__ __forceinline__ void chunk_keys(const T (&x)[VEC], long long index, long long n, typename O::Key (&key)[VEC]) {
     const bool whole = index >= 0 && index + VEC <= n;
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) {
-        if (whole || (index + k >= 0 && index + k < n)) acc = op(acc, Ranked<Key>::make(key[k], rank0 - k));
-    }
+    for (int k = 0; k < VEC; ++k) key[k] = whole || (index + k >= 0 && index + k < n) ? O::key(x[k]) : O::WORST;
+}
+
+/** acc and the keys, reduced to the most extreme. */
+template <typename O, int VEC>
+__device__ __forceinline__ typename O::Key extreme_of(typename O::Key acc, const typename O::Key (&key)[VEC]) {
+    const typename O::Extreme op{};
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) acc = op(acc, key[k]);
     return acc;
+}
+
+/** The first k whose key equals `wanted` and whose item lies in [0, n), or VEC. */
+template <typename O, int VEC>
+__device__ __forceinline__ int first_equal(const typename O::Key (&key)[VEC], typename O::Key wanted, long long index, long long n) {
+    int first = VEC;
+#pragma unroll
+    for (int k = VEC - 1; k >= 0; --k) {
+        if (key[k] == wanted && index + k >= 0 && index + k < n) first = k;
+    }
+    return first;
+}
+
+/** Lane l gets op(value_0, ..., value_l): op is a maximum or a minimum, so no lane needs to sit a step out. */
+template <typename V, typename Op>
+__device__ __forceinline__ V warp_inclusive_extreme(V value, Op op) {
+#pragma unroll
+    for (int delta = 1; delta < 32; delta <<= 1) value = op(value, __shfl_up_sync(0xffffffffu, value, delta));
+    return value;
 }
 
 /** A chunk from global memory: one 16-byte load when whole, else its items in [0, n) (zeros elsewhere, never folded). */
@@ -214,30 +209,51 @@ __device__ __forceinline__ void load_chunk(const T* in, long long index, long lo
 
 }  // namespace arg_scan_detail
 
-/** Tile totals: totals[tile] = (largest key, its first index) over the tile's elements. */
+/**
+ * Tile totals: totals[tile] = (the tile's most extreme key, larger_is_better; its first index). The
+ * block reduces keys alone (one instruction an item for 32-bit keys); only threads that hold the
+ * extreme look again for its first position.
+ */
 template <typename T, bool MAX>
 __device__ __forceinline__ void arg_scan_tile_totals(const T* in, long long n, long long tiles, KeyIndex<ArgScanKeyOf<T>>* totals) {
     using S = ArgScanShape<T>;
-    using Key = ArgScanKeyOf<T>;
-    using Op = HigherRanked<Key>;
-    constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC;
+    using O = ArgScanOrder<T, MAX>;
+    using Key = typename O::Key;
+    constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC, WARPS = ArgScanPolicy::BLOCK_THREADS / 32;
+    __shared__ Key warp_extreme[WARPS];
     arg_scan_detail::check_tiles(in, n, tiles);
     const long long start = arg_scan_detail::tile_start(in, blockIdx.x);
     const int offset = arg_scan_detail::thread_offset<T>();
+    const auto index_of_row = [&](int r) { return start + offset + r * S::ROW_ITEMS; };
     T x[ROWS][VEC];
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) arg_scan_detail::load_chunk<VEC>(in, start + offset + r * S::ROW_ITEMS, n, x[r]);
-    Ranked<Key> acc = Op::identity();
+    for (int r = 0; r < ROWS; ++r) arg_scan_detail::load_chunk<VEC>(in, index_of_row(r), n, x[r]);
+    Key mine = O::WORST;
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         Key key[VEC];
-        arg_scan_detail::chunk_keys<MAX>(x[r], key);
-        acc = arg_scan_detail::fold_chunk(acc, key, ArgScanRank::FIRST - (unsigned)(offset + r * S::ROW_ITEMS),
-                                          start + offset + r * S::ROW_ITEMS, n);
+        arg_scan_detail::chunk_keys<O>(x[r], index_of_row(r), n, key);
+        mine = arg_scan_detail::extreme_of<O>(mine, key);
     }
-    acc = block_reduce<ArgScanPolicy::BLOCK_THREADS>(acc, Op{});
-    // Every tile holds an element of [0, n), so acc is one of them, never the identity.
-    if (threadIdx.x == 0) totals[blockIdx.x] = {acc.key(), start + (long long)(ArgScanRank::FIRST - acc.rank())};
+    const Key warp_best = warp_reduce(mine, typename O::Extreme{});
+    if (lane_id() == 0) warp_extreme[threadIdx.x / 32] = warp_best;
+    __syncthreads();
+    Key best = warp_extreme[0];
+#pragma unroll
+    for (int w = 1; w < WARPS; ++w) best = typename O::Extreme{}(best, warp_extreme[w]);
+    int first = 0x7fffffff;  // tile position of this thread's first `best`
+    if (mine == best) {
+#pragma unroll
+        for (int r = ROWS - 1; r >= 0; --r) {
+            Key key[VEC];
+            arg_scan_detail::chunk_keys<O>(x[r], index_of_row(r), n, key);
+            const int k = arg_scan_detail::first_equal<O>(key, best, index_of_row(r), n);
+            if (k < VEC) first = offset + r * S::ROW_ITEMS + k;
+        }
+    }
+    first = block_reduce<ArgScanPolicy::BLOCK_THREADS>(first, MinOfNumbers<int>{});
+    // Every tile holds an item of [0, n), so `first` is one of them.
+    if (threadIdx.x == 0) totals[blockIdx.x] = {O::larger_is_better(best), start + first};
 }
 
 /**
@@ -270,15 +286,16 @@ template <typename T, bool MAX>
 __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<ArgScanKeyOf<T>>* prefixes, long long* out,
                                                  long long n, long long tiles) {
     using S = ArgScanShape<T>;
-    using Key = ArgScanKeyOf<T>;
-    using Op = HigherRanked<Key>;
+    using O = ArgScanOrder<T, MAX>;
+    using Key = typename O::Key;
     constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC, WARPS = ArgScanPolicy::BLOCK_THREADS / 32;
     using Store = scan_detail::RowStore<VEC, long long>;
     __shared__ struct {
         alignas(16) T stage[S::TILE_ITEMS];
-        Ranked<Key> warp_total[WARPS];
+        Key warp_extreme[WARPS];
+        int warp_first[WARPS];  // tile position of the warp's first extreme
     } s;
-    const Op op{};
+    const typename O::Extreme extreme{};
     arg_scan_detail::check_tiles(in, n, tiles);
     const long long tile = tiles - 1 - blockIdx.x;  // REVERSE tile order
     const long long ahead = tile - ArgScanPolicy::PREFETCH_TILES_AHEAD;
@@ -287,45 +304,86 @@ __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<Arg
     const int offset = arg_scan_detail::thread_offset<T>();
     const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
     const auto index_of_row = [&](int r) { return start + offset + r * S::ROW_ITEMS; };
-    const auto rank_of_row = [&](int r) { return ArgScanRank::FIRST - (unsigned)(offset + r * S::ROW_ITEMS); };
     const auto keys_of_row = [&](int r, Key (&key)[VEC]) {
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + offset + r * S::ROW_ITEMS, x);
-        arg_scan_detail::chunk_keys<MAX>(x, key);
+        arg_scan_detail::chunk_keys<O>(x, index_of_row(r), n, key);
     };
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, index_of_row(r), n, s.stage + offset + r * S::ROW_ITEMS);
-    const KeyIndex<Key> prefix = prefixes[tile];
+    // The carry into the tile: its prefix, or for tile 0 the element in[0] itself (combining an
+    // element with itself changes nothing), so that a carry is always a real element.
+    Key carry;
+    long long carry_index;
+    if (tile == 0) {
+        carry = O::key(in[0]);
+        carry_index = 0;
+    } else {
+        const KeyIndex<Key> prefix = prefixes[tile];
+        carry = O::larger_is_better(prefix.key);
+        carry_index = prefix.index;
+    }
     scan_detail::wait_staged();  // each thread reads back only what it staged
 
-    Ranked<Key> total = Op::identity();
-#pragma unroll
+    // Each warp's extreme and its first position, for the warps after it.
+    Key mine = O::WORST;
+#pragma unroll 2  // fully unrolled, float32 spilled within 6 blocks' registers
     for (int r = 0; r < ROWS; ++r) {
         Key key[VEC];
         keys_of_row(r, key);
-        total = arg_scan_detail::fold_chunk(total, key, rank_of_row(r), index_of_row(r), n);
+        mine = arg_scan_detail::extreme_of<O>(mine, key);
     }
-    total = warp_reduce(total, op);
-    if (lane == 0) s.warp_total[warp] = total;
+    const Key warp_best = warp_reduce(mine, extreme);
+    int first = 0x7fffffff;
+    if (mine == warp_best) {
+#pragma unroll 1
+        for (int r = ROWS - 1; r >= 0; --r) {
+            Key key[VEC];
+            keys_of_row(r, key);
+            const int k = arg_scan_detail::first_equal<O>(key, warp_best, index_of_row(r), n);
+            if (k < VEC) first = offset + r * S::ROW_ITEMS + k;
+        }
+    }
+    first = warp_reduce(first, MinOfNumbers<int>{});
+    if (lane == 0) {
+        s.warp_extreme[warp] = warp_best;
+        s.warp_first[warp] = first;
+    }
     __syncthreads();
-    // Tile 0 has no prefix: its identity ranks below every element, which wins at once.
-    Ranked<Key> carry = tile == 0 ? Op::identity() : Ranked<Key>::make(prefix.key, ArgScanRank::CARRY);
-    for (int w = 0; w < warp; ++w) carry = op(carry, s.warp_total[w]);
+    for (int w = 0; w < warp; ++w) {
+        if (O::beats(s.warp_extreme[w], carry)) {  // strictly: of equal keys the earlier one stays
+            carry = s.warp_extreme[w];
+            carry_index = start + s.warp_first[w];
+        }
+    }
 
-    const long long rank_origin = start + (long long)ArgScanRank::FIRST;  // position FIRST - rank is element rank_origin - rank
+    // The warp's rows in order. The running extreme only changes at a "record", an item strictly
+    // more extreme than everything before it, and out[i] is the index of the last record up to i.
+    // Per row: a warp scan of the chunks' extremes gives each chunk the extreme before it; a chunk
+    // whose extreme beats that holds records, the last of them at its extreme's first position;
+    // a second warp scan (positions only rise) gives each chunk the last record before it.
     // One row at a time: unrolled, the rows' keys overlap and spill within 6 blocks' registers.
 #pragma unroll 1
     for (int r = 0; r < ROWS; ++r) {
         Key key[VEC];
         keys_of_row(r, key);
-        const long long index = index_of_row(r);
-        const unsigned rank0 = rank_of_row(r);
-        Ranked<Key> row_total;
-        const Ranked<Key> upto = warp_inclusive_scan(arg_scan_detail::fold_chunk(Op::identity(), key, rank0, index, n), op, row_total);
-        const Ranked<Key> before = warp_shfl_up(upto, 1);
-        Ranked<Key> running = lane == 0 ? carry : op(carry, before);
-        carry = op(carry, row_total);
-        const bool whole = index >= 0 && index + VEC <= n;
+        const long long index = index_of_row(r), row_index = index - lane * VEC;
+        const Key chunk_best = arg_scan_detail::extreme_of<O>(O::WORST, key);
+        const Key upto = arg_scan_detail::warp_inclusive_extreme(chunk_best, extreme);
+        const Key before_lanes = __shfl_up_sync(0xffffffffu, upto, 1);
+        const Key before = lane == 0 ? carry : extreme(carry, before_lanes);
+        // The last record of this chunk, as a position in the row (-1: none).
+        const int last_record = O::beats(chunk_best, before)
+                                    ? lane * VEC + arg_scan_detail::first_equal<O>(key, chunk_best, index, n) : -1;
+        const int last_upto = arg_scan_detail::warp_inclusive_extreme(last_record, MaxOfNumbers<int>{});
+        const int last_before = lane == 0 ? -1 : __shfl_up_sync(0xffffffffu, last_upto, 1);
+        const int last_in_row = __shfl_sync(0xffffffffu, last_upto, 31);
+        Key running = before;
+        long long current = last_before >= 0 ? row_index + last_before : carry_index;
+        if (last_in_row >= 0) {  // the row holds a record: the carry moves to its last one
+            carry = __shfl_sync(0xffffffffu, upto, 31);
+            carry_index = row_index + last_in_row;
+        }
         Store store(out, index, n);
         // A piece at a time (RowStore): int8 would otherwise hold 16 indices (32 registers) at once.
 #pragma unroll
@@ -334,9 +392,11 @@ __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<Arg
 #pragma unroll
             for (int j = 0; j < Store::PIECE; ++j) {
                 const int k = piece * Store::PIECE + j;
-                if (whole || (index + k >= 0 && index + k < n)) running = op(running, Ranked<Key>::make(key[k], rank0 - k));
-                // Stored only for items in [0, n), each of which has folded itself in: never the identity.
-                o[j] = running.rank() == ArgScanRank::CARRY ? prefix.index : rank_origin - (long long)running.rank();
+                if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
+                    running = key[k];
+                    current = index + k;
+                }
+                o[j] = current;
             }
             store.put(piece, o);  // every lane: RowStore shuffles
         }
