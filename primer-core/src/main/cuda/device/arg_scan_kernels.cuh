@@ -2,34 +2,30 @@
 // counting as the extreme and -0.0 below 0.0 (Java's order, as argMin/argMax; torch.cummin and
 // torch.cummax return these indices beside the values).
 //
-// RANKED KEYS. Each element becomes an unsigned integer key whose order is the order searched for
-// (ArgScanKey: Java's order for floats, NaN the extreme; reversed for argmin), paired with a 32-bit
-// rank that falls as the position within the tile rises (ArgScanRank). "First of the largest"
-// is then the largest (key, rank) pair: a plain maximum, commutative and exact under any
-// association, so the results are the same on every run. For 32-bit keys (int8, int32, float32)
-// the pair is one 64-bit integer, key above rank, and combining two is one 64-bit comparison; for
-// 64-bit keys it is three 32-bit words. Ranks are local to a tile (positions < 2^15); only the tile
-// totals and prefixes carry global 64-bit indices, and an output decodes its rank against the
-// tile's start, or takes the prefix's index when the prefix still wins (the CARRY rank).
-// Measured on an H200, 2^28 elements (bench/results 2026-11-23, steps 45 and 46): (key, 64-bit
-// index) pairs of 16 bytes combined by "larger key, else smaller index", with 76-80 registers and
-// 3 blocks per SM in the outputs kernel, took float32 1.615 ms, int32 1.454, float64 3.156 (48%,
-// 53%, 33% of the copy counting input + 8 bytes out per element); with ops.cuh's ArgExtreme (NaN
-// and signed-zero tests at every step) 2^24 float32 had taken 0.178 ms, 33% of the copy.
+// KEYS AND RECORDS. Each element becomes a signed integer key in Java's order (ArgScanKey; every NaN
+// one key, the extreme). The running extreme changes only at a record, an item strictly more extreme
+// than every item before it, and out[i] is the index of the last record at or before i. So the
+// kernels reduce and scan keys alone (one max or min instruction an item for 32-bit keys) and look
+// for positions only where a key wins: the first position of a known extreme, or the last record
+// before a chunk, by a warp scan of positions (which only rise). Everything is exact, so the results
+// are the same on every run.
+// Measured on an H200 (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md, steps 45 and
+// 46): combining (key, 64-bit index) pairs at every item, as a reduce's ArgMax does, took float32
+// 1.615 ms, int32 1.454, float64 3.156 (48%, 53%, 33% of the copy, counting input + 8 bytes out per
+// element); (key, 32-bit rank) pairs packed in 64 bits, 1.637 / 1.377 / 3.673 ms. ncu: both bound by
+// the integer pipe (86% busy in the outputs kernel, DRAM 44%), not by memory.
 //
 // SCAN THEN PROPAGATE, three launches and no look-back:
-//   tile totals:   a block per tile folds its elements to (largest key, first index);
-//   tile prefixes: one block turns the totals, in place, into each tile's exclusive prefix (one
-//                  kernel per key width: it never sees an element);
+//   tile totals:   a block per tile reduces its keys to the extreme; the threads that hold it look
+//                  for its first position;
+//   tile prefixes: one block turns the totals, in place, into each tile's exclusive prefix (keys
+//                  kept as "larger is better", so one kernel per key width serves argmin and argmax);
 //   outputs:       a block per tile, in REVERSE tile order (the totals kernel read the input's tail
-//                  last, so some of it is still in L2), stages its input in shared memory and
-//                  reduces it first (each thread folds its chunks, a butterfly per warp, one
-//                  barrier): a warp's carry is then the tile's prefix and the totals of the warps
-//                  before it. The warp takes its rows in order: a warp scan of the row's chunk
-//                  totals gives each chunk's prefix, the chunk is folded on from it and its running
-//                  index stored, a whole 32-byte sector per store where it can (RowStore,
-//                  scan/tile_io.cuh). Nothing waits in registers from the reduction to the rows
-//                  (the device scan's REDUCE_FIRST, ../scan_kernels.cuh), so more blocks fit an SM.
+//                  last, so some of it is still in L2), stages its input in shared memory. Each warp
+//                  finds its extreme and first position as the totals do; after one barrier a warp's
+//                  carry is the tile's prefix and the warps before it. The warp then takes its rows
+//                  in order (two warp scans a row: keys, then positions) and stores every running
+//                  index, a whole 32-byte sector per store where it can (RowStore, scan/tile_io.cuh).
 // Why not the single-pass scan of scan_kernels.cuh: its status words carry values of 4 or 8 bytes,
 // and a tile's (key, index) takes 16. This form reads the input twice and writes 8 bytes per
 // element: 16 bytes of traffic per float32 element where a single pass would move 12, 24 against
@@ -376,12 +372,14 @@ __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<Arg
         const int last_record = O::beats(chunk_best, before)
                                     ? lane * VEC + arg_scan_detail::first_equal<O>(key, chunk_best, index, n) : -1;
         const int last_upto = arg_scan_detail::warp_inclusive_extreme(last_record, MaxOfNumbers<int>{});
-        const int last_before = lane == 0 ? -1 : __shfl_up_sync(0xffffffffu, last_upto, 1);
+        const int last_before_lanes = __shfl_up_sync(0xffffffffu, last_upto, 1);  // every lane shuffles
+        const int last_before = lane == 0 ? -1 : last_before_lanes;
         const int last_in_row = __shfl_sync(0xffffffffu, last_upto, 31);
+        const Key row_best = __shfl_sync(0xffffffffu, upto, 31);
         Key running = before;
         long long current = last_before >= 0 ? row_index + last_before : carry_index;
         if (last_in_row >= 0) {  // the row holds a record: the carry moves to its last one
-            carry = __shfl_sync(0xffffffffu, upto, 31);
+            carry = row_best;
             carry_index = row_index + last_in_row;
         }
         Store store(out, index, n);
