@@ -46,13 +46,8 @@ class ArgExtremeScanTest {
                     for (Data data : Data.values()) {
                         if (data == Data.SPECIALS && !type.isFloatingPoint()) continue;
                         MemorySegment x = data(arena, type, data, n, random);
-                        for (boolean max : new boolean[] {true, false}) {
-                            int shift = config % 4, outShift = GUARD + config % 3;
-                            config++;
-                            String what = (max ? "argmax" : "argmin") + " scan of " + type + " " + data + " n=" + n
-                                    + " shift=" + shift + " out at " + outShift + " on " + kind;
-                            check(primer, arena, type, max, x, n, shift, outShift, what);
-                        }
+                        checkArgmaxAndArgmin(primer, arena, type, x, n, config, data + " n=" + n + " on " + kind);
+                        config += 2;
                     }
                 }
             }
@@ -60,10 +55,10 @@ class ArgExtremeScanTest {
     }
 
     /**
-     * Integers at the ends of their range, where the GPU's keys are 0 and all ones (the identity's
-     * key and NaN's): inputs of nothing but the lowest or the highest value (every index ties with
-     * index 0), and inputs mostly of one end with rare middle values and rarer values of the other
-     * end, so that tiles tie with the tiles before them and the extreme moves late.
+     * Integers at the ends of their range, where a GPU key equals the one that stands in for items
+     * outside [0, n) (ArgScanOrder::WORST): inputs of nothing but the lowest or the highest value
+     * (every index ties with index 0), and inputs mostly of one end with rare middle values and rarer
+     * values of the other end, so that tiles tie with the tiles before them and the extreme moves late.
      */
     @ParameterizedTest
     @MethodSource("backends")
@@ -88,13 +83,8 @@ class ArgExtremeScanTest {
                                 default -> x.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, v);
                             }
                         }
-                        for (boolean max : new boolean[] {true, false}) {
-                            int shift = config % 4, outShift = GUARD + config % 3;
-                            config++;
-                            String what = (max ? "argmax" : "argmin") + " scan of " + type + " " + data + " n=" + n
-                                    + " shift=" + shift + " on " + kind;
-                            check(primer, arena, type, max, x, n, shift, outShift, what);
-                        }
+                        checkArgmaxAndArgmin(primer, arena, type, x, n, config, data + " n=" + n + " on " + kind);
+                        config += 2;
                     }
                 }
             }
@@ -129,6 +119,18 @@ class ArgExtremeScanTest {
     }
 
     // ---- one run ----
+
+    /** Both directions over x; configurations `config` and `config + 1` place the input and the output. */
+    private static void checkArgmaxAndArgmin(Primer primer, Arena arena, DType type, MemorySegment x, long n, int config,
+                                             String label) {
+        for (boolean max : new boolean[] {true, false}) {
+            int shift = config % 4, outShift = GUARD + config % 3;
+            config++;
+            String what = (max ? "argmax" : "argmin") + " scan of " + type + " " + label + " shift=" + shift
+                    + " out at " + outShift;
+            check(primer, arena, type, max, x, n, shift, outShift, what);
+        }
+    }
 
     private static void check(Primer primer, Arena arena, DType type, boolean max, MemorySegment x, long n, int shift,
                               int outShift, String what) {
