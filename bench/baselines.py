@@ -17,6 +17,7 @@ WARMUP = 3
 # torch.cummax of 2^28 elements takes most of a second a call: such calls get fewer timed reps.
 SLOW_MS, SLOW_BUDGET_MS = 50.0, 5000.0
 SEGMENT_SEED = 20240601
+ARG_SCAN_ROW = 4096  # argmax_scan_rows_f32: rows of this length (Primer scans them as segments by offsets)
 SIZES_LOG2 = (16, 20, 24)  # the "sizes" rows: sum and cumsum of float32 (Primer's SizesBench)
 
 
@@ -81,6 +82,7 @@ class CupyLib:
     def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.xp.maximum.accumulate(x)
     def cumargmax(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
+    def cumargmax_rows(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
     def scalar(self, y): return float(y)
 
 
@@ -158,6 +160,7 @@ class TorchLib:
     def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.t.cummax(x, 0).values  # it writes int64 indices too
     def cumargmax(self, x): return self.t.cummax(x, 0).indices  # and the values
+    def cumargmax_rows(self, x): return self.t.cummax(x, 1).indices  # each row's, counted from its start
     def scalar(self, y): return y.item()
 
 
@@ -304,7 +307,8 @@ def plan(quick, dry):
             ("cummax_f64", array_op, "cummax", "float64", (n,)),
             ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
             ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
-            ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,))] + [
+            ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,)),
+            ("argmax_scan_rows_f32", array_op, "cumargmax_rows", f32, (n // ARG_SCAN_ROW, ARG_SCAN_ROW))] + [
         # Smaller sizes, where a call's fixed costs (launches, passes) weigh as much as bandwidth.
         (f"{op}_f32_2^{k}", array_op, op, f32, (2**k,)) for k in SIZES_LOG2 for op in ("sum", "cumsum")]
 

@@ -68,7 +68,8 @@ for stage in $stages; do
         # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets; the NaN
         # test takes float min and max scans, plain and segmented: float32 plain through its fast and
         # exact paths, the others as integer keys; the running argmin/argmax tests span up to 257 tiles
-        # (the outputs kernel's L2 prefetch ahead) on both backends.
+        # (the outputs kernel's L2 prefetch ahead) on both backends, plain and segmented (by flags and
+        # by offsets, inclusive and exclusive).
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
@@ -84,6 +85,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-class dev.primer.ArgExtremeScanTest \
+            --select-method dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1
         local rc2=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-tests-$tool.log" | tail -n 3
         [ $rc2 -eq 0 ] || { echo "$tool over the tests FAILED ($rc2)"; tail -n 30 "$out/sanitize-tests-$tool.log"; }

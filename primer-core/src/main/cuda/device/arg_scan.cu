@@ -8,22 +8,26 @@
 //       one block of 1024: totals[t] becomes the exclusive prefix of tile t. Per key width only
 //       (k32: int8, int32, float32; k64: int64, float64), as it never sees an element.
 //   argscan_outputs_<op>_<suffix>(const T* in, const KeyIndex<Key>* prefixes, long long* out,
-//                                 long long n, long long tiles)
-//       the same grid as the totals: out[i] = index of the first extreme of in[0 .. i].
+//                                 long long n, long long tiles, int inclusive)
+//       the same grid as the totals: out[i] = index of the first extreme of in[0 .. i] (inclusive
+//       != 0), or of in[0 .. i-1] (inclusive == 0; out[0] = -1).
 //
 // n >= 1; in aligned to its element size, out to 8 bytes, the two disjoint. KeyIndex<Key> (a key
 // and an index) is 16 bytes for both key widths.
 #include "arg_scan_kernels.cuh"
 
 #define PRIMER_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                                  \
-    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::TOTALS_BLOCKS_PER_SM)                             \
-        argscan_totals_##OP_NAME##_##SUFFIX(const T* in, long long n, long long tiles, primer::KeyIndex<primer::ArgScanKeyOf<T>>* totals) { \
+    extern "C" __global__ void                                                                                      \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::TOTALS_BLOCKS_PER_SM)          \
+        argscan_totals_##OP_NAME##_##SUFFIX(const T* in, long long n, long long tiles,                              \
+                                            primer::KeyIndex<primer::ArgScanKeyOf<T>>* totals) {                    \
         primer::arg_scan_tile_totals<T, MAX>(in, n, tiles, totals);                                                 \
     }                                                                                                               \
-    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::OUTPUTS_BLOCKS_PER_SM)                            \
-        argscan_outputs_##OP_NAME##_##SUFFIX(const T* in, const primer::KeyIndex<primer::ArgScanKeyOf<T>>* prefixes, long long* out,  \
-                                             long long n, long long tiles) {                                        \
-        primer::arg_scan_outputs<T, MAX>(in, prefixes, out, n, tiles);                                              \
+    extern "C" __global__ void                                                                                      \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::OUTPUTS_BLOCKS_PER_SM)         \
+        argscan_outputs_##OP_NAME##_##SUFFIX(const T* in, const primer::KeyIndex<primer::ArgScanKeyOf<T>>* prefixes,  \
+                                             long long* out, long long n, long long tiles, int inclusive) {         \
+        primer::arg_scan_outputs<T, MAX>(in, prefixes, out, n, tiles, inclusive != 0);                              \
     }
 
 #define PRIMER_ARG_SCANS(SUFFIX, T)            \
@@ -39,7 +43,7 @@ PRIMER_ARG_SCANS(f64, double)
 #define PRIMER_ARG_SCAN_PREFIXES(BITS, KEY)                                                                       \
     extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::PREFIX_THREADS)                             \
         argscan_prefixes_k##BITS(primer::KeyIndex<KEY>* totals, long long tiles) {                                  \
-        primer::arg_scan_tile_prefixes<KEY>(totals, tiles);                                                         \
+        primer::arg_scan_tile_prefixes<primer::KeyIndex<KEY>, primer::FirstOfLargestKey<KEY>>(totals, tiles);        \
     }
 
 PRIMER_ARG_SCAN_PREFIXES(32, int)

@@ -253,22 +253,23 @@ __device__ __forceinline__ void arg_scan_tile_totals(const T* in, long long n, l
 }
 
 /**
- * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] (the identity for
- * t = 0). One block of PREFIX_THREADS, PREFIX_ITEMS consecutive totals per thread per round.
+ * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] under Op (the
+ * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS,
+ * PREFIX_ITEMS consecutive totals per thread per round. V = KeyIndex<Key> and FirstOfLargestKey for
+ * the plain scan; the segmented scan's runs (segmented_arg_scan_kernels.cuh) use it too.
  */
-template <typename Key>
-__device__ __forceinline__ void arg_scan_tile_prefixes(KeyIndex<Key>* totals, long long tiles) {
+template <typename V, typename Op>
+__device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tiles) {
     constexpr int THREADS = ArgScanPolicy::PREFIX_THREADS, ITEMS = ArgScanPolicy::PREFIX_ITEMS;
-    using Op = FirstOfLargestKey<Key>;
-    __shared__ BlockScanStorage<KeyIndex<Key>, THREADS> storage;
+    __shared__ BlockScanStorage<V, THREADS> storage;
     const Op op{};
-    KeyIndex<Key> carry = Op::identity();
+    V carry = Op::identity();
     for (long long base = 0; base < tiles; base += (long long)THREADS * ITEMS) {
         const long long first = base + (long long)threadIdx.x * ITEMS;
-        KeyIndex<Key> items[ITEMS];
+        V items[ITEMS];
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) items[k] = first + k < tiles ? totals[first + k] : Op::identity();
-        const KeyIndex<Key> round_total = block_exclusive_scan<THREADS>(items, carry, op, storage);
+        const V round_total = block_exclusive_scan<THREADS>(items, carry, op, storage);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
             if (first + k < tiles) totals[first + k] = items[k];
@@ -277,10 +278,13 @@ __device__ __forceinline__ void arg_scan_tile_prefixes(KeyIndex<Key>* totals, lo
     }
 }
 
-/** Outputs: every element of the tile gets the index of the first extreme of in[0 .. i] (see the top of this file). */
+/**
+ * Outputs: every element of the tile gets the index of the first extreme of in[0 .. i] (inclusive),
+ * or of in[0 .. i-1] (exclusive; -1 for element 0). See the top of this file.
+ */
 template <typename T, bool MAX>
 __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<ArgScanKeyOf<T>>* prefixes, long long* out,
-                                                 long long n, long long tiles) {
+                                                 long long n, long long tiles, bool inclusive) {
     using S = ArgScanShape<T>;
     using O = ArgScanOrder<T, MAX>;
     using Key = typename O::Key;
@@ -390,11 +394,12 @@ __device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<Arg
 #pragma unroll
             for (int j = 0; j < Store::PIECE; ++j) {
                 const int k = piece * Store::PIECE + j;
+                const long long before_item = index + k == 0 ? -1 : current;  // element 0: nothing before it
                 if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
                     running = key[k];
                     current = index + k;
                 }
-                o[j] = current;
+                o[j] = inclusive ? current : before_item;
             }
             store.put(piece, o);  // every lane: RowStore shuffles
         }

@@ -62,8 +62,23 @@ public interface Backend extends AutoCloseable {
      */
     void scanCustom(DeviceArray in, DeviceArray out, CustomOp op, boolean inclusive, long initBits);
 
-    /** out[i] = the index of the first minimum ({@code max} false) or maximum of in[0 .. i]; out has in's length. */
-    void argExtremeScan(DeviceArray in, boolean max, LongArray out);
+    /**
+     * Running argmin ({@code max} false) or argmax: inclusive, out[i] = the index of the first
+     * extreme of in[0 .. i]; exclusive, out[0] = -1 and out[i] = that of in[0 .. i-1]. out has in's length.
+     */
+    void argExtremeScan(DeviceArray in, boolean max, boolean inclusive, LongArray out);
+
+    /**
+     * Running argmin/argmax restarting at every element whose head flag is non-zero (and at element
+     * 0); indices count from the segment's first element, and an exclusive scan gives -1 there.
+     */
+    void segmentedArgExtremeScanByFlags(DeviceArray in, ByteArray headFlags, boolean max, boolean inclusive, LongArray out);
+
+    /**
+     * As {@link #segmentedArgExtremeScanByFlags}, for the segments [offsets[k], offsets[k+1]); out
+     * outside [offsets[0], offsets[last]) is not written.
+     */
+    void segmentedArgExtremeScanByOffsets(DeviceArray in, LongArray offsets, boolean max, boolean inclusive, LongArray out);
 
     void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
 

@@ -375,9 +375,60 @@ public final class Primer implements AutoCloseable {
      * must not overlap {@code in}.
      */
     public synchronized void argExtremeScan(DeviceArray in, LongArray out, boolean max) {
-        own(in, "in");
-        checkResults(out, DType.LONG, in.length(), "a running argmin/argmax of " + in.length() + " elements", in, "in", null);
-        run(() -> backend.argExtremeScan(in, max, out), in, out);
+        checkArgScan(in, out);
+        run(() -> backend.argExtremeScan(in, max, true, out), in, out);
+    }
+
+    /**
+     * Exclusive running argmin/argmax: out[0] = -1 (nothing before it), out[i] = the index of the
+     * first minimum (maximum) of in[0 .. i-1]; otherwise as {@link #argExtremeScan}.
+     */
+    public synchronized void exclusiveArgExtremeScan(DeviceArray in, LongArray out, boolean max) {
+        checkArgScan(in, out);
+        run(() -> backend.argExtremeScan(in, max, false, out), in, out);
+    }
+
+    /**
+     * Running argmin/argmax of each segment, segments starting at every element whose head flag is
+     * non-zero (and at element 0): out[i] = the index of the first minimum (maximum) of
+     * in[s .. i], counted from the segment's first element s (as {@link #argExtremeSegments}; the
+     * indices of torch.cummax along a row). Order, types and {@code out} as {@link #argExtremeScan}.
+     */
+    public synchronized void segmentedArgExtremeScan(DeviceArray in, ByteArray headFlags, LongArray out, boolean max) {
+        checkArgScan(in, out);
+        checkHeadFlags(in, headFlags, out);
+        run(() -> backend.segmentedArgExtremeScanByFlags(in, headFlags, max, true, out), in, headFlags, out);
+    }
+
+    /**
+     * As {@link #segmentedArgExtremeScan(DeviceArray, ByteArray, LongArray, boolean)}, exclusive: -1 at
+     * every segment's first element, then the index within the segment of the first extreme before i.
+     */
+    public synchronized void segmentedExclusiveArgExtremeScan(DeviceArray in, ByteArray headFlags, LongArray out, boolean max) {
+        checkArgScan(in, out);
+        checkHeadFlags(in, headFlags, out);
+        run(() -> backend.segmentedArgExtremeScanByFlags(in, headFlags, max, false, out), in, headFlags, out);
+    }
+
+    /**
+     * Running argmin/argmax of each segment [offsets[k], offsets[k+1]), indices counted from the
+     * segment's first element; elements of {@code out} outside [offsets[0], offsets[last]) are left
+     * as they were.
+     */
+    public synchronized void segmentedArgExtremeScan(DeviceArray in, LongArray offsets, LongArray out, boolean max) {
+        checkOffsets(offsets);
+        checkArgScan(in, out, offsets);
+        run(() -> backend.segmentedArgExtremeScanByOffsets(in, offsets, max, true, out), in, offsets, out);
+    }
+
+    /**
+     * As {@link #segmentedArgExtremeScan(DeviceArray, LongArray, LongArray, boolean)}, exclusive: -1 at
+     * every segment's first element.
+     */
+    public synchronized void segmentedExclusiveArgExtremeScan(DeviceArray in, LongArray offsets, LongArray out, boolean max) {
+        checkOffsets(offsets);
+        checkArgScan(in, out, offsets);
+        run(() -> backend.segmentedArgExtremeScanByOffsets(in, offsets, max, false, out), in, offsets, out);
     }
 
     /**
@@ -625,6 +676,15 @@ public final class Primer implements AutoCloseable {
             throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
                     + " (out must match in, or be int64 for an int8 or int32 SUM)");
         }
+    }
+
+    /** A running argmin/argmax writes int64 indices, one per input element, into an out apart from in. */
+    private void checkArgScan(DeviceArray in, LongArray out) { checkArgScan(in, out, null); }
+
+    /** As {@link #checkArgScan(DeviceArray, LongArray)}, out also apart from {@code offsets} (may be null). */
+    private void checkArgScan(DeviceArray in, LongArray out, LongArray offsets) {
+        own(in, "in");
+        checkResults(out, DType.LONG, in.length(), "a running argmin/argmax of " + in.length() + " elements", in, "in", offsets);
     }
 
     private void checkFlagScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {

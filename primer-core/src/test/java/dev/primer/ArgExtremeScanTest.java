@@ -14,9 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 /**
- * The running argmin / argmax ({@link Primer#argExtremeScan}) on every backend against a sequential
- * scan written here in Java's order ({@code Float.compare} / {@code Double.compare}: -0.0 below 0.0;
- * NaN above every number for argmax, below every number for argmin): every type, sizes around the
+ * The running argmin / argmax ({@link Primer#argExtremeScan}; {@link Primer#exclusiveArgExtremeScan}:
+ * -1, then the inclusive answer one element later) on every backend against a sequential scan
+ * written here in Java's order ({@code Float.compare} / {@code Double.compare}: -0.0 below 0.0; NaN
+ * above every number for argmax, below every number for argmin): every type, sizes around the
  * GPU's tiles (8192 4-byte, 4096 8-byte, 32768 int8 elements) and the CPU's chunks (65536), inputs
  * that start 0..3 elements into their allocation, outputs at 8-byte and 16-byte boundaries, poisoned
  * with guards on both sides, every element checked, and the input checked unchanged. Three kinds of
@@ -67,22 +68,9 @@ class ArgExtremeScanTest {
         try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
             int config = 0;
             for (DType type : new DType[] {DType.BYTE, DType.INT, DType.LONG}) {
-                long lowest = type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
-                long highest = -(lowest + 1);
                 for (long n : new long[] {1, 33, 8193, 65537, (1 << 20) + 1}) {
-                    for (String data : new String[] {"all lowest", "all highest", "mostly lowest", "mostly highest"}) {
-                        long common = data.endsWith("lowest") ? lowest : highest, rare = common == lowest ? highest : lowest;
-                        MemorySegment x = arena.allocate(n * type.byteSize(), 8);
-                        for (long i = 0; i < n; i++) {
-                            int draw = random.nextInt(1 << 18);
-                            long v = data.startsWith("all") || draw < (1 << 17) ? common
-                                    : draw == 1 << 17 ? rare : new long[] {lowest + 1, 0, highest - 1}[draw % 3];
-                            switch (type) {
-                                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, (byte) v);
-                                case INT -> x.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
-                                default -> x.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, v);
-                            }
-                        }
+                    for (String data : RANGE_ENDS) {
+                        MemorySegment x = rangeEnds(arena, type, data, n, random);
                         checkArgmaxAndArgmin(primer, arena, type, x, n, config, data + " n=" + n + " on " + kind);
                         config += 2;
                     }
@@ -107,34 +95,50 @@ class ArgExtremeScanTest {
                     () -> primer.argExtremeScan(longs.slice(0, 2), longs.slice(1, 3), false));
             assertMessage(IllegalArgumentException.class, "out belongs to another Primer",
                     () -> primer.argExtremeScan(in, foreign, true));
+            assertThrows(NullPointerException.class, () -> primer.exclusiveArgExtremeScan(null, out, true));
+            assertThrows(NullPointerException.class, () -> primer.exclusiveArgExtremeScan(in, null, false));
+            assertMessage(IllegalArgumentException.class, "out has 2 elements", () -> primer.exclusiveArgExtremeScan(in, shortOut, false));
+            assertMessage(IllegalArgumentException.class, "out overlaps in",
+                    () -> primer.exclusiveArgExtremeScan(longs.slice(1, 3), longs.slice(0, 2), true));
             for (long v : out.toArray()) assertEquals(POISON, v, "a rejected call wrote out");
             assertEquals(5, longs.get(0), "a rejected call wrote in");
             primer.argExtremeScan(in, out, true);
             assertEquals(java.util.List.of(0L, 0L, 0L), boxed(out.toArray()));
             primer.argExtremeScan(in, out, false);
             assertEquals(java.util.List.of(0L, 1L, 1L), boxed(out.toArray()));
+            primer.exclusiveArgExtremeScan(in, out, true);
+            assertEquals(java.util.List.of(-1L, 0L, 0L), boxed(out.toArray()));
+            primer.exclusiveArgExtremeScan(in, out, false);
+            assertEquals(java.util.List.of(-1L, 0L, 1L), boxed(out.toArray()));
             in.close();
             assertThrows(IllegalStateException.class, () -> primer.argExtremeScan(in, out, true));
+            assertThrows(IllegalStateException.class, () -> primer.exclusiveArgExtremeScan(in, out, true));
         }
     }
 
     // ---- one run ----
 
-    /** Both directions over x; configurations `config` and `config + 1` place the input and the output. */
+    /**
+     * Both directions over x, inclusive and exclusive; configurations `config` and `config + 1` place
+     * the input and the output (the exclusive output one place further on).
+     */
     private static void checkArgmaxAndArgmin(Primer primer, Arena arena, DType type, MemorySegment x, long n, int config,
                                              String label) {
         for (boolean max : new boolean[] {true, false}) {
-            int shift = config % 4, outShift = GUARD + config % 3;
+            int shift = config % 4;
+            for (boolean inclusive : new boolean[] {true, false}) {
+                int outShift = GUARD + (config + (inclusive ? 0 : 1)) % 3;
+                String what = (max ? "argmax" : "argmin") + (inclusive ? "" : " exclusive") + " scan of " + type + " "
+                        + label + " shift=" + shift + " out at " + outShift;
+                check(primer, arena, type, max, inclusive, x, n, shift, outShift, what);
+            }
             config++;
-            String what = (max ? "argmax" : "argmin") + " scan of " + type + " " + label + " shift=" + shift
-                    + " out at " + outShift;
-            check(primer, arena, type, max, x, n, shift, outShift, what);
         }
     }
 
-    private static void check(Primer primer, Arena arena, DType type, boolean max, MemorySegment x, long n, int shift,
-                              int outShift, String what) {
-        long[] want = reference(type, max, x, n);
+    private static void check(Primer primer, Arena arena, DType type, boolean max, boolean inclusive, MemorySegment x,
+                              long n, int shift, int outShift, String what) {
+        long[] want = inclusive ? reference(type, max, x, n) : exclusive(reference(type, max, x, n));
         try (DeviceArray base = primer.allocate(type, n + shift + GUARD);
              LongArray outBase = primer.allocateLongs(n + outShift + GUARD)) {
             MemorySegment host = arena.allocate(base.byteSize(), 8).fill((byte) 0x5A);
@@ -142,7 +146,8 @@ class ArgExtremeScanTest {
             base.copyFrom(host);
             outBase.fill(POISON);
             DeviceArray in = slice(base, shift, shift + n);
-            primer.argExtremeScan(in, outBase.slice(outShift, outShift + n), max);
+            LongArray out = outBase.slice(outShift, outShift + n);
+            if (inclusive) primer.argExtremeScan(in, out, max); else primer.exclusiveArgExtremeScan(in, out, max);
 
             long[] got = outBase.toArray();
             for (int g = 0; g < outShift; g++) assertEquals(POISON, got[g], what + ": guard before out, element " + g);
@@ -150,7 +155,7 @@ class ArgExtremeScanTest {
             for (int i = 0; i < n; i++) {
                 if (got[outShift + i] != want[i]) {
                     fail(what + ": out[" + i + "] = " + got[outShift + i] + ", expected " + want[i] + " (in[" + i + "] = "
-                            + show(type, x, i) + ", in[expected] = " + show(type, x, want[i]) + ")");
+                            + show(type, x, i) + (want[i] < 0 ? "" : ", in[expected] = " + show(type, x, want[i])) + ")");
                 }
             }
             MemorySegment after = arena.allocate(base.byteSize(), 8);
@@ -170,8 +175,17 @@ class ArgExtremeScanTest {
         return want;
     }
 
+    /** The exclusive scan from the inclusive one: -1 (nothing before element 0), then each answer one element later. */
+    private static long[] exclusive(long[] inclusive) {
+        long[] out = new long[inclusive.length];
+        if (out.length == 0) return out;
+        out[0] = -1;
+        System.arraycopy(inclusive, 0, out, 1, out.length - 1);
+        return out;
+    }
+
     /** Whether x[i] is strictly more extreme than x[j], in Java's order (NaN the extreme). */
-    private static boolean moreExtreme(DType type, boolean max, MemorySegment x, long i, long j) {
+    static boolean moreExtreme(DType type, boolean max, MemorySegment x, long i, long j) {
         return switch (type) {
             case BYTE, INT, LONG -> max ? integer(type, x, i) > integer(type, x, j) : integer(type, x, i) < integer(type, x, j);
             case FLOAT -> {
@@ -193,7 +207,7 @@ class ArgExtremeScanTest {
         };
     }
 
-    private static String show(DType type, MemorySegment x, long i) {
+    static String show(DType type, MemorySegment x, long i) {
         return switch (type) {
             case FLOAT -> x.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i) + " (0x"
                     + Integer.toHexString(x.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i)) + ")";
@@ -205,7 +219,7 @@ class ArgExtremeScanTest {
 
     // ---- data ----
 
-    private static MemorySegment data(Arena arena, DType type, Data data, long n, SplittableRandom random) {
+    static MemorySegment data(Arena arena, DType type, Data data, long n, SplittableRandom random) {
         MemorySegment x = arena.allocate(Math.max(1, n) * type.byteSize(), 8);
         for (long i = 0; i < n; i++) {
             double v = switch (data) {
@@ -224,6 +238,31 @@ class ArgExtremeScanTest {
             if (data == Data.SPECIALS && random.nextInt(2000) == 0) {  // a NaN of random sign and payload
                 if (type == DType.FLOAT) x.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, 0x7F80_0001 | random.nextInt() & 0x803F_FFFF | 0x40_0000 * random.nextInt(2));
                 else x.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, 0x7FF0_0000_0000_0001L | random.nextLong() & 0x800F_FFFF_FFFF_FFFFL);
+            }
+        }
+        return x;
+    }
+
+    /** The kinds of {@link #rangeEnds} data. */
+    static final String[] RANGE_ENDS = {"all lowest", "all highest", "mostly lowest", "mostly highest"};
+
+    /**
+     * Integers of {@code type} at the ends of its range ({@code data}: one of {@link #RANGE_ENDS}):
+     * all one end, or mostly one end with rare middle values and rarer values of the other end.
+     */
+    static MemorySegment rangeEnds(Arena arena, DType type, String data, long n, SplittableRandom random) {
+        long lowest = type == DType.BYTE ? Byte.MIN_VALUE : type == DType.INT ? Integer.MIN_VALUE : Long.MIN_VALUE;
+        long highest = -(lowest + 1);
+        long common = data.endsWith("lowest") ? lowest : highest, rare = common == lowest ? highest : lowest;
+        MemorySegment x = arena.allocate(Math.max(1, n) * type.byteSize(), 8);
+        for (long i = 0; i < n; i++) {
+            int draw = random.nextInt(1 << 18);
+            long v = data.startsWith("all") || draw < (1 << 17) ? common
+                    : draw == 1 << 17 ? rare : new long[] {lowest + 1, 0, highest - 1}[draw % 3];
+            switch (type) {
+                case BYTE -> x.set(ValueLayout.JAVA_BYTE, i, (byte) v);
+                case INT -> x.setAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i, (int) v);
+                default -> x.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, v);
             }
         }
         return x;

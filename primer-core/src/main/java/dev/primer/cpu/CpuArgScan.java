@@ -6,21 +6,22 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
- * Running argmin / argmax: {@code out[i]} = the index of the first minimum (or maximum) of
- * {@code in[0 .. i]}, by {@link ArgKernels}' keys (NaN the extreme, -0.0 below 0.0), as
- * {@link CpuReduce#argExtreme}.
+ * Running argmin / argmax: inclusive, {@code out[i]} = the index of the first minimum (or maximum) of
+ * {@code in[0 .. i]}; exclusive, {@code out[0] = -1} and {@code out[i]} = that of {@code in[0 .. i-1]}.
+ * Order by {@link ArgKernels}' keys (NaN the extreme, -0.0 below 0.0), as {@link CpuReduce#argExtreme}.
  *
  * <p>Two parallel passes over chunks of {@link Parallel#CHUNK}: each chunk's best (key, first index)
  * from the vector kernel of argMin/argMax, the carries chained in order on the caller, then each
  * chunk scanned from its carry. The scan is a scalar loop: on random data the running extreme
  * changes about log(n) times, so its one branch is predicted and the loop runs at a load, a compare
- * and a store per element.
+ * and a store per element. {@link CpuSegmentedArgScan} runs the same loop between segment heads.
  */
 public final class CpuArgScan {
     private CpuArgScan() {}
 
     /** Scans {@code n} elements of {@code type} in {@code in} into the int64 indices in {@code out}. */
-    public static void argExtremeScan(DType type, boolean max, MemorySegment in, MemorySegment out, long n) {
+    public static void argExtremeScan(DType type, boolean max, boolean inclusive, MemorySegment in, MemorySegment out,
+                                      long n) {
         Checks.nonNull(type, "type");
         Checks.nonNegative(n, "n");
         Checks.holds(in, n, type, "in");
@@ -28,7 +29,7 @@ public final class CpuArgScan {
         if (n == 0) return;
         long chunks = Parallel.chunks(n);
         if (chunks == 1) {
-            scan(type, max, in, out, 0, n, null);
+            startSegment(type, max, inclusive, in, out, 0, n);
             return;
         }
         ArgKernels.Best[] carries = new ArgKernels.Best[(int) chunks];  // carries[c]: chunks before c (null for c = 0)
@@ -39,57 +40,63 @@ public final class CpuArgScan {
             carries[c] = before;
             before = before == null ? total : ArgKernels.Best.combine(before, total, max);
         }
-        Parallel.forEachChunk(n, (from, to) -> scan(type, max, in, out, from, to, carries[(int) (from / Parallel.CHUNK)]));
+        Parallel.forEachChunk(n, (from, to) -> {
+            ArgKernels.Best carry = carries[(int) (from / Parallel.CHUNK)];
+            if (carry == null) startSegment(type, max, inclusive, in, out, from, to);
+            else scan(type, max, inclusive, in, out, from, to, carry.key(), carry.index(), 0);
+        });
     }
 
-    /** out[from .. to) from the best of everything before {@code from} ({@code null}: nothing before). */
-    private static void scan(DType type, boolean max, MemorySegment in, MemorySegment out, long from, long to,
-                             ArgKernels.Best before) {
-        long key, index;
-        long i = from;
-        if (before == null) {
-            key = ArgKernels.key(type, max, in, i);
-            index = i;
-            out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i++, index);
-        } else {
-            key = before.key();
-            index = before.index();
-        }
-        // One loop per type and direction, so that the key and the comparison compile without switches.
+    /** out[from .. to) (non-empty) of a segment whose first element is {@code from}. */
+    static void startSegment(DType type, boolean max, boolean inclusive, MemorySegment in, MemorySegment out,
+                             long from, long to) {
+        out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, from, inclusive ? 0 : -1);
+        scan(type, max, inclusive, in, out, from + 1, to, ArgKernels.key(type, max, in, from), from, from);
+    }
+
+    /**
+     * out[from .. to) of a segment that starts at {@code start} (before {@code from}), whose elements
+     * before {@code from} have their best key {@code key} first at {@code index}: each output is the
+     * index of the running extreme (inclusive: after the element; exclusive: before it) minus {@code start}.
+     */
+    static void scan(DType type, boolean max, boolean inclusive, MemorySegment in, MemorySegment out, long from, long to,
+                     long key, long index, long start) {
+        // One loop per type, so that the key and the comparison compile without switches; max and
+        // inclusive are the same for the whole loop, so their branches are predicted (or unswitched).
         switch (type) {
             case BYTE -> {
-                for (; i < to; i++) {
-                    long k = in.get(ValueLayout.JAVA_BYTE, i);
+                for (long i = from; i < to; i++) {
+                    long k = in.get(ValueLayout.JAVA_BYTE, i), before = index;
                     if (max ? k > key : k < key) { key = k; index = i; }
-                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, index);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
             case INT -> {
-                for (; i < to; i++) {
-                    long k = in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i);
+                for (long i = from; i < to; i++) {
+                    long k = in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i), before = index;
                     if (max ? k > key : k < key) { key = k; index = i; }
-                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, index);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
             case LONG -> {
-                for (; i < to; i++) {
-                    long k = in.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i);
+                for (long i = from; i < to; i++) {
+                    long k = in.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i), before = index;
                     if (max ? k > key : k < key) { key = k; index = i; }
-                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, index);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
             case FLOAT -> {
-                for (; i < to; i++) {
-                    long k = ArgKernels.floatKey(in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i), max);
+                for (long i = from; i < to; i++) {
+                    long k = ArgKernels.floatKey(in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i), max), before = index;
                     if (max ? k > key : k < key) { key = k; index = i; }
-                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, index);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
             case DOUBLE -> {
-                for (; i < to; i++) {
-                    long k = ArgKernels.doubleKey(in.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i), max);
+                for (long i = from; i < to; i++) {
+                    long k = ArgKernels.doubleKey(in.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i), max), before = index;
                     if (max ? k > key : k < key) { key = k; index = i; }
-                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, index);
+                    out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
         }

@@ -100,8 +100,19 @@ public final class CpuBackend implements Backend {
         CpuCustomScan.scan(op, inclusive, initBits, in.segment(), out.segment(), in.length());
     }
 
-    @Override public void argExtremeScan(DeviceArray in, boolean max, LongArray out) {
-        CpuArgScan.argExtremeScan(in.dtype(), max, in.segment(), out.segment(), in.length());
+    @Override public void argExtremeScan(DeviceArray in, boolean max, boolean inclusive, LongArray out) {
+        CpuArgScan.argExtremeScan(in.dtype(), max, inclusive, in.segment(), out.segment(), in.length());
+    }
+
+    @Override public void segmentedArgExtremeScanByFlags(DeviceArray in, ByteArray headFlags, boolean max, boolean inclusive,
+                                                         LongArray out) {
+        CpuSegmentedArgScan.byFlags(in.dtype(), max, inclusive, in.segment(), headFlags.segment(), out.segment(), in.length());
+    }
+
+    @Override public void segmentedArgExtremeScanByOffsets(DeviceArray in, LongArray offsets, boolean max, boolean inclusive,
+                                                           LongArray out) {
+        CpuSegmentedArgScan.byOffsets(in.dtype(), max, inclusive, in.segment(), offsets.segment(), offsets.length() - 1,
+                out.segment());
     }
 
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {

@@ -8,7 +8,8 @@ import java.util.Objects;
 /**
  * Running argmin / argmax on device pointers (module {@code arg_scan}, see
  * {@code device/arg_scan_kernels.cuh}): {@code out[i]} = the index of the first minimum (or maximum)
- * of {@code in[0 .. i]}, NaN counting as the extreme and -0.0 below 0.0, as {@link GpuReduce#argExtreme}.
+ * of {@code in[0 .. i]} (inclusive) or of {@code in[0 .. i-1]} (exclusive; -1 for i = 0), NaN
+ * counting as the extreme and -0.0 below 0.0, as {@link GpuReduce#argExtreme}.
  * Three launches on the context's stream (tile totals, tile prefixes, outputs); nothing waits for them.
  * Deterministic: the operator keeps the first index of equal keys, the same under any association.
  */
@@ -29,6 +30,14 @@ public final class GpuArgScan {
         return BLOCK_THREADS * ROWS * (16 / type.byteSize());
     }
 
+    /** Tiles over {@code n >= 1} elements at {@code in}: tile 0 starts at the 16-byte boundary at or before in[0]. */
+    static long tiles(DType type, long in, long n) {
+        long shift = Math.floorMod(in, 16) / type.byteSize();
+        long tiles = (n + shift + tileItems(type) - 1) / tileItems(type);
+        if (tiles > Integer.MAX_VALUE) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+        return tiles;
+    }
+
     /** The prefix kernel sees only keys: one per key width (int8, int32 and float32 keys are 32-bit). */
     static String prefixKernel(DType type) {
         return type.byteSize() == 8 ? "argscan_prefixes_k64" : "argscan_prefixes_k32";
@@ -39,7 +48,7 @@ public final class GpuArgScan {
      * ({@code max}: argmax, else argmin). {@code in} aligned to its element size, {@code out} to 8
      * bytes; the two must not overlap.
      */
-    public static void argExtremeScan(CudaContext ctx, DType type, boolean max, long in, long out, long n) {
+    public static void argExtremeScan(CudaContext ctx, DType type, boolean max, boolean inclusive, long in, long out, long n) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(type, "type");
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
@@ -48,9 +57,7 @@ public final class GpuArgScan {
         GpuScan.requireAligned(out, DType.LONG, "out");
         if (n > Long.MAX_VALUE / 16) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
         if (GpuScan.overlaps(in, n * type.byteSize(), out, n * Long.BYTES)) throw new IllegalArgumentException("out: overlaps in");
-        long shift = Math.floorMod(in, 16) / type.byteSize();
-        long tiles = (n + shift + tileItems(type) - 1) / tileItems(type);
-        if (tiles > Integer.MAX_VALUE) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+        long tiles = tiles(type, in, n);
 
         String suffix = (max ? "argmax_" : "argmin_") + type.kernelSuffix();
         var module = ctx.module(MODULE);
@@ -58,7 +65,7 @@ public final class GpuArgScan {
             long totals = ctx.scratch(SCRATCH, TOTAL_BYTES * tiles);
             module.kernel("argscan_totals_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, n, tiles, totals);
             module.kernel(prefixKernel(type)).launch(1, PREFIX_THREADS, 0, totals, tiles);
-            module.kernel("argscan_outputs_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, totals, out, n, tiles);
+            module.kernel("argscan_outputs_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, totals, out, n, tiles, inclusive ? 1 : 0);
         }
     }
 }

@@ -111,9 +111,24 @@ public final class GpuBackend implements Backend {
         GpuCustomScan.scan(ctx, op, inclusive, initBits, in.devicePointer(), out.devicePointer(), in.length());
     }
 
-    @Override public void argExtremeScan(DeviceArray in, boolean max, LongArray out) {
+    @Override public void argExtremeScan(DeviceArray in, boolean max, boolean inclusive, LongArray out) {
         holds(out, in.length(), "out");
-        GpuArgScan.argExtremeScan(ctx, in.dtype(), max, in.devicePointer(), out.devicePointer(), in.length());
+        GpuArgScan.argExtremeScan(ctx, in.dtype(), max, inclusive, in.devicePointer(), out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedArgExtremeScanByFlags(DeviceArray in, ByteArray headFlags, boolean max, boolean inclusive,
+                                                         LongArray out) {
+        holds(headFlags, in.length(), "headFlags");
+        holds(out, in.length(), "out");
+        GpuSegmentedArgScan.byFlags(ctx, in.dtype(), max, inclusive, in.devicePointer(), headFlags.devicePointer(),
+                out.devicePointer(), in.length());
+    }
+
+    @Override public void segmentedArgExtremeScanByOffsets(DeviceArray in, LongArray offsets, boolean max, boolean inclusive,
+                                                           LongArray out) {
+        holds(out, in.length(), "out");
+        GpuSegmentedArgScan.byOffsets(ctx, in.dtype(), max, inclusive, in.devicePointer(), offsets.devicePointer(),
+                offsets.length() - 1, out.devicePointer(), in.length());
     }
 
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {

@@ -43,7 +43,7 @@ import java.util.function.Supplier;
 public final class GpuScan {
     private GpuScan() {}
 
-    private static final String MODULE = "scan";
+    static final String MODULE = "scan";
     private static final String STATUS_SCRATCH = "scan";
     private static final String SEGMENT_SCRATCH = "scan.segment-starts";
     private static final String CHECK_SCRATCH = "scan.offsets-check";
@@ -220,7 +220,7 @@ public final class GpuScan {
      * {@code offsets} when offsets[0] is negative, an offset is smaller than the one before it, or
      * the last is beyond {@code length}. segments >= 1.
      */
-    private static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
+    static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
         if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
         if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");

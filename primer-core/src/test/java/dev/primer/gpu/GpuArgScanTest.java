@@ -32,14 +32,14 @@ class GpuArgScanTest {
     void pointersAreCheckedBeforeAnyLaunch() {
         long in = ctx.allocate(4096), out = ctx.allocate(8 * 1024);
         try {
-            GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, 0, 0, 0);  // nothing to do: no pointer needed
-            assertMessage("n must be >= 0", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, in, out, -1));
-            assertMessage("in: null device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, 0, out, 5));
-            assertMessage("in: device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, in + 2, out, 5));
-            assertMessage("out: device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.INT, false, in, out + 4, 5));
-            assertMessage("out: overlaps in", () -> GpuArgScan.argExtremeScan(ctx, DType.LONG, false, out + 8, out, 5));
-            assertMessage("out: overlaps in", () -> GpuArgScan.argExtremeScan(ctx, DType.BYTE, true, out + 39, out, 5));
-            GpuArgScan.argExtremeScan(ctx, DType.BYTE, true, out + 40, out, 5);  // adjacent: fine
+            GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, true, 0, 0, 0);  // nothing to do: no pointer needed
+            assertMessage("n must be >= 0", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, true, in, out, -1));
+            assertMessage("in: null device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, true, 0, out, 5));
+            assertMessage("in: device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.FLOAT, true, true, in + 2, out, 5));
+            assertMessage("out: device pointer", () -> GpuArgScan.argExtremeScan(ctx, DType.INT, false, true, in, out + 4, 5));
+            assertMessage("out: overlaps in", () -> GpuArgScan.argExtremeScan(ctx, DType.LONG, false, true, out + 8, out, 5));
+            assertMessage("out: overlaps in", () -> GpuArgScan.argExtremeScan(ctx, DType.BYTE, true, true, out + 39, out, 5));
+            GpuArgScan.argExtremeScan(ctx, DType.BYTE, true, true, out + 40, out, 5);  // adjacent: fine
             ctx.synchronize();
         } finally {
             ctx.free(in);
@@ -65,7 +65,7 @@ class GpuArgScanTest {
             BigInputs.uploadBytes(ctx, in, n, value);
             for (boolean max : new boolean[] {true, false}) {
                 ctx.memset8(out, (byte) 0xA5, 8 * n);
-                GpuArgScan.argExtremeScan(ctx, DType.BYTE, max, in, out, n);
+                GpuArgScan.argExtremeScan(ctx, DType.BYTE, max, true, in, out, n);
                 long[] best = {-1, 0};  // index, value
                 BigInputs.download(ctx, out, n, 8, (host, start, count) -> {
                     for (long j = 0; j < count; j++) {

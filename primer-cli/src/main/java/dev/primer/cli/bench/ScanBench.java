@@ -33,7 +33,9 @@ import java.util.Locale;
  * cummax_* pair with torch.cummax
  * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
  * not support: the baselines file keeps its error). argmax_scan_* are running argmax scans
- * ({@link ArgScanBench}).
+ * ({@link ArgScanBench}); argmax_scan_rows_f32 scans rows of 4096 as segments by offsets, beside
+ * torch.cummax along dimension 1, and segargmax_scan_* by head flags (a head in about 1024) stand
+ * alone.
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -66,6 +68,9 @@ final class ScanBench {
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
                 ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
                 ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
+                ArgScanBench.segmented(s, "argmax_scan_rows_f32", DType.FLOAT, true, 0),
+                ArgScanBench.segmented(s, "segargmax_scan_f32", DType.FLOAT, false, SHORT_SEGMENTS),
+                ArgScanBench.segmented(s, "segargmax_scan_f64", DType.DOUBLE, false, SHORT_SEGMENTS),
                 segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),

@@ -5,6 +5,7 @@ import dev.primer.DType;
 import dev.primer.DeviceArray;
 import dev.primer.LongArray;
 import dev.primer.Op;
+import dev.primer.Primer;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -62,29 +63,64 @@ final class ScanSelftest {
         }
     }
 
+    /** The running argmin/argmax scans: plain, and segmented by head flags and by offsets. */
+    enum ArgScanKind { PLAIN, FLAGS, OFFSETS }
+
     /**
-     * Running argmin and argmax of every dtype, on few distinct values (ties: the first index must
-     * win), with a NaN planted in the float arrays past their middle; every index against the CPU's.
+     * Running argmin and argmax of every dtype, inclusive and exclusive, plain and segmented (by
+     * flags and by offsets), on few distinct values (ties: the first index must win), with a NaN
+     * planted in the float arrays past their middle; every index against the CPU's.
      */
     static void argScans(CheckLog log, Twins t, boolean quick) {
         for (long n : sizes(quick)) {
             for (DType type : TYPES) {
-                for (boolean max : new boolean[] {false, true}) {
-                    long seed = 9000L + 10L * type.ordinal() + n + (max ? 1 : 0);
-                    log.check(String.format(Locale.ROOT, "%s scan %s n=%d (ties)", max ? "argMax" : "argMin", type, n), () -> {
-                        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
-                            MemorySegment host = SelftestData.ties(arena, type, n, seed);
-                            if (type.isFloatingPoint() && n > 2) SelftestData.setFloating(host, type, n / 2 + 1, Double.NaN);
-                            DeviceArray[] in = t.upload(closer, type, host, n);
-                            DeviceArray[] out = t.allocate(closer, DType.LONG, n);
-                            t.gpu().argExtremeScan(in[0], (LongArray) out[0], max);
-                            t.cpu().argExtremeScan(in[1], (LongArray) out[1], max);
-                            return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), DType.LONG, n,
-                                    Op.MAX, i -> 0, 0);
+                for (ArgScanKind kind : ArgScanKind.values()) {
+                    for (boolean max : new boolean[] {false, true}) {
+                        for (boolean inclusive : new boolean[] {true, false}) {
+                            long seed = 9000L + 10L * type.ordinal() + n + (max ? 1 : 0);
+                            String name = String.format(Locale.ROOT, "%s%s %s scan %s n=%d (ties)", kind == ArgScanKind.PLAIN ? ""
+                                    : "segmented (" + kind.name().toLowerCase(Locale.ROOT) + ") ", inclusive ? "inclusive" : "exclusive",
+                                    max ? "argMax" : "argMin", type, n);
+                            log.check(name, () -> argScan(t, kind, type, max, inclusive, n, seed));
                         }
-                    });
+                    }
                 }
             }
+        }
+    }
+
+    private static String argScan(Twins t, ArgScanKind kind, DType type, boolean max, boolean inclusive, long n, long seed) {
+        try (Arena arena = Arena.ofConfined(); Closer closer = new Closer()) {
+            MemorySegment host = SelftestData.ties(arena, type, n, seed);
+            if (type.isFloatingPoint() && n > 2) SelftestData.setFloating(host, type, n / 2 + 1, Double.NaN);
+            DeviceArray[] in = t.upload(closer, type, host, n);
+            DeviceArray[] out = t.allocate(closer, DType.LONG, n);
+            for (int b = 0; b < 2; b++) ((LongArray) out[b]).fill(-7);  // by offsets, elements outside the segments keep it
+            Primer[] primers = {t.gpu(), t.cpu()};
+            switch (kind) {
+                case PLAIN -> {
+                    for (int b = 0; b < 2; b++) {
+                        if (inclusive) primers[b].argExtremeScan(in[b], (LongArray) out[b], max);
+                        else primers[b].exclusiveArgExtremeScan(in[b], (LongArray) out[b], max);
+                    }
+                }
+                case FLAGS -> {
+                    DeviceArray[] f = t.upload(closer, DType.BYTE, SelftestData.flags(arena, n, seed + 1), n);
+                    for (int b = 0; b < 2; b++) {
+                        if (inclusive) primers[b].segmentedArgExtremeScan(in[b], (ByteArray) f[b], (LongArray) out[b], max);
+                        else primers[b].segmentedExclusiveArgExtremeScan(in[b], (ByteArray) f[b], (LongArray) out[b], max);
+                    }
+                }
+                case OFFSETS -> {
+                    long[] offsets = SelftestData.offsets(n, seed + 2);
+                    LongArray[] o = {closer.add(t.gpu().upload(offsets)), closer.add(t.cpu().upload(offsets))};
+                    for (int b = 0; b < 2; b++) {
+                        if (inclusive) primers[b].segmentedArgExtremeScan(in[b], o[b], (LongArray) out[b], max);
+                        else primers[b].segmentedExclusiveArgExtremeScan(in[b], o[b], (LongArray) out[b], max);
+                    }
+                }
+            }
+            return Compare.arrays(Twins.download(out[0], arena), Twins.download(out[1], arena), DType.LONG, n, Op.MAX, i -> 0, 0);
         }
     }
 
