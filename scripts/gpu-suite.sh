@@ -85,7 +85,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-class dev.primer.ArgExtremeScanTest \
-            --select-method dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan \
+            --select-method "dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan(dev.primer.BackendKind)" \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1
         local rc2=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-tests-$tool.log" | tail -n 3
         [ $rc2 -eq 0 ] || { echo "$tool over the tests FAILED ($rc2)"; tail -n 30 "$out/sanitize-tests-$tool.log"; }
