@@ -30,8 +30,16 @@ public final class GpuArgScan {
         return BLOCK_THREADS * ROWS * (16 / type.byteSize());
     }
 
-    /** Tiles over {@code n >= 1} elements at {@code in}: tile 0 starts at the 16-byte boundary at or before in[0]. */
-    static long tiles(DType type, long in, long n) {
+    /**
+     * Checks the input and output of a running argmin/argmax over {@code n >= 1} elements ({@code in}
+     * aligned to its element size, {@code out} to 8 bytes, the two apart) and returns its tile count:
+     * tile 0 starts at the 16-byte boundary at or before in[0]. Shared with {@link GpuSegmentedArgScan}.
+     */
+    static long checkedTiles(DType type, long in, long out, long n) {
+        GpuScan.requireAligned(in, type, "in");
+        GpuScan.requireAligned(out, DType.LONG, "out");
+        if (n > Long.MAX_VALUE / 16) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
+        if (GpuScan.overlaps(in, n * type.byteSize(), out, n * Long.BYTES)) throw new IllegalArgumentException("out: overlaps in");
         long shift = Math.floorMod(in, 16) / type.byteSize();
         long tiles = (n + shift + tileItems(type) - 1) / tileItems(type);
         if (tiles > Integer.MAX_VALUE) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
@@ -53,11 +61,7 @@ public final class GpuArgScan {
         Objects.requireNonNull(type, "type");
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
-        GpuScan.requireAligned(in, type, "in");
-        GpuScan.requireAligned(out, DType.LONG, "out");
-        if (n > Long.MAX_VALUE / 16) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
-        if (GpuScan.overlaps(in, n * type.byteSize(), out, n * Long.BYTES)) throw new IllegalArgumentException("out: overlaps in");
-        long tiles = tiles(type, in, n);
+        long tiles = checkedTiles(type, in, out, n);
 
         String suffix = (max ? "argmax_" : "argmin_") + type.kernelSuffix();
         var module = ctx.module(MODULE);

@@ -32,13 +32,9 @@ public final class GpuSegmentedArgScan {
         Objects.requireNonNull(type, "type");
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
-        GpuScan.requireAligned(in, type, "in");
-        GpuScan.requireAligned(out, DType.LONG, "out");
+        long tiles = GpuArgScan.checkedTiles(type, in, out, n);
         if (headFlags == 0) throw new IllegalArgumentException("headFlags: null device pointer");
-        if (n > Long.MAX_VALUE / 16) throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
-        if (GpuScan.overlaps(in, n * type.byteSize(), out, n * Long.BYTES)) throw new IllegalArgumentException("out: overlaps in");
         if (GpuScan.overlaps(headFlags, n, out, n * Long.BYTES)) throw new IllegalArgumentException("headFlags: overlaps out");
-        long tiles = GpuArgScan.tiles(type, in, n);
         String suffix = suffix(type, max);
         var module = ctx.module(MODULE);
         synchronized (ctx.scratchLock(SCRATCH)) {  // the totals live across three launches
@@ -70,16 +66,13 @@ public final class GpuSegmentedArgScan {
         long[] range = GpuScan.checkedOffsetRange(ctx, offsets, segments, length);
         long begin = range[0], n = range[1] - begin;
         if (n == 0) return;
-        GpuScan.requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
-        GpuScan.requireAligned(out, DType.LONG, "out");
+        // After the offsets: empty arrays (null pointers) with empty segments are fine. The bases are
+        // aligned exactly when in and out are (begin elements past them).
         long inBase = in + begin * type.byteSize(), outBase = out + begin * Long.BYTES;
-        if (GpuScan.overlaps(inBase, n * type.byteSize(), outBase, n * Long.BYTES)) {
-            throw new IllegalArgumentException("out: overlaps in");
-        }
+        long tiles = GpuArgScan.checkedTiles(type, inBase, outBase, n);
         if (GpuScan.overlaps(offsets, 8 * (segments + 1), outBase, n * Long.BYTES)) {
             throw new IllegalArgumentException("offsets: overlaps out");
         }
-        long tiles = GpuArgScan.tiles(type, inBase, n);
         long shift = Math.floorMod(inBase, 16) / type.byteSize();
         String suffix = suffix(type, max);
         var module = ctx.module(MODULE);
