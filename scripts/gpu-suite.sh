@@ -8,6 +8,9 @@
 #             over the scan tests with many tiles, and over the custom-operator tests
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
 #   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
+#   pairs     the reduce targets' reliability: PRIMER_PAIRS (default 4) rounds of CuPy/PyTorch's
+#             sum_f32 and sum_f64 then `primer bench --only reduce` beside them; every round's sum rows
+#             in $OUT/pairs.md; not in the default list
 #   nonvrtc   the GPU as a machine without NVRTC (-Dprimer.nvrtc.library pointing nowhere): `primer
 #             info`, `primer selftest`, `primer demo`, WithoutNvrtcTest and the user-defined
 #             operators' tests (which must skip, saying why); not in the default list
@@ -107,6 +110,24 @@ for stage in $stages; do
     echo "== primer bench"
     primer bench --baselines "$out/baselines.json" --segments /tmp/segments.npy --out-dir "$out" 2>&1 | tee "$out/bench.log"
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    ;;
+  pairs)
+    # One bench run is one draw: CuPy's host time per call and the machine's speed move the ratios by a
+    # few percent from run to run. Rounds of (baselines, Primer), each side by side, show the spread.
+    echo "== pairs: sum_f32 and sum_f64 beside CuPy and PyTorch, ${PRIMER_PAIRS:-4} rounds"
+    { echo "# sum_f32 and sum_f64, ${PRIMER_PAIRS:-4} rounds of (baselines.py, primer bench --only reduce)"; echo; } > "$out/pairs.md"
+    for round in $(seq 1 "${PRIMER_PAIRS:-4}"); do
+      dir="$out/pair-$round"; mkdir -p "$dir"
+      python3 bench/baselines.py --only sum_f32,sum_f64 --out "$dir/baselines.json" > "$dir/baselines.log" 2>&1 \
+          || { echo "round $round: baselines failed"; tail -n 5 "$dir/baselines.log"; status=1; continue; }
+      primer bench --only reduce --baselines "$dir/baselines.json" --out-dir "$dir" > "$dir/bench.log" 2>&1 \
+          || { echo "round $round: primer bench failed"; tail -n 5 "$dir/bench.log"; status=1; continue; }
+      { echo "## round $round"; echo; grep -h -E "^\|benchmark\||^\|---" "$dir"/*-*.md | head -n 2
+        grep -h -E "^\|sum_f(32|64)\|" "$dir"/*-*.md; echo; } >> "$out/pairs.md"
+      (cd "$dir" && tar -czf "../pair-$round.tgz" . ) && rm -rf "$dir"
+    done
+    cat "$out/pairs.md"
+    (cd "$out" && tar -czf pairs-rounds.tgz --remove-files pair-*.tgz) || true
     ;;
   showcase)
     echo "== showcase"
