@@ -22,7 +22,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * lookup asks for the parameter past the last one, an API error that compute-sanitizer reports.
  */
 public final class CudaKernel {
-    static final int MAX_ARGS = 32;
+    private static final int MAX_ARGS = 32;
     private static final int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
     private static final int CU_FUNC_ATTRIBUTE_NUM_REGS = 4;
     private static final int CUDA_ERROR_INVALID_VALUE = 1;
@@ -51,7 +51,7 @@ public final class CudaKernel {
         values = arena.allocate(8L * MAX_ARGS, 8);
         MemorySegment pointers = arena.allocate(ADDRESS.byteSize() * MAX_ARGS, 8);  // entry i points at slot i
         for (int i = 0; i < MAX_ARGS; i++) pointers.setAtIndex(ADDRESS, i, values.asSlice(8L * i, 8));
-        graphs = new KernelGraphs(name, handle, values, pointers);
+        graphs = new KernelGraphs(name, handle, pointers);
     }
 
     /** Another entry point to the same function, with no graphs yet (tests). */
@@ -143,7 +143,7 @@ public final class CudaKernel {
             }
             try {
                 Driver.lastKernel = name;
-                graphs.launch(gridX, gridY, block, sharedBytes, context.streamHandle(), args.length);
+                graphs.launch(gridX, gridY, block, sharedBytes, context.streamHandle());
             } catch (Throwable t) {
                 throw Driver.rethrow(t);
             }

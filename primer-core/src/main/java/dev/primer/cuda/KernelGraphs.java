@@ -12,9 +12,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * How one kernel reaches the stream: through executable one-node CUDA graphs, one per launch shape
  * (grid, block, dynamic shared memory), made at the shape's first launch, at most {@link #MAX_SHAPES}.
- * A launch sets the node's arguments in its shape's graph, unless that graph already holds these
- * very argument bytes (a call repeated on the same buffers: the update cost ~0.75 us of a ~2.75 us
- * submit on an H200, {@code bench/lab/sync_poll_lab.cu}), and launches that graph; shapes beyond
+ * A launch sets the node's arguments in its shape's graph and launches that graph; shapes beyond
  * the first {@link #MAX_SHAPES} launch by cuLaunchKernel, so a kernel called with ever new grids
  * costs what it did before graphs, never an instantiation per launch. Why graphs, and why one per
  * shape rather than one per kernel (moving a graph to another grid was slow): docs/internals.md,
@@ -44,8 +42,6 @@ final class KernelGraphs {
 
     private final String kernelName;
     private final long function;
-    /** Argument i's value in 8-byte slot i (the owning kernel writes them before each launch). */
-    private final MemorySegment values;
     private final MemorySegment kernelParams;
     /** The node as the next launch wants it: this function, its shape, kernelParams. */
     private final MemorySegment node;
@@ -53,51 +49,17 @@ final class KernelGraphs {
     private final Shape[] shapes = new Shape[MAX_SHAPES];
     private int count;
 
-    /**
-     * A graph is kept whole: its node's handle is what the executable graph's updates name. Beside
-     * it, the argument slots its executable form holds now ({@code heldBytes} of them; -1 when not
-     * known, so the next launch sets them).
-     */
-    private static final class Shape {
-        final long gridX, gridY;
-        final int block, sharedBytes;
-        final long graph, node, executable;
-        final MemorySegment held = Arena.ofAuto().allocate(8L * CudaKernel.MAX_ARGS, 8);
-        long heldBytes = -1;
-
-        Shape(long gridX, long gridY, int block, int sharedBytes, long graph, long node, long executable) {
-            this.gridX = gridX;
-            this.gridY = gridY;
-            this.block = block;
-            this.sharedBytes = sharedBytes;
-            this.graph = graph;
-            this.node = node;
-            this.executable = executable;
-        }
-
+    /** A graph is kept whole: its node's handle is what the executable graph's updates name. */
+    private record Shape(long gridX, long gridY, int block, int sharedBytes, long graph, long node, long executable) {
         boolean is(long gx, long gy, int b, int s) {
             return gridX == gx && gridY == gy && block == b && sharedBytes == s;
         }
-
-        /** Whether the executable graph already holds the first {@code bytes} of {@code values}. */
-        boolean holds(MemorySegment values, long bytes) {
-            return heldBytes == bytes && MemorySegment.mismatch(values, 0, bytes, held, 0, bytes) == -1;
-        }
-
-        void nowHolds(MemorySegment values, long bytes) {
-            MemorySegment.copy(values, 0, held, 0, bytes);
-            heldBytes = bytes;
-        }
     }
 
-    /**
-     * {@code values}: the argument slots; {@code kernelParams}: the array of pointers to them, as
-     * cuLaunchKernel takes it.
-     */
-    KernelGraphs(String kernelName, long function, MemorySegment values, MemorySegment kernelParams) {
+    /** {@code kernelParams}: the array of pointers to the argument values, as cuLaunchKernel takes it. */
+    KernelGraphs(String kernelName, long function, MemorySegment kernelParams) {
         this.kernelName = kernelName;
         this.function = function;
-        this.values = values;
         this.kernelParams = kernelParams;
         node = Arena.ofAuto().allocate(NODE_PARAMS);
         node.set(JAVA_LONG, FUNC, function);
@@ -108,9 +70,8 @@ final class KernelGraphs {
     /** Shapes with a graph so far. */
     int shapes() { return count; }
 
-    /** Launches the kernel with the first {@code argumentCount} argument slots as they are now. */
-    void launch(long gridX, long gridY, int block, int sharedBytes, long stream, int argumentCount) throws Throwable {
-        long argumentBytes = 8L * argumentCount;
+    /** Launches the kernel with the argument values kernelParams points at now. */
+    void launch(long gridX, long gridY, int block, int sharedBytes, long stream) throws Throwable {
         int i = 0;
         while (i < count && !shapes[i].is(gridX, gridY, block, sharedBytes)) i++;
         if (i == count && count == MAX_SHAPES) {
@@ -125,20 +86,15 @@ final class KernelGraphs {
         Shape shape;
         if (i < count) {
             shape = shapes[i];
-            if (!shape.holds(values, argumentBytes)) {
-                shape.heldBytes = -1;  // unknown should the update fail
-                Driver.check((int) Driver.cuGraphExecKernelNodeSetParams.invokeExact(shape.executable, shape.node, node),
-                        "cuGraphExecKernelNodeSetParams_v2(" + kernelName + ")");
-                shape.nowHolds(values, argumentBytes);
-            }
+            Driver.check((int) Driver.cuGraphExecKernelNodeSetParams.invokeExact(shape.executable(), shape.node(), node),
+                    "cuGraphExecKernelNodeSetParams_v2(" + kernelName + ")");
             launchGraph(shape, stream);
         } else {
             shape = instantiate(gridX, gridY, block, sharedBytes);
-            shape.nowHolds(values, argumentBytes);
             try {
                 launchGraph(shape, stream);
             } catch (Throwable t) {
-                destroy(shape.executable, shape.graph);  // a shape the driver refuses takes no slot
+                destroy(shape.executable(), shape.graph());  // a shape the driver refuses takes no slot
                 throw t;
             }
             count++;
@@ -148,7 +104,7 @@ final class KernelGraphs {
     }
 
     private void launchGraph(Shape shape, long stream) throws Throwable {
-        Driver.check((int) Driver.cuGraphLaunch.invokeExact(shape.executable, stream), "cuGraphLaunch(" + kernelName + ")");
+        Driver.check((int) Driver.cuGraphLaunch.invokeExact(shape.executable(), stream), "cuGraphLaunch(" + kernelName + ")");
     }
 
     /** A graph of one node as {@link #node} describes it, instantiated; on failure nothing is kept. */

@@ -180,49 +180,6 @@ class CudaLayerTest {
         }
     }
 
-    /**
-     * A graph skips its update only when the arguments are the bytes it already holds: not when they
-     * equal the kernel's last launch through another shape, nor when one argument alone changed.
-     * Each launch writes over a region poisoned just before it, so a launch that ran with stale
-     * arguments leaves poison behind.
-     */
-    @Test
-    void aGraphIsUpdatedWheneverItsArgumentsDifferFromWhatItHolds() {
-        CudaContext ctx = Cuda.context();
-        CudaKernel fill = ctx.module("fill").kernel("fill_u64").freshCopy();
-        long n = 77;
-        long p = ctx.allocate(8 * n), q = ctx.allocate(8 * n);
-        long a = pattern(1), b = pattern(2), c = pattern(3);
-        try (Arena arena = Arena.ofConfined()) {
-            fill.launch(1, 32, 0, p, n, a);   // shape 1 holds (p, n, a)
-            fill.launch(2, 32, 0, q, n, b);   // shape 2 holds (q, n, b)
-            assertFilled(ctx, arena, p, n, a);
-            assertFilled(ctx, arena, q, n, b);
-            ctx.memset8(q, (byte) 0xC3, 8 * n);
-            fill.launch(1, 32, 0, q, n, b);   // the last launch's arguments, but not what shape 1 holds
-            assertFilled(ctx, arena, q, n, b);
-            ctx.memset8(p, (byte) 0xC3, 8 * n);
-            fill.launch(1, 32, 0, p, n, a);   // back to the arguments shape 1 was made with
-            assertFilled(ctx, arena, p, n, a);
-            ctx.memset8(p, (byte) 0xC3, 8 * n);
-            fill.launch(1, 32, 0, p, n, a);   // the same again: launched without an update
-            assertFilled(ctx, arena, p, n, a);
-            ctx.memset8(p, (byte) 0xC3, 8 * n);
-            fill.launch(1, 32, 0, p, n, c);   // only the last argument differs
-            assertFilled(ctx, arena, p, n, c);
-            ctx.memset8(p, (byte) 0xC3, 8 * n);
-            fill.launch(1, 32, 0, p, n - 1, c);  // only the length differs: the last element keeps its poison
-            MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
-            ctx.copyToHost(host, p, 8 * n);
-            for (long i = 0; i < n - 1; i++) assertEquals(c, host.getAtIndex(ValueLayout.JAVA_LONG, i), "element " + i);
-            assertEquals(0xC3C3C3C3C3C3C3C3L, host.getAtIndex(ValueLayout.JAVA_LONG, n - 1), "element past the length");
-            assertEquals(2, fill.graphShapes());
-        } finally {
-            ctx.free(p);
-            ctx.free(q);
-        }
-    }
-
     private static void assertFilled(CudaContext ctx, Arena arena, long p, long n, long pattern) {
         MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
         ctx.copyToHost(host, p, 8 * n);
