@@ -122,7 +122,8 @@ for stage in $stages; do
           || { echo "round $round: baselines failed"; tail -n 5 "$dir/baselines.log"; status=1; continue; }
       primer bench --only reduce --baselines "$dir/baselines.json" --out-dir "$dir" > "$dir/bench.log" 2>&1 \
           || { echo "round $round: primer bench failed"; tail -n 5 "$dir/bench.log"; status=1; continue; }
-      { echo "## round $round"; echo; grep -h -E "^\|benchmark\||^\|---" "$dir"/*-*.md | head -n 2
+      header=$(grep -h -m 1 "^|benchmark|" "$dir"/*-*.md)
+      { echo "## round $round"; echo; echo "$header"; echo "$header" | sed 's/[^|][^|]*/---/g'
         grep -h -E "^\|sum_f(32|64)\|" "$dir"/*-*.md; echo; } >> "$out/pairs.md"
       (cd "$dir" && tar -czf "../pair-$round.tgz" . ) && rm -rf "$dir"
     done

@@ -19,8 +19,8 @@ import dev.primer.cuda.CudaDevice;
  * running; what a 2^28 sum pays beyond that is a fixed ~9 us per launch (4.5 us of it an empty
  * kernel's), against ~14-16 us for cupy.sum. Loading the last block's partials several at a time
  * (one round trip to L2 where the loop makes five, 2026-11-23) raised some kernels' registers past
- * an occupancy step (sum_i32 32 to 34 on sm_90, max_f64 35 to 48), which would change their grids;
- * not taken.
+ * an occupancy step on sm_90 (even two at a time: sum_i32 32 to 34, and_i64 32 to 40), which would
+ * change their grids; not taken.
  *
  * <p>The grid is a function of n, the element type, the device and the kernel's occupancy only:
  * the same call reduces in the same order every run, so float results are bitwise reproducible.
