@@ -10,10 +10,9 @@
 //     otherwise:                   a                       (of equal keys the earlier one stays)
 // which is associative, and every element's inclusive run gives out[i] = position - start. Element
 // 0 always starts a segment, so every real element's run holds a start, and no identity is ever
-// combined to the left of a real element's key. The run of a whole range also has a closed form:
-// its last start, the most extreme key from there on, that key's first position there. Each warp's
-// total takes that form (three one-word warp reductions, as the plain scan's keys and records);
-// the outputs combine runs at every item, which is simpler and slower than records would be.
+// combined to the left of a real element's key. Unlike the plain scan's keys and records, runs are
+// combined at every item: simpler, and slower (a segmented scan has no torch or CuPy counterpart to
+// race; measured in bench/results).
 //
 // The same three launches as the plain scan: tile totals (a run per tile, positions in the array,
 // keys kept as "larger is better"), tile prefixes (arg_scan_tile_prefixes over runs), outputs. Within
@@ -99,26 +98,16 @@ struct SegmentedArgTile {
         scan_detail::wait_staged();  // each thread reads back only what it staged
     }
 
-    /** Row r's keys: WORST outside [0, n). */
-    __device__ __forceinline__ void row_keys(int r, const Storage& s, Key (&key)[VEC]) const {
+    /** Row r's keys (WORST outside [0, n)) and head bits (element 0 always starts a segment). */
+    __device__ __forceinline__ unsigned row_chunk(int r, const Storage& s, Key (&key)[VEC]) const {
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + offset + r * S::ROW_ITEMS, x);
-        arg_scan_detail::chunk_keys<O>(x, index_of_row(r), n, key);
-    }
-
-    /** Row r's head bits: element 0 always starts a segment. */
-    __device__ __forceinline__ unsigned row_bits(int r, const Storage& s) const {
         const long long index = index_of_row(r);
+        arg_scan_detail::chunk_keys<O>(x, index, n, key);
         const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : r][threadIdx.x];
         unsigned bits = heads.template bits<VEC>(raw, offset + r * S::ROW_ITEMS, s.heads);
         if (index <= 0 && index + VEC > 0) bits |= 1u << (int)(-index);
         return bits;
-    }
-
-    /** Row r's keys and head bits. */
-    __device__ __forceinline__ unsigned row_chunk(int r, const Storage& s, Key (&key)[VEC]) const {
-        row_keys(r, s, key);
-        return row_bits(r, s);
     }
 
     /** The run of one chunk, positions counted from the tile's position 0. */
@@ -138,51 +127,19 @@ struct SegmentedArgTile {
         return O::beats(run.key, carry.key) ? Carry{run.key, start + run.pos, carry.head} : carry;
     }
 
-    /**
-     * Each warp's run over its rows, into s.warp_total; ends with a barrier. The run of a range in
-     * closed form, by keys and records as the plain scan's totals: its last segment start (a warp
-     * maximum of positions), the most extreme key from there on (a warp extreme of keys), and that
-     * key's first position there (a warp minimum, looked for only by the lanes that hold the key).
-     * Three one-word warp reductions, where combining runs took a three-word warp scan per row.
-     */
+    /** Each warp's run over its rows, into s.warp_total; ends with a barrier. */
     __device__ __forceinline__ void warp_totals(Storage& s) const {
-        const typename O::Extreme extreme{};
-        int last_head = -1;
+        const RunThen<O, Run> op{};
+        Run total{};
 #pragma unroll 1
         for (int r = 0; r < ROWS; ++r) {
-            const unsigned bits = row_bits(r, s);
-            if (bits != 0u) last_head = offset + r * S::ROW_ITEMS + 31 - __clz(bits);
-        }
-        last_head = warp_reduce(last_head, MaxOfNumbers<int>{});
-        Key mine = O::WORST;
-#pragma unroll 1
-        for (int r = 0; r < ROWS; ++r) {
-            const int position = offset + r * S::ROW_ITEMS;
-            if (position + VEC <= last_head) continue;  // before the warp's last start
             Key key[VEC];
-            row_keys(r, s, key);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if (position + k >= last_head) mine = extreme(mine, key[k]);
-            }
+            const unsigned bits = row_chunk(r, s, key);
+            Run row_total;
+            warp_inclusive_scan(chunk_run(key, bits, offset + r * S::ROW_ITEMS), op, row_total);
+            total = r == 0 ? row_total : op(total, row_total);
         }
-        const Key best = warp_reduce(mine, extreme);
-        int first = 0x7fffffff;
-        if (mine == best) {
-#pragma unroll 1
-            for (int r = ROWS - 1; r >= 0; --r) {
-                const int position = offset + r * S::ROW_ITEMS;
-                if (position + VEC <= last_head) break;
-                Key key[VEC];
-                row_keys(r, s, key);
-#pragma unroll
-                for (int k = VEC - 1; k >= 0; --k) {
-                    if (key[k] == best && position + k >= last_head) first = position + k;
-                }
-            }
-        }
-        first = warp_reduce(first, MinOfNumbers<int>{});
-        if (lane_id() == 0) s.warp_total[threadIdx.x / 32] = Run{best, first, last_head};
+        if (lane_id() == 0) s.warp_total[threadIdx.x / 32] = total;
         __syncthreads();
     }
 
