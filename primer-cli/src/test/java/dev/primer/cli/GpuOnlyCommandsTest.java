@@ -26,6 +26,7 @@ class GpuOnlyCommandsTest {
 
     @Test void benchChecksItsOptionsBeforeTheGpu() throws IOException {
         assertUsage(Cli.run("bench", "--only", "nope"), "bench", "--only");
+        assertUsage(Cli.run("bench", "--match", "argmax_scan("), "bench", "--match");
         assertUsage(Cli.run("bench", "--baselines", dir.resolve("none.json").toString()), "bench", "--baselines");
         assertUsage(Cli.run("bench", "--segments", dir.resolve("none.npy").toString()), "bench", "--segments");
         Path file = Files.writeString(dir.resolve("a-file"), "");

@@ -25,6 +25,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * {@code primer bench}: Primer's primitives timed on the GPU the way bench/baselines.py times CuPy
@@ -55,6 +57,11 @@ public final class BenchCommand implements Callable<Integer> {
             description = "Only these groups: foundation, reduce, rows, segments, scan, sizes, custom.")
     List<String> only;
 
+    @Option(names = "--match", paramLabel = "REGEX",
+            description = "Only the benchmarks whose name this regular expression finds, e.g. 'argmax_scan|segargmax' "
+                    + "(within the --only groups; the copy and read yardsticks always run).")
+    String match;
+
     @Option(names = "--segments", paramLabel = "FILE.npy",
             description = "int64 segment offsets (baselines.py --segments-out), so both sides reduce the same segments.")
     Path segmentsFile;
@@ -65,6 +72,7 @@ public final class BenchCommand implements Callable<Integer> {
     public Integer call() {
         // Everything that can be checked without the GPU is, before the benchmarks' minutes of work.
         Set<String> groups = groups();
+        Pattern pattern = pattern();
         Baselines baselines = baselinesFile == null ? Baselines.none() : loadBaselines();
         if (segmentsFile != null && !Files.isReadable(segmentsFile)) throw CliException.usage("cannot read --segments " + segmentsFile);
         checkOutDir();
@@ -77,7 +85,7 @@ public final class BenchCommand implements Callable<Integer> {
         double copyGbps, readGbps;
         BenchEnvironment env;
         try (Primer gpu = Primer.open(BackendKind.GPU)) {
-            BenchSetup s = new BenchSetup(ctx, gpu, quick, segmentsFile, progress);
+            BenchSetup s = new BenchSetup(ctx, gpu, quick, segmentsFile, pattern, progress);
             env = BenchEnvironment.of(ctx.device(), quick, s.reps());
             s.say("primer bench on " + gpu.description() + (quick ? " (--quick)" : "") + ", groups " + String.join(",", groups));
             // The copy and read bandwidths are the tables' yardsticks: measured first, whatever the groups.
@@ -93,6 +101,7 @@ public final class BenchCommand implements Callable<Integer> {
             if (groups.contains(ScanBench.GROUP)) records.addAll(ScanBench.run(s));
             if (groups.contains(SizesBench.GROUP)) records.addAll(SizesBench.run(s));
             if (groups.contains(CustomBench.GROUP)) records.addAll(CustomBench.run(s));
+            records.removeIf(r -> r == BenchRecord.NOT_SELECTED);
         }
 
         // The report is printed before the files are written, so a failed write loses no results.
@@ -151,6 +160,15 @@ public final class BenchCommand implements Callable<Integer> {
             wanted.add(name);
         }
         return wanted;
+    }
+
+    private Pattern pattern() {
+        if (match == null) return null;
+        try {
+            return Pattern.compile(match);
+        } catch (PatternSyntaxException e) {
+            throw CliException.usage("--match '" + match + "' is not a regular expression: " + e.getDescription());
+        }
     }
 
     private Baselines loadBaselines() {

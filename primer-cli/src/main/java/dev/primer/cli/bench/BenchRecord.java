@@ -11,6 +11,9 @@ record BenchRecord(String group, String name, String dtype, String shape, long n
 
     static final String LIBRARY = "primer";
 
+    /** Stands in for a benchmark that --match left out (Guard); dropped before the report. */
+    static final BenchRecord NOT_SELECTED = new BenchRecord("", "", "", "", 0, 0, Double.NaN, Double.NaN, 0, null, null, null);
+
     static BenchRecord measured(String group, String name, String dtype, String shape, long n, double bytes,
                                 Timing t, Boolean verified, String note) {
         return new BenchRecord(group, name, dtype, shape, n, bytes, t.medianMs(), t.minMs(), t.reps(), verified, note, null);

@@ -5,19 +5,24 @@ import dev.primer.cuda.CudaContext;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
  * What every benchmark group needs: the GPU (as a CUDA context and as a Primer), how many warm-up
  * and timed repetitions to run, and the sizes. Sizes are those of bench/baselines.py, so records of
  * the same name pair up: 2^28 elements, or 2^24 with {@code --quick} (as baselines.py --quick).
+ * {@code match} (null: all) picks the benchmarks that run by name ({@code --match}).
  */
-record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, PrintWriter log) {
+record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile, Pattern match, PrintWriter log) {
     static final int WARMUP = 3;
     /** Event-timed benchmarks also warm up for this long (at most WARMUP_MAX_RUNS runs), for the JIT. */
     static final long WARMUP_NANOS = 500_000_000L;
     static final int WARMUP_MAX_RUNS = 5000;
 
     int reps() { return quick ? 5 : 20; }
+
+    /** Whether the benchmark of this name runs: --match finds in it, or there is no --match. */
+    boolean selected(String name) { return match == null || match.matcher(name).find(); }
 
     long n() { return quick ? 1L << 24 : 1L << 28; }
 

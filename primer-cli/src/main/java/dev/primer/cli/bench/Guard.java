@@ -7,12 +7,14 @@ import java.util.function.Supplier;
 /**
  * Runs one benchmark so that nothing it throws stops the others: a missing primitive
  * (NoClassDefFoundError), a failing kernel or an out-of-memory becomes a record with the error,
- * printed at once. Each benchmark's result line is printed as it finishes.
+ * printed at once. Each benchmark's result line is printed as it finishes. A benchmark that --match
+ * leaves out does not run: its place holds {@link BenchRecord#NOT_SELECTED}, which the report drops.
  */
 final class Guard {
     private Guard() {}
 
     static BenchRecord run(BenchSetup s, String group, String name, String dtype, String shape, Callable<BenchRecord> body) {
+        if (!s.selected(name)) return BenchRecord.NOT_SELECTED;
         BenchRecord r;
         try {
             r = body.call();
