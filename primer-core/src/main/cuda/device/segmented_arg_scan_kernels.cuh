@@ -8,18 +8,25 @@
 //     b holds a start:             b
 //     b's key beats a's strictly:  b's key and position, a's start
 //     otherwise:                   a                       (of equal keys the earlier one stays)
-// which is associative, and every element's inclusive run gives out[i] = position - start. Element
-// 0 always starts a segment, so every real element's run holds a start, and no identity is ever
-// combined to the left of a real element's key. Unlike the plain scan's keys and records, runs are
-// combined at every item: simpler, and slower (a segmented scan has no torch or CuPy counterpart to
-// race; measured in bench/results).
+// which is associative. Element 0 always starts a segment, so every real element's run holds a
+// start, and no identity is ever combined to the left of a real element's key. A range's run has a
+// closed form: its last start, the most extreme key from there on, that key's first position
+// there; warps and tiles find theirs so, by three one-word reductions.
+//
+// RECORDS, as in the plain scan: out[i] = (the last record at or before i) - (the last start at or
+// before i), where a record is a start or an item strictly more extreme than every item since its
+// start. Per row of a warp, a segmented warp scan of the chunks' extremes (one key a lane, reset at
+// a lane holding a start) gives each chunk the extreme before it; a warp maximum scan of the
+// chunks' last records, and a ballot of the chunks holding starts, give each chunk the last record
+// and the last start before it. Combining whole runs at every chunk, three words a lane per step
+// of the warp scan, ran at 27-39% of the copy (bench/results 2026-11-23-nvidia-h200.md).
 //
 // The same three launches as the plain scan: tile totals (a run per tile, positions in the array,
 // keys kept as "larger is better"), tile prefixes (arg_scan_tile_prefixes over runs), outputs. Within
 // a tile positions are ints counted from the tile's first position; each warp takes its rows in
-// order, a warp scan of the chunks' runs per row.
-// Segment starts come from head flags or offsets (scan/segment_heads.cuh, scan/offset_heads.cuh);
-// by offsets the kernels scan in[offsets[0] .. offsets[last]) as an array of its own.
+// order. Segment starts come from head flags or offsets (scan/segment_heads.cuh,
+// scan/offset_heads.cuh); by offsets the kernels scan in[offsets[0] .. offsets[last]) as an array of
+// its own.
 #pragma once
 #include "arg_scan_kernels.cuh"
 #include "scan/offset_heads.cuh"
@@ -98,27 +105,20 @@ struct SegmentedArgTile {
         scan_detail::wait_staged();  // each thread reads back only what it staged
     }
 
-    /** Row r's keys (WORST outside [0, n)) and head bits (element 0 always starts a segment). */
-    __device__ __forceinline__ unsigned row_chunk(int r, const Storage& s, Key (&key)[VEC]) const {
+    /** Row r's keys: WORST outside [0, n). */
+    __device__ __forceinline__ void row_keys(int r, const Storage& s, Key (&key)[VEC]) const {
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + offset + r * S::ROW_ITEMS, x);
+        arg_scan_detail::chunk_keys<O>(x, index_of_row(r), n, key);
+    }
+
+    /** Row r's head bits: element 0 always starts a segment. */
+    __device__ __forceinline__ unsigned row_bits(int r, const Storage& s) const {
         const long long index = index_of_row(r);
-        arg_scan_detail::chunk_keys<O>(x, index, n, key);
         const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : r][threadIdx.x];
         unsigned bits = heads.template bits<VEC>(raw, offset + r * S::ROW_ITEMS, s.heads);
         if (index <= 0 && index + VEC > 0) bits |= 1u << (int)(-index);
         return bits;
-    }
-
-    /** The run of one chunk, positions counted from the tile's position 0. */
-    static __device__ __forceinline__ Run chunk_run(const Key (&key)[VEC], unsigned bits, int position) {
-        Run run{key[0], position, (bits & 1u) ? position : -1};
-#pragma unroll
-        for (int k = 1; k < VEC; ++k) {
-            if ((bits >> k) & 1u) run = Run{key[k], position + k, position + k};
-            else if (O::beats(key[k], run.key)) run = Run{key[k], position + k, run.head};
-        }
-        return run;
     }
 
     /** carry (in the array) then a run of this tile. */
@@ -127,19 +127,50 @@ struct SegmentedArgTile {
         return O::beats(run.key, carry.key) ? Carry{run.key, start + run.pos, carry.head} : carry;
     }
 
-    /** Each warp's run over its rows, into s.warp_total; ends with a barrier. */
+    /**
+     * Each warp's run over its rows, into s.warp_total, in closed form: its last start (a warp
+     * maximum of positions), the most extreme key from there on (a warp extreme of keys), and that
+     * key's first position there (a warp minimum, looked for only by the lanes that hold the key).
+     * Ends with a barrier.
+     */
     __device__ __forceinline__ void warp_totals(Storage& s) const {
-        const RunThen<O, Run> op{};
-        Run total{};
+        const typename O::Extreme extreme{};
+        int last_start = -1;
 #pragma unroll 1
         for (int r = 0; r < ROWS; ++r) {
-            Key key[VEC];
-            const unsigned bits = row_chunk(r, s, key);
-            Run row_total;
-            warp_inclusive_scan(chunk_run(key, bits, offset + r * S::ROW_ITEMS), op, row_total);
-            total = r == 0 ? row_total : op(total, row_total);
+            const unsigned bits = row_bits(r, s);
+            if (bits != 0u) last_start = offset + r * S::ROW_ITEMS + 31 - __clz(bits);
         }
-        if (lane_id() == 0) s.warp_total[threadIdx.x / 32] = total;
+        last_start = warp_reduce(last_start, MaxOfNumbers<int>{});
+        Key mine = O::WORST;
+#pragma unroll 1
+        for (int r = 0; r < ROWS; ++r) {
+            const int position = offset + r * S::ROW_ITEMS;
+            if (position + VEC <= last_start) continue;  // before the warp's last start
+            Key key[VEC];
+            row_keys(r, s, key);
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if (position + k >= last_start) mine = extreme(mine, key[k]);
+            }
+        }
+        const Key best = warp_reduce(mine, extreme);
+        int first = 0x7fffffff;
+        if (mine == best) {
+#pragma unroll 1
+            for (int r = ROWS - 1; r >= 0; --r) {
+                const int position = offset + r * S::ROW_ITEMS;
+                if (position + VEC <= last_start) break;
+                Key key[VEC];
+                row_keys(r, s, key);
+#pragma unroll
+                for (int k = VEC - 1; k >= 0; --k) {
+                    if (key[k] == best && position + k >= last_start) first = position + k;
+                }
+            }
+        }
+        first = warp_reduce(first, MinOfNumbers<int>{});
+        if (lane_id() == 0) s.warp_total[threadIdx.x / 32] = Run{best, first, last_start};
         __syncthreads();
     }
 
@@ -152,22 +183,68 @@ struct SegmentedArgTile {
         return {O::larger_is_better(total.key), start + total.pos, total.head >= 0 ? start + total.head : -1};
     }
 
-    /** Writes out[] of the tile from the carry into it (after warp_totals). */
+    /** Writes out[] of the tile from the carry into it, by records (see the top of this file; after warp_totals). */
     __device__ __forceinline__ void outputs(const Storage& s, Carry carry, long long* out, bool inclusive) const {
         using Store = scan_detail::RowStore<VEC, long long>;
-        const RunThen<O, Run> op{};
+        const typename O::Extreme extreme{};
         const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
+        const unsigned lanes_before = (1u << lane) - 1u;
         for (int w = 0; w < warp; ++w) carry = then(carry, s.warp_total[w]);
 #pragma unroll 1
         for (int r = 0; r < ROWS; ++r) {
             Key key[VEC];
-            const unsigned bits = row_chunk(r, s, key);
-            const long long index = index_of_row(r);
-            Run row_total;
-            const Run upto = warp_inclusive_scan(chunk_run(key, bits, offset + r * S::ROW_ITEMS), op, row_total);
-            const Run left = warp_shfl_up(upto, 1);  // every lane shuffles
-            Carry run = lane == 0 ? carry : then(carry, left);
-            carry = then(carry, row_total);
+            row_keys(r, s, key);
+            const unsigned bits = row_bits(r, s);
+            const long long index = index_of_row(r), row_index = index - lane * VEC;
+            // The chunk's tail: its items from its last start on (all of them without one).
+            const int tail_first = bits != 0u ? 31 - __clz(bits) : 0;
+            Key tail = O::WORST;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if (k >= tail_first) tail = extreme(tail, key[k]);
+            }
+            // upto: the extreme of the tails from the last lane at or before this one holding a
+            // start (from the carry if none): a warp scan that skips lanes before that one.
+            const unsigned starts = __ballot_sync(0xffffffffu, bits != 0u);
+            const int scan_from = max(31 - __clz(starts & (lanes_before | (1u << lane))), 0);
+            Key upto = lane == 0 && bits == 0u ? extreme(carry.key, tail) : tail;
+#pragma unroll
+            for (int delta = 1; delta < 32; delta <<= 1) {
+                const Key left = __shfl_up_sync(0xffffffffu, upto, delta);
+                if (lane - delta >= scan_from) upto = extreme(upto, left);
+            }
+            const Key left_upto = __shfl_up_sync(0xffffffffu, upto, 1);
+            const Key before = lane == 0 ? carry.key : left_upto;  // the extreme since the start before the chunk
+            // The chunk's last record, in the row (-1: none): a start is one, so with a start it is
+            // the first position of the tail's extreme there (or the start, past n); without one,
+            // that of the chunk's extreme if it beats everything before.
+            int record = -1;
+            if (bits != 0u || O::beats(tail, before)) {
+                record = tail_first;
+#pragma unroll
+                for (int k = VEC - 1; k >= 0; --k) {
+                    if (k >= tail_first && key[k] == tail && index + k < n) record = k;
+                }
+                record += lane * VEC;
+            }
+            const int record_upto = arg_scan_detail::warp_inclusive_extreme(record, MaxOfNumbers<int>{});
+            const int left_record = __shfl_up_sync(0xffffffffu, record_upto, 1);  // every lane shuffles
+            const int record_before = lane == 0 ? -1 : left_record;
+            const int row_record = __shfl_sync(0xffffffffu, record_upto, 31);
+            // The last start before the chunk, and the row's last, from the lanes holding them.
+            const int start = bits != 0u ? lane * VEC + tail_first : -1;
+            const unsigned starts_before = starts & lanes_before;
+            const int start_before = __shfl_sync(0xffffffffu, start, max(31 - __clz(starts_before), 0));
+            const int row_start = __shfl_sync(0xffffffffu, start, max(31 - __clz(starts), 0));
+            const Key row_best = __shfl_sync(0xffffffffu, upto, 31);
+            Key running = before;
+            long long current = record_before >= 0 ? row_index + record_before : carry.pos;
+            long long head = starts_before != 0u ? row_index + start_before : carry.head;
+            if (row_record >= 0) {  // the row holds a record (every start is one): the carry moves to its last
+                carry.key = row_best;
+                carry.pos = row_index + row_record;
+                if (starts != 0u) carry.head = row_index + row_start;
+            }
             Store store(out, index, n);
 #pragma unroll
             for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
@@ -175,11 +252,16 @@ struct SegmentedArgTile {
 #pragma unroll
                 for (int j = 0; j < Store::PIECE; ++j) {
                     const int k = piece * Store::PIECE + j;
-                    const bool head = (bits >> k) & 1u;
-                    const long long before_item = head ? -1 : run.pos - run.head;
-                    if (head) run = Carry{key[k], index + k, index + k};
-                    else if (O::beats(key[k], run.key)) run = Carry{key[k], index + k, run.head};
-                    o[j] = inclusive ? run.pos - run.head : before_item;
+                    const bool starts_here = (bits >> k) & 1u;
+                    const long long before_item = starts_here ? -1 : current - head;
+                    if (starts_here) {
+                        running = key[k];
+                        current = head = index + k;
+                    } else if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
+                        running = key[k];
+                        current = index + k;
+                    }
+                    o[j] = inclusive ? current - head : before_item;
                 }
                 store.put(piece, o);  // every lane: RowStore shuffles
             }
