@@ -9,24 +9,22 @@
 //     b's key beats a's strictly:  b's key and position, a's start
 //     otherwise:                   a                       (of equal keys the earlier one stays)
 // which is associative. Element 0 always starts a segment, so every real element's run holds a
-// start, and no identity is ever combined to the left of a real element's key. A range's run has a
-// closed form: its last start, the most extreme key from there on, that key's first position
-// there; warps and tiles find theirs so, by three one-word reductions.
+// start, and no identity is ever combined to the left of a real element's key.
 //
-// RECORDS, as in the plain scan: out[i] = (the last record at or before i) - (the last start at or
-// before i), where a record is a start or an item strictly more extreme than every item since its
-// start. Per row of a warp, a segmented warp scan of the chunks' extremes (one key a lane, reset at
-// a lane holding a start) gives each chunk the extreme before it; a warp maximum scan of the
-// chunks' last records, and a ballot of the chunks holding starts, give each chunk the last record
-// and the last start before it. Combining whole runs at every chunk, three words a lane per step
-// of the warp scan, ran at 27-39% of the copy (bench/results 2026-11-23-nvidia-h200.md).
+// BLOCKED, not striped. Each thread owns ITEMS consecutive elements of the tile (eight chunks), so
+// it combines runs item by item in registers, a few instructions an item, and the warp scans runs
+// once per tile instead of once per row of chunks. The tile is staged in shared memory as loaded
+// (striped, coalesced) but in a swizzled order, so that both the striped writes and the blocked
+// reads are free of bank conflicts; a thread's outputs leave in whole 32-byte sectors, traded in
+// halves with the neighbouring lane (store_sector_pairs). Rows of chunks with a warp scan of whole
+// runs per row, as the plain scan's outputs go, took 121 instructions an element and ran at 27-39%
+// of the copy (bench/results 2026-11-23-nvidia-h200.md; ncu in 2026-11-24-nvidia-h200-suite.md).
 //
 // The same three launches as the plain scan: tile totals (a run per tile, positions in the array,
 // keys kept as "larger is better"), tile prefixes (arg_scan_tile_prefixes over runs), outputs. Within
-// a tile positions are ints counted from the tile's first position; each warp takes its rows in
-// order. Segment starts come from head flags or offsets (scan/segment_heads.cuh,
-// scan/offset_heads.cuh); by offsets the kernels scan in[offsets[0] .. offsets[last]) as an array of
-// its own.
+// a tile positions are ints counted from the tile's first position. Segment starts come from head
+// flags or offsets (scan/segment_heads.cuh, scan/offset_heads.cuh); by offsets the kernels scan
+// in[offsets[0] .. offsets[last]) as an array of its own.
 #pragma once
 #include "arg_scan_kernels.cuh"
 #include "scan/offset_heads.cuh"
@@ -61,6 +59,35 @@ template <typename Key> struct TileRunThen : RunThen<LargerKeyWins<Key>, ArgRun<
     }
 };
 
+namespace segmented_arg_scan_detail {
+
+/**
+ * Lanes 2m and 2m+1 each store four int64 at out + index (a 32-byte sector where out + index is
+ * 32-byte aligned), the odd lane's lying `partner` elements after the even lane's. Each trades a
+ * half with its partner (one 16-byte shuffle), so that each instruction writes whole sectors: two
+ * 16-byte stores a lane at a stride would write half of every sector they touch (62% of the copy's
+ * bandwidth against 96.5%, scan/tile_io.cuh's RowStore). Every lane of the warp calls.
+ */
+__device__ __forceinline__ void store_sector_pairs(long long* out, long long index, long long n, long long partner,
+                                                   const long long (&v)[4]) {
+    const bool odd = lane_id() & 1u;
+    uint4 half[2];
+    __builtin_memcpy(half, v, 32);
+    const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
+    const bool full = index >= 0 && index + 4 <= n && (reinterpret_cast<unsigned long long>(out + index) & 15) == 0;
+    const bool partner_full = __shfl_xor_sync(0xffffffffu, full, 1);  // every lane shuffles
+    if (full && partner_full) {
+        uint4* even = reinterpret_cast<uint4*>(out + (odd ? index - partner : index));
+        uint4* odd_sector = reinterpret_cast<uint4*>(out + (odd ? index : index + partner));
+        __stcs(odd ? even + 1 : even, odd ? received : half[0]);
+        __stcs(odd ? odd_sector + 1 : odd_sector, odd ? half[1] : received);
+    } else {
+        scan_detail::store_chunk<4>(out, index, n, v);
+    }
+}
+
+}  // namespace segmented_arg_scan_detail
+
 /** The work of one tile, shared by the totals and the outputs kernels. */
 template <typename T, bool MAX, typename Heads>
 struct SegmentedArgTile {
@@ -69,15 +96,20 @@ struct SegmentedArgTile {
     using Key = typename O::Key;
     using Run = ArgRun<Key, int>;
     using Carry = ArgRun<Key, long long>;
-    static constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC, WARPS = ArgScanPolicy::BLOCK_THREADS / 32;
+    static constexpr int THREADS = ArgScanPolicy::BLOCK_THREADS, WARPS = THREADS / 32, VEC = S::VEC;
+    static constexpr int CHUNKS = ArgScanPolicy::ROWS;  // per thread, consecutive
+    static constexpr int ITEMS = CHUNKS * VEC;          // per thread, consecutive
+    static_assert(CHUNKS == 8, "the stage's swizzle permutes a thread's eight chunks");
+    static_assert(ITEMS % 4 == 0, "a thread's outputs are whole 32-byte sectors");
+    static constexpr int CHUNKS_PER_SECTOR = VEC < 4 ? 4 / VEC : 1;
+    // Raw heads (FlagHeads) of chunk q at q + q / 32: a thread's eight, read one by one, fall in
+    // eight different banks across the warp's lanes.
+    static constexpr int RAW_WORDS = Heads::BITS_IN_SHARED ? 1 : THREADS * CHUNKS + THREADS * CHUNKS / 32;
 
-    static constexpr int RAW_ROWS = Heads::BITS_IN_SHARED ? 1 : ROWS;
     struct Storage {
-        alignas(16) T stage[S::TILE_ITEMS];
+        alignas(16) T stage[S::TILE_ITEMS];  // chunk q of the tile at slot(q)
         typename Heads::Storage heads;
-        // The chunks' raw heads as loaded (FlagHeads) beside the data: in registers they would be
-        // indexed by the row loops' counter, i.e. in local memory.
-        unsigned raw[RAW_ROWS][ArgScanPolicy::BLOCK_THREADS];
+        unsigned raw[RAW_WORDS];
         Run warp_total[WARPS];
     };
 
@@ -85,40 +117,76 @@ struct SegmentedArgTile {
     long long n;
     Heads heads;
     long long tile, start;  // start: element index of the tile's position 0
-    int offset;             // tile position of this thread's row-0 chunk
 
     __device__ __forceinline__ SegmentedArgTile(const T* in_, long long n_, Heads heads_, long long tile_)
-        : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)),
-          offset(arg_scan_detail::thread_offset<T>()) {}
+        : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {}
 
-    __device__ __forceinline__ long long index_of_row(int r) const { return start + offset + r * S::ROW_ITEMS; }
+    /**
+     * Where chunk q (thread q / 8's chunk q % 8) lies in the stage, in chunks: a thread's eight in
+     * its own 128 bytes, permuted by its index. Eight lanes reading chunk c of their threads hit
+     * eight different 16-byte bank groups; a warp staging 32 consecutive chunks fills 512 bytes.
+     */
+    static __device__ __forceinline__ int slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
 
-    /** Stages the tile and loads or prepares its heads; every thread (prepare may hold barriers). */
+    /** Stages the tile (striped: chunk r * 32 + lane of each warp's 256, coalesced) and its heads. */
     __device__ __forceinline__ void load(Storage& s) {
+        const int first = (int)(threadIdx.x / 32) * 32 * CHUNKS + (int)lane_id();
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, index_of_row(r), n, s.stage + offset + r * S::ROW_ITEMS);
+        for (int r = 0; r < CHUNKS; ++r) {
+            const int q = first + r * 32;
+            scan_detail::stage_chunk<VEC>(in, start + q * VEC, n, s.stage + slot(q) * VEC);
+        }
         if constexpr (!Heads::BITS_IN_SHARED) {
 #pragma unroll
-            for (int r = 0; r < ROWS; ++r) s.raw[r][threadIdx.x] = heads.template load<VEC>(index_of_row(r), n);
+            for (int r = 0; r < CHUNKS; ++r) {
+                const int q = first + r * 32;
+                s.raw[q + q / 32] = heads.template load<VEC>(start + q * VEC, n);
+            }
         }
         heads.prepare(tile, start, s.heads);
-        scan_detail::wait_staged();  // each thread reads back only what it staged
+        scan_detail::wait_staged();
+        __syncthreads();  // threads read chunks other threads staged
     }
 
-    /** Row r's keys: WORST outside [0, n). */
-    __device__ __forceinline__ void row_keys(int r, const Storage& s, Key (&key)[VEC]) const {
+    /** This thread's chunk c: its keys (WORST outside [0, n)) and head bits (element 0 always starts a segment). */
+    __device__ __forceinline__ unsigned chunk(int c, const Storage& s, Key (&key)[VEC]) const {
+        const int q = (int)threadIdx.x * CHUNKS + c;
+        const long long index = start + q * VEC;
         T x[VEC];
-        scan_detail::read_chunk<VEC>(s.stage + offset + r * S::ROW_ITEMS, x);
-        arg_scan_detail::chunk_keys<O>(x, index_of_row(r), n, key);
-    }
-
-    /** Row r's head bits: element 0 always starts a segment. */
-    __device__ __forceinline__ unsigned row_bits(int r, const Storage& s) const {
-        const long long index = index_of_row(r);
-        const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : r][threadIdx.x];
-        unsigned bits = heads.template bits<VEC>(raw, offset + r * S::ROW_ITEMS, s.heads);
+        scan_detail::read_chunk<VEC>(s.stage + slot(q) * VEC, x);
+        arg_scan_detail::chunk_keys<O>(x, index, n, key);
+        const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : q + q / 32];
+        unsigned bits = heads.template bits<VEC>(raw, q * VEC, s.heads);
         if (index <= 0 && index + VEC > 0) bits |= 1u << (int)(-index);
         return bits;
+    }
+
+    /** This thread's run over its items, item by item; positions counted from the tile's position 0. */
+    __device__ __forceinline__ Run thread_run(const Storage& s) const {
+        Run run{O::WORST, 0, -1};
+#pragma unroll 2
+        for (int c = 0; c < CHUNKS; ++c) {
+            Key key[VEC];
+            const unsigned bits = chunk(c, s, key);
+            const int position = ((int)threadIdx.x * CHUNKS + c) * VEC;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if ((bits >> k) & 1u) run = Run{key[k], position + k, position + k};
+                else if (O::beats(key[k], run.key)) run = Run{key[k], position + k, run.head};
+            }
+        }
+        return run;
+    }
+
+    /**
+     * The threads' runs scanned across each warp: returns this lane's inclusive run, and puts each
+     * warp's total in s.warp_total. Ends with a barrier.
+     */
+    __device__ __forceinline__ Run warp_scan(Run mine, Storage& s) const {
+        const Run inclusive = warp_inclusive_scan(mine, RunThen<O, Run>{});
+        if (lane_id() == 31) s.warp_total[threadIdx.x / 32] = inclusive;
+        __syncthreads();
+        return inclusive;
     }
 
     /** carry (in the array) then a run of this tile. */
@@ -127,54 +195,7 @@ struct SegmentedArgTile {
         return O::beats(run.key, carry.key) ? Carry{run.key, start + run.pos, carry.head} : carry;
     }
 
-    /**
-     * Each warp's run over its rows, into s.warp_total, in closed form: its last start (a warp
-     * maximum of positions), the most extreme key from there on (a warp extreme of keys), and that
-     * key's first position there (a warp minimum, looked for only by the lanes that hold the key).
-     * Ends with a barrier.
-     */
-    __device__ __forceinline__ void warp_totals(Storage& s) const {
-        const typename O::Extreme extreme{};
-        int last_start = -1;
-#pragma unroll 1
-        for (int r = 0; r < ROWS; ++r) {
-            const unsigned bits = row_bits(r, s);
-            if (bits != 0u) last_start = offset + r * S::ROW_ITEMS + 31 - __clz(bits);
-        }
-        last_start = warp_reduce(last_start, MaxOfNumbers<int>{});
-        Key mine = O::WORST;
-#pragma unroll 1
-        for (int r = 0; r < ROWS; ++r) {
-            const int position = offset + r * S::ROW_ITEMS;
-            if (position + VEC <= last_start) continue;  // before the warp's last start
-            Key key[VEC];
-            row_keys(r, s, key);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if (position + k >= last_start) mine = extreme(mine, key[k]);
-            }
-        }
-        const Key best = warp_reduce(mine, extreme);
-        int first = 0x7fffffff;
-        if (mine == best) {
-#pragma unroll 1
-            for (int r = ROWS - 1; r >= 0; --r) {
-                const int position = offset + r * S::ROW_ITEMS;
-                if (position + VEC <= last_start) break;
-                Key key[VEC];
-                row_keys(r, s, key);
-#pragma unroll
-                for (int k = VEC - 1; k >= 0; --k) {
-                    if (key[k] == best && position + k >= last_start) first = position + k;
-                }
-            }
-        }
-        first = warp_reduce(first, MinOfNumbers<int>{});
-        if (lane_id() == 0) s.warp_total[threadIdx.x / 32] = Run{best, first, last_start};
-        __syncthreads();
-    }
-
-    /** The tile's run, in the array, with its key "larger is better" (after warp_totals). */
+    /** The tile's run, in the array, with its key "larger is better" (after warp_scan). */
     __device__ __forceinline__ Carry tile_total(const Storage& s) const {
         const RunThen<O, Run> op{};
         Run total = s.warp_total[0];
@@ -183,75 +204,27 @@ struct SegmentedArgTile {
         return {O::larger_is_better(total.key), start + total.pos, total.head >= 0 ? start + total.head : -1};
     }
 
-    /** Writes out[] of the tile from the carry into it, by records (see the top of this file; after warp_totals). */
-    __device__ __forceinline__ void outputs(const Storage& s, Carry carry, long long* out, bool inclusive) const {
-        using Store = scan_detail::RowStore<VEC, long long>;
-        const typename O::Extreme extreme{};
+    /**
+     * Writes out[] of this thread's items, from the carry into the tile and this lane's inclusive
+     * run (after warp_scan): the carry passes the warps and lanes before, then the items one by one.
+     */
+    __device__ __forceinline__ void outputs(const Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
         const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
-        const unsigned lanes_before = (1u << lane) - 1u;
         for (int w = 0; w < warp; ++w) carry = then(carry, s.warp_total[w]);
+        const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
+        if (lane > 0) carry = then(carry, left);
+        Key running = carry.key;
+        long long current = carry.pos, head = carry.head;
+        long long o[4];
 #pragma unroll 1
-        for (int r = 0; r < ROWS; ++r) {
-            Key key[VEC];
-            row_keys(r, s, key);
-            const unsigned bits = row_bits(r, s);
-            const long long index = index_of_row(r), row_index = index - lane * VEC;
-            // The chunk's tail: its items from its last start on (all of them without one).
-            const int tail_first = bits != 0u ? 31 - __clz(bits) : 0;
-            Key tail = O::WORST;
+        for (int c = 0; c < CHUNKS; c += CHUNKS_PER_SECTOR) {
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if (k >= tail_first) tail = extreme(tail, key[k]);
-            }
-            // upto: the extreme of the tails from the last lane at or before this one holding a
-            // start (from the carry if none): a warp scan that skips lanes before that one.
-            const unsigned starts = __ballot_sync(0xffffffffu, bits != 0u);
-            const int scan_from = max(31 - __clz(starts & (lanes_before | (1u << lane))), 0);
-            Key upto = lane == 0 && bits == 0u ? extreme(carry.key, tail) : tail;
+            for (int part = 0; part < CHUNKS_PER_SECTOR; ++part) {
+                Key key[VEC];
+                const unsigned bits = chunk(c + part, s, key);
+                const long long index = start + ((long long)threadIdx.x * CHUNKS + c + part) * VEC;
 #pragma unroll
-            for (int delta = 1; delta < 32; delta <<= 1) {
-                const Key left = __shfl_up_sync(0xffffffffu, upto, delta);
-                if (lane - delta >= scan_from) upto = extreme(upto, left);
-            }
-            const Key left_upto = __shfl_up_sync(0xffffffffu, upto, 1);
-            const Key before = lane == 0 ? carry.key : left_upto;  // the extreme since the start before the chunk
-            // The chunk's last record, in the row (-1: none): a start is one, so with a start it is
-            // the first position of the tail's extreme there (or the start, past n); without one,
-            // that of the chunk's extreme if it beats everything before.
-            int record = -1;
-            if (bits != 0u || O::beats(tail, before)) {
-                record = tail_first;
-#pragma unroll
-                for (int k = VEC - 1; k >= 0; --k) {
-                    if (k >= tail_first && key[k] == tail && index + k < n) record = k;
-                }
-                record += lane * VEC;
-            }
-            const int record_upto = arg_scan_detail::warp_inclusive_extreme(record, MaxOfNumbers<int>{});
-            const int left_record = __shfl_up_sync(0xffffffffu, record_upto, 1);  // every lane shuffles
-            const int record_before = lane == 0 ? -1 : left_record;
-            const int row_record = __shfl_sync(0xffffffffu, record_upto, 31);
-            // The last start before the chunk, and the row's last, from the lanes holding them.
-            const int start = bits != 0u ? lane * VEC + tail_first : -1;
-            const unsigned starts_before = starts & lanes_before;
-            const int start_before = __shfl_sync(0xffffffffu, start, max(31 - __clz(starts_before), 0));
-            const int row_start = __shfl_sync(0xffffffffu, start, max(31 - __clz(starts), 0));
-            const Key row_best = __shfl_sync(0xffffffffu, upto, 31);
-            Key running = before;
-            long long current = record_before >= 0 ? row_index + record_before : carry.pos;
-            long long head = starts_before != 0u ? row_index + start_before : carry.head;
-            if (row_record >= 0) {  // the row holds a record (every start is one): the carry moves to its last
-                carry.key = row_best;
-                carry.pos = row_index + row_record;
-                if (starts != 0u) carry.head = row_index + row_start;
-            }
-            Store store(out, index, n);
-#pragma unroll
-            for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
-                long long o[Store::PIECE];
-#pragma unroll
-                for (int j = 0; j < Store::PIECE; ++j) {
-                    const int k = piece * Store::PIECE + j;
+                for (int k = 0; k < VEC; ++k) {
                     const bool starts_here = (bits >> k) & 1u;
                     const long long before_item = starts_here ? -1 : current - head;
                     if (starts_here) {
@@ -261,9 +234,10 @@ struct SegmentedArgTile {
                         running = key[k];
                         current = index + k;
                     }
-                    o[j] = inclusive ? current - head : before_item;
+                    const int at = (part * VEC + k) % 4;
+                    o[at] = is_inclusive ? current - head : before_item;
+                    if (at == 3) segmented_arg_scan_detail::store_sector_pairs(out, index + k - 3, n, ITEMS, o);
                 }
-                store.put(piece, o);  // every lane: RowStore shuffles
             }
         }
     }
@@ -278,7 +252,7 @@ __device__ __forceinline__ void segmented_arg_scan_tile_totals(const T* in, long
     arg_scan_detail::check_tiles(in, n, tiles);
     Tile t(in, n, heads, blockIdx.x);
     t.load(s);
-    t.warp_totals(s);
+    t.warp_scan(t.thread_run(s), s);
     if (threadIdx.x == 0) totals[blockIdx.x] = t.tile_total(s);
 }
 
@@ -304,8 +278,8 @@ __device__ __forceinline__ void segmented_arg_scan_outputs(const T* in, long lon
         carry = {O::larger_is_better(prefix.key), prefix.pos, prefix.head};  // larger_is_better is its own inverse
     }
     t.load(s);
-    t.warp_totals(s);
-    t.outputs(s, carry, out, inclusive);
+    const auto inclusive_run = t.warp_scan(t.thread_run(s), s);
+    t.outputs(s, carry, inclusive_run, out, inclusive);
 }
 
 }  // namespace primer
