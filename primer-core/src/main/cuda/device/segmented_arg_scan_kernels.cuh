@@ -16,7 +16,7 @@
 // once per tile instead of once per row of chunks. The tile is staged in shared memory as loaded
 // (striped, coalesced) but in a swizzled order, so that both the striped writes and the blocked
 // reads are free of bank conflicts; a thread's outputs leave in whole 32-byte sectors, traded in
-// halves with the neighbouring lane (store_sector_pairs). Rows of chunks with a warp scan of whole
+// halves with the neighbouring lane (SectorPairStore). Rows of chunks with a warp scan of whole
 // runs per row, as the plain scan's outputs go, took 121 instructions an element and ran at 27-39%
 // of the copy (bench/results 2026-11-23-nvidia-h200.md; ncu in 2026-11-24-nvidia-h200-suite.md).
 //
@@ -62,29 +62,44 @@ template <typename Key> struct TileRunThen : RunThen<LargerKeyWins<Key>, ArgRun<
 namespace segmented_arg_scan_detail {
 
 /**
- * Lanes 2m and 2m+1 each store four int64 at out + index (a 32-byte sector where out + index is
- * 32-byte aligned), the odd lane's lying `partner` elements after the even lane's. Each trades a
- * half with its partner (one 16-byte shuffle), so that each instruction writes whole sectors: two
- * 16-byte stores a lane at a stride would write half of every sector they touch (62% of the copy's
- * bandwidth against 96.5%, scan/tile_io.cuh's RowStore). Every lane of the warp calls.
+ * A thread's ITEMS consecutive int64 outputs from out + first, stored a 32-byte sector (four) at a
+ * time by lane pairs: lanes 2m and 2m+1 trade halves (one 16-byte shuffle), so that each of the two
+ * stores writes whole sectors, the even lane's and then the odd lane's. Two 16-byte stores a lane
+ * at a stride would write half of every sector they touch (62% of the copy's bandwidth against
+ * 96.5%; scan/tile_io.cuh's RowStore). A pair not wholly inside [0, n) and 16-byte aligned stores
+ * element by element. Every lane of the warp calls put() for the same sectors in turn.
  */
-__device__ __forceinline__ void store_sector_pairs(long long* out, long long index, long long n, long long partner,
-                                                   const long long (&v)[4]) {
-    const bool odd = lane_id() & 1u;
-    uint4 half[2];
-    __builtin_memcpy(half, v, 32);
-    const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
-    const bool full = index >= 0 && index + 4 <= n && (reinterpret_cast<unsigned long long>(out + index) & 15) == 0;
-    const bool partner_full = __shfl_xor_sync(0xffffffffu, full, 1);  // every lane shuffles
-    if (full && partner_full) {
-        uint4* even = reinterpret_cast<uint4*>(out + (odd ? index - partner : index));
-        uint4* odd_sector = reinterpret_cast<uint4*>(out + (odd ? index : index + partner));
-        __stcs(odd ? even + 1 : even, odd ? received : half[0]);
-        __stcs(odd ? odd_sector + 1 : odd_sector, odd ? half[1] : received);
-    } else {
-        scan_detail::store_chunk<4>(out, index, n, v);
+template <int ITEMS>
+struct SectorPairStore {
+    long long* out;
+    long long first, n;
+    bool odd, whole;
+    uint4* low;   // where this lane's first store of sector 0 goes
+    uint4* high;  // where its second goes
+
+    __device__ __forceinline__ SectorPairStore(long long* out_, long long first_, long long n_) : out(out_), first(first_), n(n_) {
+        odd = lane_id() & 1u;
+        const bool mine = first >= 0 && first + ITEMS <= n && (reinterpret_cast<unsigned long long>(out + first) & 15) == 0;
+        whole = __shfl_xor_sync(0xffffffffu, mine, 1) && mine;  // every lane shuffles
+        uint4* even = reinterpret_cast<uint4*>(out + (odd ? first - ITEMS : first));
+        uint4* odd_items = reinterpret_cast<uint4*>(out + (odd ? first : first + ITEMS));
+        low = odd ? even + 1 : even;
+        high = odd ? odd_items + 1 : odd_items;
     }
-}
+
+    /** Items 4g .. 4g+3 of this lane's. */
+    __device__ __forceinline__ void put(int g, const long long (&v)[4]) const {
+        uint4 half[2];
+        __builtin_memcpy(half, v, 32);
+        const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
+        if (whole) {
+            __stcs(low + 2 * g, odd ? received : half[0]);    // the even lane's sector
+            __stcs(high + 2 * g, odd ? half[1] : received);   // the odd lane's sector
+        } else {
+            scan_detail::store_chunk<4>(out, first + 4 * g, n, v);
+        }
+    }
+};
 
 }  // namespace segmented_arg_scan_detail
 
@@ -117,9 +132,12 @@ struct SegmentedArgTile {
     long long n;
     Heads heads;
     long long tile, start;  // start: element index of the tile's position 0
+    unsigned zero_bit;      // element 0's head bit in this thread's chunk 0 (it always starts a segment), or 0
 
     __device__ __forceinline__ SegmentedArgTile(const T* in_, long long n_, Heads heads_, long long tile_)
-        : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {}
+        : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {
+        zero_bit = start <= 0 && threadIdx.x == 0 ? 1u << (int)(-start) : 0u;
+    }
 
     /**
      * Where chunk q (thread q / 8's chunk q % 8) lies in the stage, in chunks: a thread's eight in
@@ -148,27 +166,48 @@ struct SegmentedArgTile {
         __syncthreads();  // threads read chunks other threads staged
     }
 
-    /** This thread's chunk c: its keys (WORST outside [0, n)) and head bits (element 0 always starts a segment). */
+    /** This thread's chunk c: its keys (WORST outside [0, n)) and head bits. */
     __device__ __forceinline__ unsigned chunk(int c, const Storage& s, Key (&key)[VEC]) const {
         const int q = (int)threadIdx.x * CHUNKS + c;
-        const long long index = start + q * VEC;
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + slot(q) * VEC, x);
-        arg_scan_detail::chunk_keys<O>(x, index, n, key);
+        arg_scan_detail::chunk_keys<O>(x, start + q * VEC, n, key);
+        return head_bits(c, s);
+    }
+
+    /** This thread's chunk c's head bits. */
+    __device__ __forceinline__ unsigned head_bits(int c, const Storage& s) const {
+        const int q = (int)threadIdx.x * CHUNKS + c;
         const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : q + q / 32];
-        unsigned bits = heads.template bits<VEC>(raw, q * VEC, s.heads);
-        if (index <= 0 && index + VEC > 0) bits |= 1u << (int)(-index);
-        return bits;
+        return heads.template bits<VEC>(raw, q * VEC, s.heads) | (c == 0 ? zero_bit : 0u);
+    }
+
+    /**
+     * Keys the size of the elements replace them in the stage (thread_run), so that the outputs'
+     * second pass reads them as they are; int8's keys are ints, and are made again.
+     */
+    static constexpr bool KEYS_IN_STAGE = sizeof(Key) == sizeof(T);
+
+    /** Chunk c's keys and head bits in the second pass. */
+    __device__ __forceinline__ unsigned chunk_again(int c, const Storage& s, Key (&key)[VEC]) const {
+        if constexpr (KEYS_IN_STAGE) {
+            const int q = (int)threadIdx.x * CHUNKS + c;
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const Key*>(s.stage) + slot(q) * VEC, key);
+            return head_bits(c, s);
+        } else {
+            return chunk(c, s, key);
+        }
     }
 
     /** This thread's run over its items, item by item; positions counted from the tile's position 0. */
-    __device__ __forceinline__ Run thread_run(const Storage& s) const {
+    __device__ __forceinline__ Run thread_run(Storage& s) const {
         Run run{O::WORST, 0, -1};
 #pragma unroll 2
         for (int c = 0; c < CHUNKS; ++c) {
             Key key[VEC];
             const unsigned bits = chunk(c, s, key);
-            const int position = ((int)threadIdx.x * CHUNKS + c) * VEC;
+            const int q = (int)threadIdx.x * CHUNKS + c, position = q * VEC;
+            if constexpr (KEYS_IN_STAGE) __builtin_memcpy(reinterpret_cast<Key*>(s.stage) + slot(q) * VEC, key, 16);
 #pragma unroll
             for (int k = 0; k < VEC; ++k) {
                 if ((bits >> k) & 1u) run = Run{key[k], position + k, position + k};
@@ -207,6 +246,8 @@ struct SegmentedArgTile {
     /**
      * Writes out[] of this thread's items, from the carry into the tile and this lane's inclusive
      * run (after warp_scan): the carry passes the warps and lanes before, then the items one by one.
+     * out[i] = current - head is kept as it is, d, beside h = start - head: a start at tile position
+     * p sets h = -p and d = 0, a record there d = p + h; one 64-bit add an item at most.
      */
     __device__ __forceinline__ void outputs(const Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
         const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
@@ -214,29 +255,31 @@ struct SegmentedArgTile {
         const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
         if (lane > 0) carry = then(carry, left);
         Key running = carry.key;
-        long long current = carry.pos, head = carry.head;
+        long long d = carry.pos - carry.head, h = start - carry.head;
+        const int first = (int)threadIdx.x * ITEMS;
+        const segmented_arg_scan_detail::SectorPairStore<ITEMS> store(out, start + first, n);
         long long o[4];
 #pragma unroll 1
         for (int c = 0; c < CHUNKS; c += CHUNKS_PER_SECTOR) {
 #pragma unroll
             for (int part = 0; part < CHUNKS_PER_SECTOR; ++part) {
                 Key key[VEC];
-                const unsigned bits = chunk(c + part, s, key);
-                const long long index = start + ((long long)threadIdx.x * CHUNKS + c + part) * VEC;
+                const unsigned bits = chunk_again(c + part, s, key);
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
+                    const int at = (c + part) * VEC + k;  // in the thread's items
                     const bool starts_here = (bits >> k) & 1u;
-                    const long long before_item = starts_here ? -1 : current - head;
+                    const long long before_item = starts_here ? -1 : d;
                     if (starts_here) {
                         running = key[k];
-                        current = head = index + k;
+                        h = -(long long)(first + at);
+                        d = 0;
                     } else if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
                         running = key[k];
-                        current = index + k;
+                        d = h + (first + at);
                     }
-                    const int at = (part * VEC + k) % 4;
-                    o[at] = is_inclusive ? current - head : before_item;
-                    if (at == 3) segmented_arg_scan_detail::store_sector_pairs(out, index + k - 3, n, ITEMS, o);
+                    o[(part * VEC + k) % 4] = is_inclusive ? d : before_item;
+                    if ((part * VEC + k) % 4 == 3) store.put(at / 4, o);
                 }
             }
         }
