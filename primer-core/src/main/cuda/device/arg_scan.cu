@@ -14,17 +14,17 @@
 //
 // n >= 1; in aligned to its element size, out to 8 bytes, the two disjoint. KeyIndex<Key> (a key
 // and an index) is 16 bytes for both key widths.
-#include "arg_scan_kernels.cuh"
+#include "segmented_arg_scan_kernels.cuh"  // the plain scan is the segmented one over one segment
 
 #define PRIMER_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                                  \
     extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::TOTALS_BLOCKS_PER_SM)          \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)          \
         argscan_totals_##OP_NAME##_##SUFFIX(const T* in, long long n, long long tiles,                              \
                                             primer::KeyIndex<primer::ArgScanKeyOf<T>>* totals) {                    \
         primer::arg_scan_tile_totals<T, MAX>(in, n, tiles, totals);                                                 \
     }                                                                                                               \
     extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::OUTPUTS_BLOCKS_PER_SM)         \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)         \
         argscan_outputs_##OP_NAME##_##SUFFIX(const T* in, const primer::KeyIndex<primer::ArgScanKeyOf<T>>* prefixes,  \
                                              long long* out, long long n, long long tiles, int inclusive) {         \
         primer::arg_scan_outputs<T, MAX>(in, prefixes, out, n, tiles, inclusive != 0);                              \

@@ -2,41 +2,32 @@
 // counting as the extreme and -0.0 below 0.0 (Java's order, as argMin/argMax; torch.cummin and
 // torch.cummax return these indices beside the values).
 //
-// KEYS AND RECORDS. Each element becomes a signed integer key in Java's order (ArgScanKey; every NaN
-// one key, the extreme). The running extreme changes only at a record, an item strictly more extreme
-// than every item before it, and out[i] is the index of the last record at or before i. So the
-// kernels reduce and scan keys alone (one max or min instruction an item for 32-bit keys) and look
-// for positions only where a key wins: the first position of a known extreme, or the last record
-// before a chunk, by a warp scan of positions (which only rise). Everything is exact, so the results
-// are the same on every run.
-// Measured on an H200 (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md, steps 45 and
-// 46): combining (key, 64-bit index) pairs at every item, as a reduce's ArgMax does, took float32
-// 1.615 ms, int32 1.454, float64 3.156 (48%, 53%, 33% of the copy, counting input + 8 bytes out per
-// element); (key, 32-bit rank) pairs packed in 64 bits, 1.637 / 1.377 / 3.673 ms. ncu: both bound by
-// the integer pipe (86% busy in the outputs kernel, DRAM 44%), not by memory.
+// This file holds what the plain and the segmented scans share: keys (ArgScanKey: each element as a
+// signed integer in Java's order, every NaN one key, the extreme), the order searched, the tiles'
+// shape, and the tile prefixes. Both scans run the same tile code (segmented_arg_scan_kernels.cuh):
+// the plain scan is the segmented one over a single segment that starts at element 0, and its
+// totals and prefixes keep (key, index) alone, the start being known. Everything is exact, so the
+// results are the same on every run.
 //
 // SCAN THEN PROPAGATE, three launches and no look-back:
-//   tile totals:   a block per tile reduces its keys to the extreme; the threads that hold it look
-//                  for its first position;
+//   tile totals:   a block per tile combines its elements to the tile's extreme and first index;
 //   tile prefixes: one block turns the totals, in place, into each tile's exclusive prefix (keys
 //                  kept as "larger is better", so one kernel per key width serves argmin and argmax);
 //   outputs:       a block per tile, in REVERSE tile order (the totals kernel read the input's tail
-//                  last, so some of it is still in L2), stages its input in shared memory. Each warp
-//                  finds its extreme and first position as the totals do; after one barrier a warp's
-//                  carry is the tile's prefix and the warps before it. The warp then takes its rows
-//                  in order (two warp scans a row: keys, then positions) and stores every running
-//                  index, a whole 32-byte sector per store where it can (RowStore, scan/tile_io.cuh).
+//                  last, so some of it is still in L2), from the tile's prefix.
 // Why not the single-pass scan of scan_kernels.cuh: its status words carry values of 4 or 8 bytes,
 // and a tile's (key, index) takes 16. This form reads the input twice and writes 8 bytes per
 // element: 16 bytes of traffic per float32 element where a single pass would move 12, 24 against
 // 16 for float64.
+// Measured on an H200 (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md): keys and
+// records in rows of chunks striped across each warp (two warp scans a row) took float32 1.491 ms,
+// int32 1.231, float64 3.018; before that, (key, 64-bit index) pairs combined at every item, as a
+// reduce's ArgMax does, 1.615 / 1.454 / 3.156. ncu: both bound by the integer pipe, not by memory.
 // Tiles lie on 16-byte boundaries of the input, as in the device scan: tile 0 starts scan_shift(in)
 // elements before in[0], so every whole chunk is one aligned 16-byte load.
 #pragma once
 #include "../ops.cuh"
-#include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
-#include "../warp/warp_reduce.cuh"
 #include "../warp/warp_scan.cuh"
 #include "scan/tile_io.cuh"
 
@@ -45,7 +36,7 @@ namespace primer {
 /** Launch shape; GpuArgScan.java mirrors it (the kernels trap when the tile count disagrees). */
 struct ArgScanPolicy {
     static constexpr int BLOCK_THREADS = 256;        // tile kernels
-    static constexpr int ROWS = 8;                   // 16-byte chunks per thread per tile
+    static constexpr int CHUNKS = 8;                 // 16-byte chunks per thread per tile, consecutive
     static constexpr int PREFIX_THREADS = 1024;      // the one block of the prefix kernel
     static constexpr int PREFIX_ITEMS = 4;           // tile totals per thread per round
     static constexpr int PREFETCH_TILES_AHEAD = 128; // outputs kernel: 4 MB ahead (../scan_kernels.cuh)
@@ -53,14 +44,12 @@ struct ArgScanPolicy {
 
 template <typename T>
 struct ArgScanShape {
-    static constexpr int VEC = 16 / (int)sizeof(T);  // items per chunk
-    static constexpr int ROW_ITEMS = 32 * VEC;
-    static constexpr int WARP_ITEMS = ROW_ITEMS * ArgScanPolicy::ROWS;
-    static constexpr int TILE_ITEMS = WARP_ITEMS * (ArgScanPolicy::BLOCK_THREADS / 32);
-    // Register budgets (__launch_bounds__): as many blocks per SM as fit without spilling. The
-    // outputs kernel's 32 KB stage allows 6; int8's sixteen keys a chunk need more registers.
-    static constexpr int TOTALS_BLOCKS_PER_SM = sizeof(T) == 1 ? 2 : 3;
-    static constexpr int OUTPUTS_BLOCKS_PER_SM = sizeof(T) == 1 ? 4 : 6;
+    static constexpr int VEC = 16 / (int)sizeof(T);              // items per chunk
+    static constexpr int ITEMS = ArgScanPolicy::CHUNKS * VEC;    // per thread, consecutive
+    static constexpr int TILE_ITEMS = ArgScanPolicy::BLOCK_THREADS * ITEMS;
+    // Register budget (__launch_bounds__): as many blocks per SM as compile without spilling
+    // (scripts/build-kernels.sh refuses spills); int8's sixteen keys a chunk need more registers.
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
 };
 
 /**
@@ -142,13 +131,6 @@ __device__ __forceinline__ void check_tiles(const T* in, long long n, long long 
     }
 }
 
-/** Where this thread's row-0 chunk lies within a tile (block_scan.cuh's arrangement of rows). */
-template <typename T>
-__device__ __forceinline__ int thread_offset() {
-    using S = ArgScanShape<T>;
-    return (int)(threadIdx.x / 32) * S::WARP_ITEMS + (int)(threadIdx.x % 32) * S::VEC;
-}
-
 /** Element index of a tile's position 0 (negative for tile 0 when the input is not 16-byte aligned). */
 template <typename T>
 __device__ __forceinline__ long long tile_start(const T* in, long long tile) {
@@ -163,100 +145,13 @@ __device__ __forceinline__ void chunk_keys(const T (&x)[VEC], long long index, l
     for (int k = 0; k < VEC; ++k) key[k] = whole || (index + k >= 0 && index + k < n) ? O::key(x[k]) : O::WORST;
 }
 
-/** acc and the keys, reduced to the most extreme. */
-template <typename O, int VEC>
-__device__ __forceinline__ typename O::Key extreme_of(typename O::Key acc, const typename O::Key (&key)[VEC]) {
-    const typename O::Extreme op{};
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) acc = op(acc, key[k]);
-    return acc;
-}
-
-/** The first k whose key equals `wanted` and whose item lies in [0, n), or VEC. */
-template <typename O, int VEC>
-__device__ __forceinline__ int first_equal(const typename O::Key (&key)[VEC], typename O::Key wanted, long long index, long long n) {
-    int first = VEC;
-#pragma unroll
-    for (int k = VEC - 1; k >= 0; --k) {
-        if (key[k] == wanted && index + k >= 0 && index + k < n) first = k;
-    }
-    return first;
-}
-
-/** Lane l gets op(value_0, ..., value_l): op is a maximum or a minimum, so no lane needs to sit a step out. */
-template <typename V, typename Op>
-__device__ __forceinline__ V warp_inclusive_extreme(V value, Op op) {
-#pragma unroll
-    for (int delta = 1; delta < 32; delta <<= 1) value = op(value, __shfl_up_sync(0xffffffffu, value, delta));
-    return value;
-}
-
-/** A chunk from global memory: one 16-byte load when whole, else its items in [0, n) (zeros elsewhere, never folded). */
-template <int VEC, typename T>
-__device__ __forceinline__ void load_chunk(const T* in, long long index, long long n, T (&x)[VEC]) {
-    if (index >= 0 && index + VEC <= n) {
-        const uint4 raw = __ldg(reinterpret_cast<const uint4*>(in + index));
-        __builtin_memcpy(x, &raw, 16);
-    } else {
-#pragma unroll
-        for (int k = 0; k < VEC; ++k) x[k] = (index + k >= 0 && index + k < n) ? in[index + k] : T(0);
-    }
-}
-
 }  // namespace arg_scan_detail
-
-/**
- * Tile totals: totals[tile] = (the tile's most extreme key, larger_is_better; its first index). The
- * block reduces keys alone (one instruction an item for 32-bit keys); only threads that hold the
- * extreme look again for its first position.
- */
-template <typename T, bool MAX>
-__device__ __forceinline__ void arg_scan_tile_totals(const T* in, long long n, long long tiles, KeyIndex<ArgScanKeyOf<T>>* totals) {
-    using S = ArgScanShape<T>;
-    using O = ArgScanOrder<T, MAX>;
-    using Key = typename O::Key;
-    constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC, WARPS = ArgScanPolicy::BLOCK_THREADS / 32;
-    __shared__ Key warp_extreme[WARPS];
-    arg_scan_detail::check_tiles(in, n, tiles);
-    const long long start = arg_scan_detail::tile_start(in, blockIdx.x);
-    const int offset = arg_scan_detail::thread_offset<T>();
-    const auto index_of_row = [&](int r) { return start + offset + r * S::ROW_ITEMS; };
-    T x[ROWS][VEC];
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) arg_scan_detail::load_chunk<VEC>(in, index_of_row(r), n, x[r]);
-    Key mine = O::WORST;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        Key key[VEC];
-        arg_scan_detail::chunk_keys<O>(x[r], index_of_row(r), n, key);
-        mine = arg_scan_detail::extreme_of<O>(mine, key);
-    }
-    const Key warp_best = warp_reduce(mine, typename O::Extreme{});
-    if (lane_id() == 0) warp_extreme[threadIdx.x / 32] = warp_best;
-    __syncthreads();
-    Key best = warp_extreme[0];
-#pragma unroll
-    for (int w = 1; w < WARPS; ++w) best = typename O::Extreme{}(best, warp_extreme[w]);
-    int first = 0x7fffffff;  // tile position of this thread's first `best`
-    if (mine == best) {
-#pragma unroll
-        for (int r = ROWS - 1; r >= 0; --r) {
-            Key key[VEC];
-            arg_scan_detail::chunk_keys<O>(x[r], index_of_row(r), n, key);
-            const int k = arg_scan_detail::first_equal<O>(key, best, index_of_row(r), n);
-            if (k < VEC) first = offset + r * S::ROW_ITEMS + k;
-        }
-    }
-    first = block_reduce<ArgScanPolicy::BLOCK_THREADS>(first, MinOfNumbers<int>{});
-    // Every tile holds an item of [0, n), so `first` is one of them.
-    if (threadIdx.x == 0) totals[blockIdx.x] = {O::larger_is_better(best), start + first};
-}
 
 /**
  * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] under Op (the
  * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS,
  * PREFIX_ITEMS consecutive totals per thread per round. V = KeyIndex<Key> and FirstOfLargestKey for
- * the plain scan; the segmented scan's runs (segmented_arg_scan_kernels.cuh) use it too.
+ * the plain scan, ArgRun and TileRunThen for the segmented scan (segmented_arg_scan_kernels.cuh).
  */
 template <typename V, typename Op>
 __device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tiles) {
@@ -275,134 +170,6 @@ __device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tile
             if (first + k < tiles) totals[first + k] = items[k];
         }
         carry = op(carry, round_total);
-    }
-}
-
-/**
- * Outputs: every element of the tile gets the index of the first extreme of in[0 .. i] (inclusive),
- * or of in[0 .. i-1] (exclusive; -1 for element 0). See the top of this file.
- */
-template <typename T, bool MAX>
-__device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<ArgScanKeyOf<T>>* prefixes, long long* out,
-                                                 long long n, long long tiles, bool inclusive) {
-    using S = ArgScanShape<T>;
-    using O = ArgScanOrder<T, MAX>;
-    using Key = typename O::Key;
-    constexpr int ROWS = ArgScanPolicy::ROWS, VEC = S::VEC, WARPS = ArgScanPolicy::BLOCK_THREADS / 32;
-    using Store = scan_detail::RowStore<VEC, long long>;
-    __shared__ struct {
-        alignas(16) T stage[S::TILE_ITEMS];
-        Key warp_extreme[WARPS];
-        int warp_first[WARPS];  // tile position of the warp's first extreme
-    } s;
-    const typename O::Extreme extreme{};
-    arg_scan_detail::check_tiles(in, n, tiles);
-    const long long tile = tiles - 1 - blockIdx.x;  // REVERSE tile order
-    const long long ahead = tile - ArgScanPolicy::PREFETCH_TILES_AHEAD;
-    if (threadIdx.x == 0 && ahead >= 1) scan_detail::prefetch_tile_l2<S::TILE_ITEMS>(in, ahead, tiles, n, scan_shift(in));
-    const long long start = arg_scan_detail::tile_start(in, tile);
-    const int offset = arg_scan_detail::thread_offset<T>();
-    const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
-    const auto index_of_row = [&](int r) { return start + offset + r * S::ROW_ITEMS; };
-    const auto keys_of_row = [&](int r, Key (&key)[VEC]) {
-        T x[VEC];
-        scan_detail::read_chunk<VEC>(s.stage + offset + r * S::ROW_ITEMS, x);
-        arg_scan_detail::chunk_keys<O>(x, index_of_row(r), n, key);
-    };
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, index_of_row(r), n, s.stage + offset + r * S::ROW_ITEMS);
-    // The carry into the tile: its prefix, or for tile 0 the element in[0] itself (combining an
-    // element with itself changes nothing), so that a carry is always a real element.
-    Key carry;
-    long long carry_index;
-    if (tile == 0) {
-        carry = O::key(in[0]);
-        carry_index = 0;
-    } else {
-        const KeyIndex<Key> prefix = prefixes[tile];
-        carry = O::larger_is_better(prefix.key);
-        carry_index = prefix.index;
-    }
-    scan_detail::wait_staged();  // each thread reads back only what it staged
-
-    // Each warp's extreme and its first position, for the warps after it.
-    Key mine = O::WORST;
-#pragma unroll 2  // fully unrolled, float32 spilled within 6 blocks' registers
-    for (int r = 0; r < ROWS; ++r) {
-        Key key[VEC];
-        keys_of_row(r, key);
-        mine = arg_scan_detail::extreme_of<O>(mine, key);
-    }
-    const Key warp_best = warp_reduce(mine, extreme);
-    int first = 0x7fffffff;
-    if (mine == warp_best) {
-#pragma unroll 1
-        for (int r = ROWS - 1; r >= 0; --r) {
-            Key key[VEC];
-            keys_of_row(r, key);
-            const int k = arg_scan_detail::first_equal<O>(key, warp_best, index_of_row(r), n);
-            if (k < VEC) first = offset + r * S::ROW_ITEMS + k;
-        }
-    }
-    first = warp_reduce(first, MinOfNumbers<int>{});
-    if (lane == 0) {
-        s.warp_extreme[warp] = warp_best;
-        s.warp_first[warp] = first;
-    }
-    __syncthreads();
-    for (int w = 0; w < warp; ++w) {
-        if (O::beats(s.warp_extreme[w], carry)) {  // strictly: of equal keys the earlier one stays
-            carry = s.warp_extreme[w];
-            carry_index = start + s.warp_first[w];
-        }
-    }
-
-    // The warp's rows in order. The running extreme only changes at a "record", an item strictly
-    // more extreme than everything before it, and out[i] is the index of the last record up to i.
-    // Per row: a warp scan of the chunks' extremes gives each chunk the extreme before it; a chunk
-    // whose extreme beats that holds records, the last of them at its extreme's first position;
-    // a second warp scan (positions only rise) gives each chunk the last record before it.
-    // One row at a time: unrolled, the rows' keys overlap and spill within 6 blocks' registers.
-#pragma unroll 1
-    for (int r = 0; r < ROWS; ++r) {
-        Key key[VEC];
-        keys_of_row(r, key);
-        const long long index = index_of_row(r), row_index = index - lane * VEC;
-        const Key chunk_best = arg_scan_detail::extreme_of<O>(O::WORST, key);
-        const Key upto = arg_scan_detail::warp_inclusive_extreme(chunk_best, extreme);
-        const Key before_lanes = __shfl_up_sync(0xffffffffu, upto, 1);
-        const Key before = lane == 0 ? carry : extreme(carry, before_lanes);
-        // The last record of this chunk, as a position in the row (-1: none).
-        const int last_record = O::beats(chunk_best, before)
-                                    ? lane * VEC + arg_scan_detail::first_equal<O>(key, chunk_best, index, n) : -1;
-        const int last_upto = arg_scan_detail::warp_inclusive_extreme(last_record, MaxOfNumbers<int>{});
-        const int last_before_lanes = __shfl_up_sync(0xffffffffu, last_upto, 1);  // every lane shuffles
-        const int last_before = lane == 0 ? -1 : last_before_lanes;
-        const int last_in_row = __shfl_sync(0xffffffffu, last_upto, 31);
-        const Key row_best = __shfl_sync(0xffffffffu, upto, 31);
-        Key running = before;
-        long long current = last_before >= 0 ? row_index + last_before : carry_index;
-        if (last_in_row >= 0) {  // the row holds a record: the carry moves to its last one
-            carry = row_best;
-            carry_index = row_index + last_in_row;
-        }
-        Store store(out, index, n);
-        // A piece at a time (RowStore): int8 would otherwise hold 16 indices (32 registers) at once.
-#pragma unroll
-        for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
-            long long o[Store::PIECE];
-#pragma unroll
-            for (int j = 0; j < Store::PIECE; ++j) {
-                const int k = piece * Store::PIECE + j;
-                const long long before_item = index + k == 0 ? -1 : current;  // element 0: nothing before it
-                if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
-                    running = key[k];
-                    current = index + k;
-                }
-                o[j] = inclusive ? current : before_item;
-            }
-            store.put(piece, o);  // every lane: RowStore shuffles
-        }
     }
 }
 

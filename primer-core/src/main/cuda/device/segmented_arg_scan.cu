@@ -15,9 +15,7 @@
 #include "segmented_arg_scan_kernels.cuh"
 
 namespace {
-// Register budgets: the most blocks per SM that compile without spilling (scripts/build-kernels.sh
-// refuses spills); int8's sixteen keys a chunk need more registers.
-template <typename T> constexpr int segmented_arg_scan_blocks_per_sm() { return sizeof(T) == 1 ? 3 : 5; }
+template <typename T> constexpr int segmented_arg_scan_blocks_per_sm() { return primer::ArgScanShape<T>::BLOCKS_PER_SM; }
 
 template <typename T>
 using ArgOffsetHeads = primer::OffsetHeads<primer::ArgScanShape<T>::TILE_ITEMS, primer::ArgScanPolicy::BLOCK_THREADS>;

@@ -105,21 +105,22 @@ struct SectorPairStore {
 
 /** The work of one tile, shared by the totals and the outputs kernels. */
 template <typename T, bool MAX, typename Heads>
-struct SegmentedArgTile {
+struct ArgScanTile {
     using S = ArgScanShape<T>;
     using O = ArgScanOrder<T, MAX>;
     using Key = typename O::Key;
     using Run = ArgRun<Key, int>;
     using Carry = ArgRun<Key, long long>;
     static constexpr int THREADS = ArgScanPolicy::BLOCK_THREADS, WARPS = THREADS / 32, VEC = S::VEC;
-    static constexpr int CHUNKS = ArgScanPolicy::ROWS;  // per thread, consecutive
+    static constexpr int CHUNKS = ArgScanPolicy::CHUNKS;  // per thread, consecutive
     static constexpr int ITEMS = CHUNKS * VEC;          // per thread, consecutive
     static_assert(CHUNKS == 8, "the stage's swizzle permutes a thread's eight chunks");
     static_assert(ITEMS % 4 == 0, "a thread's outputs are whole 32-byte sectors");
     static constexpr int CHUNKS_PER_SECTOR = VEC < 4 ? 4 / VEC : 1;
     // Raw heads (FlagHeads) of chunk q at q + q / 32: a thread's eight, read one by one, fall in
     // eight different banks across the warp's lanes.
-    static constexpr int RAW_WORDS = Heads::BITS_IN_SHARED ? 1 : THREADS * CHUNKS + THREADS * CHUNKS / 32;
+    static constexpr bool RAW_HEADS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
+    static constexpr int RAW_WORDS = RAW_HEADS ? THREADS * CHUNKS + THREADS * CHUNKS / 32 : 1;
 
     struct Storage {
         alignas(16) T stage[S::TILE_ITEMS];  // chunk q of the tile at slot(q)
@@ -134,7 +135,7 @@ struct SegmentedArgTile {
     long long tile, start;  // start: element index of the tile's position 0
     unsigned zero_bit;      // element 0's head bit in this thread's chunk 0 (it always starts a segment), or 0
 
-    __device__ __forceinline__ SegmentedArgTile(const T* in_, long long n_, Heads heads_, long long tile_)
+    __device__ __forceinline__ ArgScanTile(const T* in_, long long n_, Heads heads_, long long tile_)
         : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {
         zero_bit = start <= 0 && threadIdx.x == 0 ? 1u << (int)(-start) : 0u;
     }
@@ -154,7 +155,7 @@ struct SegmentedArgTile {
             const int q = first + r * 32;
             scan_detail::stage_chunk<VEC>(in, start + q * VEC, n, s.stage + slot(q) * VEC);
         }
-        if constexpr (!Heads::BITS_IN_SHARED) {
+        if constexpr (RAW_HEADS) {
 #pragma unroll
             for (int r = 0; r < CHUNKS; ++r) {
                 const int q = first + r * 32;
@@ -178,7 +179,7 @@ struct SegmentedArgTile {
     /** This thread's chunk c's head bits. */
     __device__ __forceinline__ unsigned head_bits(int c, const Storage& s) const {
         const int q = (int)threadIdx.x * CHUNKS + c;
-        const unsigned raw = Heads::BITS_IN_SHARED ? 0u : s.raw[Heads::BITS_IN_SHARED ? 0 : q + q / 32];
+        const unsigned raw = RAW_HEADS ? s.raw[RAW_HEADS ? q + q / 32 : 0] : 0u;
         return heads.template bits<VEC>(raw, q * VEC, s.heads) | (c == 0 ? zero_bit : 0u);
     }
 
@@ -290,7 +291,7 @@ struct SegmentedArgTile {
 template <typename T, bool MAX, typename Heads>
 __device__ __forceinline__ void segmented_arg_scan_tile_totals(const T* in, long long n, long long tiles, Heads heads,
                                                                ArgRun<ArgScanKeyOf<T>, long long>* totals) {
-    using Tile = SegmentedArgTile<T, MAX, Heads>;
+    using Tile = ArgScanTile<T, MAX, Heads>;
     __shared__ typename Tile::Storage s;
     arg_scan_detail::check_tiles(in, n, tiles);
     Tile t(in, n, heads, blockIdx.x);
@@ -299,12 +300,15 @@ __device__ __forceinline__ void segmented_arg_scan_tile_totals(const T* in, long
     if (threadIdx.x == 0) totals[blockIdx.x] = t.tile_total(s);
 }
 
-/** Outputs, tiles in reverse order as the plain scan's (its L2 reasons hold here too). */
-template <typename T, bool MAX, typename Heads>
-__device__ __forceinline__ void segmented_arg_scan_outputs(const T* in, long long n, long long tiles, Heads heads,
-                                                           const ArgRun<ArgScanKeyOf<T>, long long>* prefixes,
-                                                           long long* out, bool inclusive) {
-    using Tile = SegmentedArgTile<T, MAX, Heads>;
+/**
+ * Outputs of the tiles, in reverse order (the totals kernel read the input's tail last, so some of it
+ * is still in L2), each from the carry into it: carry_into(tile) for tile > 0; tile 0 has nothing
+ * before it, and its first real element starts a segment, which replaces the carry.
+ */
+template <typename T, bool MAX, typename Heads, typename CarryInto>
+__device__ __forceinline__ void arg_scan_tile_outputs(const T* in, long long n, long long tiles, Heads heads,
+                                                      CarryInto carry_into, long long* out, bool inclusive) {
+    using Tile = ArgScanTile<T, MAX, Heads>;
     using O = typename Tile::O;
     __shared__ typename Tile::Storage s;
     arg_scan_detail::check_tiles(in, n, tiles);
@@ -314,15 +318,52 @@ __device__ __forceinline__ void segmented_arg_scan_outputs(const T* in, long lon
         scan_detail::prefetch_tile_l2<ArgScanShape<T>::TILE_ITEMS>(in, ahead, tiles, n, scan_shift(in));
     }
     Tile t(in, n, heads, tile);
-    // Tile 0 has nothing before it: its first real element starts a segment, which replaces the carry.
-    typename Tile::Carry carry{O::WORST, 0, -1};
-    if (tile > 0) {
-        const auto prefix = prefixes[tile];
-        carry = {O::larger_is_better(prefix.key), prefix.pos, prefix.head};  // larger_is_better is its own inverse
-    }
+    const typename Tile::Carry carry = tile > 0 ? carry_into(tile) : typename Tile::Carry{O::WORST, 0, -1};
     t.load(s);
     const auto inclusive_run = t.warp_scan(t.thread_run(s), s);
     t.outputs(s, carry, inclusive_run, out, inclusive);
+}
+
+/** Segmented outputs, from the tile prefixes (keys "larger is better", which is its own inverse). */
+template <typename T, bool MAX, typename Heads>
+__device__ __forceinline__ void segmented_arg_scan_outputs(const T* in, long long n, long long tiles, Heads heads,
+                                                           const ArgRun<ArgScanKeyOf<T>, long long>* prefixes,
+                                                           long long* out, bool inclusive) {
+    using O = ArgScanOrder<T, MAX>;
+    arg_scan_tile_outputs<T, MAX>(in, n, tiles, heads, [&](long long tile) {
+        const auto prefix = prefixes[tile];
+        return ArgRun<ArgScanKeyOf<T>, long long>{O::larger_is_better(prefix.key), prefix.pos, prefix.head};
+    }, out, inclusive);
+}
+
+// The plain running argmin / argmax is the segmented one over a single segment, which element 0
+// starts (ArgScanTile marks it): totals and prefixes keep (key, index), and the start, always 0,
+// need not travel.
+
+/** Plain tile totals: totals[tile] = (the tile's most extreme key, "larger is better"; its first index). */
+template <typename T, bool MAX>
+__device__ __forceinline__ void arg_scan_tile_totals(const T* in, long long n, long long tiles, KeyIndex<ArgScanKeyOf<T>>* totals) {
+    using Tile = ArgScanTile<T, MAX, NoHeads>;
+    __shared__ typename Tile::Storage s;
+    arg_scan_detail::check_tiles(in, n, tiles);
+    Tile t(in, n, NoHeads{}, blockIdx.x);
+    t.load(s);
+    t.warp_scan(t.thread_run(s), s);
+    if (threadIdx.x == 0) {
+        const auto total = t.tile_total(s);
+        totals[blockIdx.x] = {total.key, total.pos};
+    }
+}
+
+/** Plain outputs: out[i] = the index of the first extreme of in[0 .. i] (inclusive), or of in[0 .. i-1] (-1 for i = 0). */
+template <typename T, bool MAX>
+__device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<ArgScanKeyOf<T>>* prefixes, long long* out,
+                                                 long long n, long long tiles, bool inclusive) {
+    using O = ArgScanOrder<T, MAX>;
+    arg_scan_tile_outputs<T, MAX>(in, n, tiles, NoHeads{}, [&](long long tile) {
+        const auto prefix = prefixes[tile];
+        return ArgRun<ArgScanKeyOf<T>, long long>{O::larger_is_better(prefix.key), prefix.index, 0};
+    }, out, inclusive);
 }
 
 }  // namespace primer

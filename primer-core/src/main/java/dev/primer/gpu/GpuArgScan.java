@@ -20,14 +20,14 @@ public final class GpuArgScan {
     private static final String SCRATCH = "arg-scan";
     // ArgScanPolicy in device/arg_scan_kernels.cuh (the kernels trap when the tile count disagrees).
     static final int BLOCK_THREADS = 256;
-    static final int ROWS = 8;
+    static final int CHUNKS = 8;
     static final int PREFIX_THREADS = 1024;
     /** Bytes of a tile's total, {@code KeyIndex<Key>}: a 32- or 64-bit key and a 64-bit index, 16 bytes for every type. */
     static final int TOTAL_BYTES = 16;
 
     /** Elements per tile: 256 threads x 8 chunks of 16 bytes. */
     static int tileItems(DType type) {
-        return BLOCK_THREADS * ROWS * (16 / type.byteSize());
+        return BLOCK_THREADS * CHUNKS * (16 / type.byteSize());
     }
 
     /**
