@@ -209,10 +209,16 @@ struct ArgScanTile {
             const unsigned bits = chunk(c, s, key);
             const int q = (int)threadIdx.x * CHUNKS + c, position = q * VEC;
             if constexpr (KEYS_IN_STAGE) __builtin_memcpy(reinterpret_cast<Key*>(s.stage) + slot(q) * VEC, key, 16);
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if ((bits >> k) & 1u) run = Run{key[k], position + k, position + k};
+            const auto item = [&](int k, bool starts_here) {
+                if (starts_here) run = Run{key[k], position + k, position + k};
                 else if (O::beats(key[k], run.key)) run = Run{key[k], position + k, run.head};
+            };
+            if (bits == 0u) {  // most chunks: no start to test for
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) item(k, false);
+            } else {
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) item(k, (bits >> k) & 1u);
             }
         }
         return run;
@@ -266,10 +272,8 @@ struct ArgScanTile {
             for (int part = 0; part < CHUNKS_PER_SECTOR; ++part) {
                 Key key[VEC];
                 const unsigned bits = chunk_again(c + part, s, key);
-#pragma unroll
-                for (int k = 0; k < VEC; ++k) {
+                const auto item = [&](int k, bool starts_here) {
                     const int at = (c + part) * VEC + k;  // in the thread's items
-                    const bool starts_here = (bits >> k) & 1u;
                     const long long before_item = starts_here ? -1 : d;
                     if (starts_here) {
                         running = key[k];
@@ -281,6 +285,13 @@ struct ArgScanTile {
                     }
                     o[(part * VEC + k) % 4] = is_inclusive ? d : before_item;
                     if ((part * VEC + k) % 4 == 3) store.put(at / 4, o);
+                };
+                if (bits == 0u) {  // most chunks: no start to test for
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) item(k, false);
+                } else {
+#pragma unroll
+                    for (int k = 0; k < VEC; ++k) item(k, (bits >> k) & 1u);
                 }
             }
         }
