@@ -1,6 +1,7 @@
-// Segmented running argmin and argmax: out[i] = the index, counted from the first element s of i's
-// segment, of the first minimum (maximum) of in[s .. i] (inclusive), or of in[s .. i-1] (exclusive;
-// -1 at s). Keys and tiles are the plain scan's (arg_scan_kernels.cuh): Java's order, NaN one key.
+// The tile of the running argmin and argmax, plain and segmented. Segmented: out[i] = the index,
+// counted from the first element s of i's segment, of the first minimum (maximum) of in[s .. i]
+// (inclusive), or of in[s .. i-1] (exclusive; -1 at s). The plain scan is the segmented one over a
+// single segment, which element 0 starts. Keys, order, tiles and prefixes: arg_scan_kernels.cuh.
 //
 // RUNS. A run is what a range of elements leaves behind for the elements after it: the most
 // extreme key since its last segment start, that key's first position, and the position of that
@@ -16,15 +17,20 @@
 // once per tile instead of once per row of chunks. The tile is staged in shared memory as loaded
 // (striped, coalesced) but in a swizzled order, so that both the striped writes and the blocked
 // reads are free of bank conflicts; a thread's outputs leave in whole 32-byte sectors, traded in
-// halves with the neighbouring lane (SectorPairStore). Rows of chunks with a warp scan of whole
-// runs per row, as the plain scan's outputs go, took 121 instructions an element and ran at 27-39%
-// of the copy (bench/results 2026-11-23-nvidia-h200.md; ncu in 2026-11-24-nvidia-h200-suite.md).
+// halves with the neighbouring lane (SectorPairStore). Measured on an H200 (2^28 elements; bench/
+// results 2026-11-23-nvidia-h200-suite.md, step 50): the segmented scan in rows of chunks striped
+// across each warp, a warp scan of whole runs per row, took 121 instructions an element (ncu, 2^24
+// float32 by offsets) and ran at 27-39% of the copy; blocked, float32 by offsets (rows of 4096)
+// 1.87 -> 1.47 ms, by flags 2.15 -> 1.96, float64 by flags 4.06 -> 3.18. The plain scan, whose own
+// striped kernels found records by warp scans of keys, went float32 1.49 -> 1.38 ms, float64 3.04
+// -> 1.87, but int32 1.23 -> 1.33: blocked, it is no longer bound by instructions (ncu: 57% of
+// DRAM, 48% of the SM's issue), and its outputs kernel waits on memory with a tile per block.
 //
-// The same three launches as the plain scan: tile totals (a run per tile, positions in the array,
-// keys kept as "larger is better"), tile prefixes (arg_scan_tile_prefixes over runs), outputs. Within
-// a tile positions are ints counted from the tile's first position. Segment starts come from head
-// flags or offsets (scan/segment_heads.cuh, scan/offset_heads.cuh); by offsets the kernels scan
-// in[offsets[0] .. offsets[last]) as an array of its own.
+// The same three launches for both: tile totals (a run per tile, positions in the array, keys kept
+// as "larger is better"), tile prefixes (arg_scan_tile_prefixes), outputs. Within a tile positions
+// are ints counted from the tile's first position. Segment starts come from head flags or offsets
+// (scan/segment_heads.cuh, scan/offset_heads.cuh); by offsets the kernels scan in[offsets[0] ..
+// offsets[last]) as an array of its own.
 #pragma once
 #include "arg_scan_kernels.cuh"
 #include "scan/offset_heads.cuh"
