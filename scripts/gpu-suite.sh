@@ -5,7 +5,8 @@
 #             over two calls: "--exclude-tag large", then "--include-tag large"
 #   sanitize  compute-sanitizer memcheck, racecheck, synccheck over `primer selftest` (every kernel
 #             Primer ships, the ladders at every block size, user-defined operators through NVRTC),
-#             over the scan tests with many tiles, and over the custom-operator tests
+#             over the scan tests with many tiles, and over the custom-operator tests;
+#             PRIMER_SANITIZE_TOOLS picks the tools (racecheck over the tests needs a call of its own)
 #   bench     bench/baselines.py (CuPy, PyTorch) then `primer bench` beside them
 #   showcase  `primer info`, `primer demo` and the ladders' lecture tables (text, and an SVG chart)
 #   pairs     the reduce targets' reliability: PRIMER_PAIRS (default 4) rounds of CuPy/PyTorch's
@@ -95,9 +96,9 @@ for stage in $stages; do
         [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && echo "$tool: clean"
       } > "$out/sanitize-$tool.summary" 2>&1
     }
-    for tool in memcheck racecheck synccheck; do sanitize_with $tool & done
+    for tool in ${PRIMER_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do sanitize_with $tool & done
     wait
-    for tool in memcheck racecheck synccheck; do
+    for tool in ${PRIMER_SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
       cat "$out/sanitize-$tool.summary"
       grep -q "^$tool: clean" "$out/sanitize-$tool.summary" || status=1
       mv "$out/sanitize-$tool.summary" "$out/sanitize-$tool-summary.log"
