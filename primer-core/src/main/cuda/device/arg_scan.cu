@@ -14,24 +14,24 @@
 //
 // n >= 1; in aligned to its element size, out to 8 bytes, the two disjoint. KeyIndex<Key> (a key
 // and an index) is 16 bytes for both key widths.
-#include "segmented_arg_scan_kernels.cuh"  // the plain scan is the segmented one over one segment
+#include "arg_scan_tile.cuh"  // the plain scan is the segmented one over one segment
 
-#define PRIMER_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                                  \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)          \
-        argscan_totals_##OP_NAME##_##SUFFIX(const T* in, long long n, long long tiles,                              \
-                                            primer::KeyIndex<primer::ArgScanKeyOf<T>>* totals) {                    \
-        primer::arg_scan_tile_totals<T, MAX>(in, n, tiles, totals);                                                 \
-    }                                                                                                               \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)         \
-        argscan_outputs_##OP_NAME##_##SUFFIX(const T* in, const primer::KeyIndex<primer::ArgScanKeyOf<T>>* prefixes,  \
-                                             long long* out, long long n, long long tiles, int inclusive) {         \
-        primer::arg_scan_outputs<T, MAX>(in, prefixes, out, n, tiles, inclusive != 0);                              \
+#define PRIMER_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                                     \
+    extern "C" __global__ void                                                                                       \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                  \
+        argscan_totals_##OP_NAME##_##SUFFIX(const T* in, long long n, long long tiles,                               \
+                                            primer::KeyIndex<primer::ArgScanKeyOf<T>>* totals) {                     \
+        primer::arg_scan_tile_totals<T, MAX>(in, n, tiles, totals);                                                  \
+    }                                                                                                                \
+    extern "C" __global__ void                                                                                       \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                  \
+        argscan_outputs_##OP_NAME##_##SUFFIX(const T* in, const primer::KeyIndex<primer::ArgScanKeyOf<T>>* prefixes, \
+                                             long long* out, long long n, long long tiles, int inclusive) {          \
+        primer::arg_scan_outputs<T, MAX>(in, prefixes, out, n, tiles, inclusive != 0);                               \
     }
 
-#define PRIMER_ARG_SCANS(SUFFIX, T)            \
-    PRIMER_ARG_SCAN(argmin, SUFFIX, T, false)  \
+#define PRIMER_ARG_SCANS(SUFFIX, T)           \
+    PRIMER_ARG_SCAN(argmin, SUFFIX, T, false) \
     PRIMER_ARG_SCAN(argmax, SUFFIX, T, true)
 
 PRIMER_ARG_SCANS(i8, signed char)
@@ -40,10 +40,10 @@ PRIMER_ARG_SCANS(i64, long long)
 PRIMER_ARG_SCANS(f32, float)
 PRIMER_ARG_SCANS(f64, double)
 
-#define PRIMER_ARG_SCAN_PREFIXES(BITS, KEY)                                                                       \
-    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::PREFIX_THREADS)                             \
-        argscan_prefixes_k##BITS(primer::KeyIndex<KEY>* totals, long long tiles) {                                  \
-        primer::arg_scan_tile_prefixes<primer::KeyIndex<KEY>, primer::FirstOfLargestKey<KEY>>(totals, tiles);        \
+#define PRIMER_ARG_SCAN_PREFIXES(BITS, KEY)                                                                   \
+    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::PREFIX_THREADS)                       \
+        argscan_prefixes_k##BITS(primer::KeyIndex<KEY>* totals, long long tiles) {                            \
+        primer::arg_scan_tile_prefixes<primer::KeyIndex<KEY>, primer::FirstOfLargestKey<KEY>>(totals, tiles); \
     }
 
 PRIMER_ARG_SCAN_PREFIXES(32, int)

@@ -4,7 +4,7 @@
 //
 // This file holds what the plain and the segmented scans share: keys (ArgScanKey: each element as a
 // signed integer in Java's order, every NaN one key, the extreme), the order searched, the tiles'
-// shape, and the tile prefixes. Both scans run the same tile code (segmented_arg_scan_kernels.cuh):
+// shape, and the tile prefixes. Both scans run the same tile code (arg_scan_tile.cuh):
 // the plain scan is the segmented one over a single segment that starts at element 0, and its
 // totals and prefixes keep (key, index) alone, the start being known. Everything is exact, so the
 // results are the same on every run.
@@ -151,7 +151,7 @@ __device__ __forceinline__ void chunk_keys(const T (&x)[VEC], long long index, l
  * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] under Op (the
  * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS,
  * PREFIX_ITEMS consecutive totals per thread per round. V = KeyIndex<Key> and FirstOfLargestKey for
- * the plain scan, ArgRun and TileRunThen for the segmented scan (segmented_arg_scan_kernels.cuh).
+ * the plain scan, ArgRun and TileRunThen for the segmented scan (arg_scan_tile.cuh).
  */
 template <typename V, typename Op>
 __device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tiles) {

@@ -1,4 +1,4 @@
-// Segmented running argmin / argmax entry points (see segmented_arg_scan_kernels.cuh). Per operator
+// Segmented running argmin / argmax entry points (see arg_scan_tile.cuh). Per operator
 // <op> (argmin, argmax), suffix (i8 i32 i64 f32 f64) and heads <by> (flags, offsets), launched in
 // this order on one stream, over the tiles of the plain scan (arg_scan.cu, GpuArgScan.java):
 //
@@ -12,11 +12,9 @@
 // already those of [offsets[0], offsets[segments]) (begin = offsets[0]) and tile_first is the
 // scratch filled by the scan module's segscan_offsets_tile_starts with this tile size.
 // ArgRun<Key, long long> is 24 bytes for both key widths; n >= 1; in and out disjoint.
-#include "segmented_arg_scan_kernels.cuh"
+#include "arg_scan_tile.cuh"
 
 namespace {
-template <typename T> constexpr int segmented_arg_scan_blocks_per_sm() { return primer::ArgScanShape<T>::BLOCKS_PER_SM; }
-
 template <typename T>
 using ArgOffsetHeads = primer::OffsetHeads<primer::ArgScanShape<T>::TILE_ITEMS, primer::ArgScanPolicy::BLOCK_THREADS>;
 
@@ -27,43 +25,43 @@ __device__ __forceinline__ ArgOffsetHeads<T> offset_heads(const long long* offse
 }
 }  // namespace
 
-#define PRIMER_SEG_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                              \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, segmented_arg_scan_blocks_per_sm<T>())                  \
-        segargscan_flags_totals_##OP_NAME##_##SUFFIX(const T* in, const signed char* flags, long long n,            \
-                                                     long long tiles,                                               \
-                                                     primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* totals) {  \
-        primer::segmented_arg_scan_tile_totals<T, MAX>(in, n, tiles, primer::FlagHeads{flags}, totals);             \
-    }                                                                                                               \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, segmented_arg_scan_blocks_per_sm<T>())                  \
-        segargscan_flags_outputs_##OP_NAME##_##SUFFIX(                                                              \
-            const T* in, const signed char* flags, const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes, \
-            long long* out, long long n, long long tiles, int inclusive) {                                          \
-        primer::segmented_arg_scan_outputs<T, MAX>(in, n, tiles, primer::FlagHeads{flags}, prefixes, out,           \
-                                                   inclusive != 0);                                                 \
-    }                                                                                                               \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, segmented_arg_scan_blocks_per_sm<T>())                  \
-        segargscan_offsets_totals_##OP_NAME##_##SUFFIX(const T* in, const long long* offsets,                       \
-                                                       const long long* tile_first, long long begin, long long n,   \
-                                                       long long tiles,                                             \
-                                                       primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* totals) { \
+#define PRIMER_SEG_ARG_SCAN(OP_NAME, SUFFIX, T, MAX)                                                                     \
+    extern "C" __global__ void                                                                                           \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+        segargscan_flags_totals_##OP_NAME##_##SUFFIX(const T* in, const signed char* flags, long long n,                 \
+                                                     long long tiles,                                                    \
+                                                     primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* totals) {       \
+        primer::segmented_arg_scan_tile_totals<T, MAX>(in, n, tiles, primer::FlagHeads{flags}, totals);                  \
+    }                                                                                                                    \
+    extern "C" __global__ void                                                                                           \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+        segargscan_flags_outputs_##OP_NAME##_##SUFFIX(                                                                   \
+            const T* in, const signed char* flags, const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes,   \
+            long long* out, long long n, long long tiles, int inclusive) {                                               \
+        primer::segmented_arg_scan_outputs<T, MAX>(in, n, tiles, primer::FlagHeads{flags}, prefixes, out,                \
+                                                   inclusive != 0);                                                      \
+    }                                                                                                                    \
+    extern "C" __global__ void                                                                                           \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+        segargscan_offsets_totals_##OP_NAME##_##SUFFIX(const T* in, const long long* offsets,                            \
+                                                       const long long* tile_first, long long begin, long long n,        \
+                                                       long long tiles,                                                  \
+                                                       primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* totals) {     \
         primer::segmented_arg_scan_tile_totals<T, MAX>(in, n, tiles, offset_heads<T>(offsets, tile_first, begin, tiles), \
-                                                       totals);                                                     \
-    }                                                                                                               \
-    extern "C" __global__ void                                                                                      \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, segmented_arg_scan_blocks_per_sm<T>())                  \
-        segargscan_offsets_outputs_##OP_NAME##_##SUFFIX(                                                            \
-            const T* in, const long long* offsets, const long long* tile_first, long long begin,                   \
-            const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes, long long* out, long long n,        \
-            long long tiles, int inclusive) {                                                                       \
-        primer::segmented_arg_scan_outputs<T, MAX>(in, n, tiles, offset_heads<T>(offsets, tile_first, begin, tiles), \
-                                                   prefixes, out, inclusive != 0);                                  \
+                                                       totals);                                                          \
+    }                                                                                                                    \
+    extern "C" __global__ void                                                                                           \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+        segargscan_offsets_outputs_##OP_NAME##_##SUFFIX(                                                                 \
+            const T* in, const long long* offsets, const long long* tile_first, long long begin,                         \
+            const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes, long long* out, long long n,             \
+            long long tiles, int inclusive) {                                                                            \
+        primer::segmented_arg_scan_outputs<T, MAX>(in, n, tiles, offset_heads<T>(offsets, tile_first, begin, tiles),     \
+                                                   prefixes, out, inclusive != 0);                                       \
     }
 
-#define PRIMER_SEG_ARG_SCANS(SUFFIX, T)            \
-    PRIMER_SEG_ARG_SCAN(argmin, SUFFIX, T, false)  \
+#define PRIMER_SEG_ARG_SCANS(SUFFIX, T)           \
+    PRIMER_SEG_ARG_SCAN(argmin, SUFFIX, T, false) \
     PRIMER_SEG_ARG_SCAN(argmax, SUFFIX, T, true)
 
 PRIMER_SEG_ARG_SCANS(i8, signed char)
@@ -72,10 +70,10 @@ PRIMER_SEG_ARG_SCANS(i64, long long)
 PRIMER_SEG_ARG_SCANS(f32, float)
 PRIMER_SEG_ARG_SCANS(f64, double)
 
-#define PRIMER_SEG_ARG_SCAN_PREFIXES(BITS, KEY)                                                                   \
-    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::PREFIX_THREADS)                             \
-        segargscan_prefixes_k##BITS(primer::ArgRun<KEY, long long>* totals, long long tiles) {                      \
-        primer::arg_scan_tile_prefixes<primer::ArgRun<KEY, long long>, primer::TileRunThen<KEY>>(totals, tiles);    \
+#define PRIMER_SEG_ARG_SCAN_PREFIXES(BITS, KEY)                                                                  \
+    extern "C" __global__ void __launch_bounds__(primer::ArgScanPolicy::PREFIX_THREADS)                          \
+        segargscan_prefixes_k##BITS(primer::ArgRun<KEY, long long>* totals, long long tiles) {                   \
+        primer::arg_scan_tile_prefixes<primer::ArgRun<KEY, long long>, primer::TileRunThen<KEY>>(totals, tiles); \
     }
 
 PRIMER_SEG_ARG_SCAN_PREFIXES(32, int)

@@ -51,30 +51,53 @@ struct FlagHeads {
     __device__ __forceinline__ unsigned load(long long index, long long n) const {
         static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
         const signed char* p = flags + index;
-        const bool whole = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0;
         if constexpr (VEC == 16) {
-            if (whole) {
+            if (whole<VEC>(index, n)) {
                 const uint4 raw = *reinterpret_cast<const uint4*>(p);
                 return heads16(raw.x, raw.y, raw.z, raw.w);
             }
-            unsigned word[4] = {0u, 0u, 0u, 0u};
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if (index + k >= 0 && index + k < n) word[k / 4] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
-            }
-            return heads16(word[0], word[1], word[2], word[3]);
+            const uint4 word = edge_words<VEC>(index, n);
+            return heads16(word.x, word.y, word.z, word.w);
         } else {
-            if (whole) {
+            if (whole<VEC>(index, n)) {
                 if constexpr (VEC == 4) return *reinterpret_cast<const unsigned*>(p);
                 else return *reinterpret_cast<const unsigned short*>(p);
             }
-            unsigned word = 0;
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-                if (index + k >= 0 && index + k < n) word |= (unsigned)(unsigned char)flags[index + k] << (8 * k);
-            }
-            return word;
+            return edge_words<VEC>(index, n).x;
         }
+    }
+    /**
+     * load() in two steps, for a caller that issues several loads before it looks at any: fetch()
+     * returns the bytes as loaded (VEC 2 and 4: in .x), raw() makes load()'s word of them.
+     */
+    template <int VEC>
+    __device__ __forceinline__ uint4 fetch(long long index, long long n) const {
+        static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
+        const signed char* p = flags + index;
+        if (!whole<VEC>(index, n)) return edge_words<VEC>(index, n);
+        if constexpr (VEC == 16) return *reinterpret_cast<const uint4*>(p);
+        else if constexpr (VEC == 4) return make_uint4(*reinterpret_cast<const unsigned*>(p), 0u, 0u, 0u);
+        else return make_uint4(*reinterpret_cast<const unsigned short*>(p), 0u, 0u, 0u);
+    }
+    template <int VEC>
+    static __device__ __forceinline__ unsigned raw(uint4 bytes) {
+        if constexpr (VEC == 16) return heads16(bytes.x, bytes.y, bytes.z, bytes.w);
+        else return bytes.x;
+    }
+    /** Whether the chunk's flags are one aligned load inside [0, n). */
+    template <int VEC>
+    __device__ __forceinline__ bool whole(long long index, long long n) const {
+        return index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(flags + index) & (VEC - 1)) == 0;
+    }
+    /** The chunk's flag bytes one by one (zero outside [0, n)), four to a word. */
+    template <int VEC>
+    __device__ __forceinline__ uint4 edge_words(long long index, long long n) const {
+        unsigned word[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+            if (index + k >= 0 && index + k < n) word[k / 4] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
+        }
+        return make_uint4(word[0], word[1], word[2], word[3]);
     }
     static __device__ __forceinline__ unsigned heads16(unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
         return scan_detail::nonzero_bytes<4>(w0) | scan_detail::nonzero_bytes<4>(w1) << 4 |

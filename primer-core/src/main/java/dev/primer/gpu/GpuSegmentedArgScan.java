@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * Segmented running argmin / argmax on device pointers (module {@code segmented_arg_scan}, see
- * {@code device/segmented_arg_scan_kernels.cuh}): {@code out[i]} = the index, counted from the first
+ * {@code device/arg_scan_tile.cuh}): {@code out[i]} = the index, counted from the first
  * element s of i's segment, of the first minimum (or maximum) of {@code in[s .. i]} (inclusive) or
  * of {@code in[s .. i-1]} (exclusive; -1 at s), in Java's order as {@link GpuArgScan}. Segments start
  * at every non-zero head flag (and element 0), or are given by offsets as in

@@ -23,7 +23,7 @@
 // float32 by offsets) and ran at 27-39% of the copy; blocked, float32 by offsets (rows of 4096)
 // 1.87 -> 1.47 ms, by flags 2.15 -> 1.96, float64 by flags 4.06 -> 3.18. The plain scan, whose own
 // striped kernels found records by warp scans of keys, went float32 1.49 -> 1.38 ms, float64 3.04
-// -> 1.87, but int32 1.23 -> 1.33: blocked, it is no longer bound by instructions (ncu: 57% of
+// -> 1.87, but int32 1.24 -> 1.33: blocked, it is no longer bound by instructions (ncu: 57% of
 // DRAM, 48% of the SM's issue), and its outputs kernel waits on memory with a tile per block.
 //
 // The same three launches for both: tile totals (a run per tile, positions in the array, keys kept
@@ -65,50 +65,6 @@ template <typename Key> struct TileRunThen : RunThen<LargerKeyWins<Key>, ArgRun<
     }
 };
 
-namespace segmented_arg_scan_detail {
-
-/**
- * A thread's ITEMS consecutive int64 outputs from out + first, stored a 32-byte sector (four) at a
- * time by lane pairs: lanes 2m and 2m+1 trade halves (one 16-byte shuffle), so that each of the two
- * stores writes whole sectors, the even lane's and then the odd lane's. Two 16-byte stores a lane
- * at a stride would write half of every sector they touch (62% of the copy's bandwidth against
- * 96.5%; scan/tile_io.cuh's RowStore). A pair not wholly inside [0, n) and 16-byte aligned stores
- * element by element. Every lane of the warp calls put() for the same sectors in turn.
- */
-template <int ITEMS>
-struct SectorPairStore {
-    long long* out;
-    long long first, n;
-    bool odd, whole;
-    uint4* low;   // where this lane's first store of sector 0 goes
-    uint4* high;  // where its second goes
-
-    __device__ __forceinline__ SectorPairStore(long long* out_, long long first_, long long n_) : out(out_), first(first_), n(n_) {
-        odd = lane_id() & 1u;
-        const bool mine = first >= 0 && first + ITEMS <= n && (reinterpret_cast<unsigned long long>(out + first) & 15) == 0;
-        whole = __shfl_xor_sync(0xffffffffu, mine, 1) && mine;  // every lane shuffles
-        uint4* even = reinterpret_cast<uint4*>(out + (odd ? first - ITEMS : first));
-        uint4* odd_items = reinterpret_cast<uint4*>(out + (odd ? first : first + ITEMS));
-        low = odd ? even + 1 : even;
-        high = odd ? odd_items + 1 : odd_items;
-    }
-
-    /** Items 4g .. 4g+3 of this lane's. */
-    __device__ __forceinline__ void put(int g, const long long (&v)[4]) const {
-        uint4 half[2];
-        __builtin_memcpy(half, v, 32);
-        const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
-        if (whole) {
-            __stcs(low + 2 * g, odd ? received : half[0]);    // the even lane's sector
-            __stcs(high + 2 * g, odd ? half[1] : received);   // the odd lane's sector
-        } else {
-            scan_detail::store_chunk<4>(out, first + 4 * g, n, v);
-        }
-    }
-};
-
-}  // namespace segmented_arg_scan_detail
-
 /** The work of one tile, shared by the totals and the outputs kernels. */
 template <typename T, bool MAX, typename Heads>
 struct ArgScanTile {
@@ -123,8 +79,8 @@ struct ArgScanTile {
     static_assert(CHUNKS == 8, "the stage's swizzle permutes a thread's eight chunks");
     static_assert(ITEMS % 4 == 0, "a thread's outputs are whole 32-byte sectors");
     static constexpr int CHUNKS_PER_SECTOR = VEC < 4 ? 4 / VEC : 1;
-    // Raw heads (FlagHeads) of chunk q at q + q / 32: a thread's eight, read one by one, fall in
-    // eight different banks across the warp's lanes.
+    // Raw heads (FlagHeads) of chunk q at word q + q / 32: lane t of a warp reading its chunk c
+    // (q = 8 t + c, t < 32) hits bank 8 (t % 4) + t / 4 + c, one bank per lane.
     static constexpr bool RAW_HEADS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
     static constexpr int RAW_WORDS = RAW_HEADS ? THREADS * CHUNKS + THREADS * CHUNKS / 32 : 1;
 
@@ -162,10 +118,15 @@ struct ArgScanTile {
             scan_detail::stage_chunk<VEC>(in, start + q * VEC, n, s.stage + slot(q) * VEC);
         }
         if constexpr (RAW_HEADS) {
+            // Every load before any use: a store right behind its own load waits that load out,
+            // and the loads' edge branches keep the compiler from hoisting the next load above it.
+            uint4 fetched[CHUNKS];
+#pragma unroll
+            for (int r = 0; r < CHUNKS; ++r) fetched[r] = heads.template fetch<VEC>(start + (first + r * 32) * VEC, n);
 #pragma unroll
             for (int r = 0; r < CHUNKS; ++r) {
                 const int q = first + r * 32;
-                s.raw[q + q / 32] = heads.template load<VEC>(start + q * VEC, n);
+                s.raw[q + q / 32] = Heads::template raw<VEC>(fetched[r]);
             }
         }
         heads.prepare(tile, start, s.heads);
@@ -270,7 +231,7 @@ struct ArgScanTile {
         Key running = carry.key;
         long long d = carry.pos - carry.head, h = start - carry.head;
         const int first = (int)threadIdx.x * ITEMS;
-        const segmented_arg_scan_detail::SectorPairStore<ITEMS> store(out, start + first, n);
+        const scan_detail::SectorPairStore<ITEMS> store(out, start + first, n);
         long long o[4];
 #pragma unroll 1
         for (int c = 0; c < CHUNKS; c += CHUNKS_PER_SECTOR) {
