@@ -79,15 +79,14 @@ struct ArgScanTile {
     static_assert(CHUNKS == 8, "the stage's swizzle permutes a thread's eight chunks");
     static_assert(ITEMS % 4 == 0, "a thread's outputs are whole 32-byte sectors");
     static constexpr int CHUNKS_PER_SECTOR = VEC < 4 ? 4 / VEC : 1;
-    // Raw heads (FlagHeads) of chunk q at word q + q / 32: lane t of a warp reading its chunk c
-    // (q = 8 t + c, t < 32) hits bank 8 (t % 4) + t / 4 + c, one bank per lane.
-    static constexpr bool RAW_HEADS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
-    static constexpr int RAW_WORDS = RAW_HEADS ? THREADS * CHUNKS + THREADS * CHUNKS / 32 : 1;
+    // Flags (FlagHeads) need no stage: a thread's items are consecutive, so are their flags, and
+    // each thread loads its own into registers (FlagHeads::fetch_items) as their bits.
+    static constexpr bool THREAD_FLAGS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
+    static constexpr int FLAG_WORDS = THREAD_FLAGS ? (ITEMS + 31) / 32 : 1;
 
     struct Storage {
         alignas(16) T stage[S::TILE_ITEMS];  // chunk q of the tile at slot(q)
         typename Heads::Storage heads;
-        unsigned raw[RAW_WORDS];
         Run warp_total[WARPS];
     };
 
@@ -96,6 +95,7 @@ struct ArgScanTile {
     Heads heads;
     long long tile, start;  // start: element index of the tile's position 0
     unsigned zero_bit;      // element 0's head bit in this thread's chunk 0 (it always starts a segment), or 0
+    unsigned flag_bits[FLAG_WORDS];  // THREAD_FLAGS: bit i % 32 of word i / 32 set if this thread's item i starts a segment
 
     __device__ __forceinline__ ArgScanTile(const T* in_, long long n_, Heads heads_, long long tile_)
         : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {
@@ -117,20 +117,11 @@ struct ArgScanTile {
             const int q = first + r * 32;
             scan_detail::stage_chunk<VEC>(in, start + q * VEC, n, s.stage + slot(q) * VEC);
         }
-        if constexpr (RAW_HEADS) {
-            // Every load before any use: a store right behind its own load waits that load out,
-            // and the loads' edge branches keep the compiler from hoisting the next load above it.
-            uint4 fetched[CHUNKS];
-#pragma unroll
-            for (int r = 0; r < CHUNKS; ++r) fetched[r] = heads.template fetch<VEC>(start + (first + r * 32) * VEC, n);
-#pragma unroll
-            for (int r = 0; r < CHUNKS; ++r) {
-                const int q = first + r * 32;
-                s.raw[q + q / 32] = Heads::template raw<VEC>(fetched[r]);
-            }
-        }
+        unsigned flag_words[THREAD_FLAGS ? ITEMS / 4 : 1];
+        if constexpr (THREAD_FLAGS) heads.template fetch_items<ITEMS>(start + (long long)threadIdx.x * ITEMS, n, flag_words);
         heads.prepare(tile, start, s.heads);
         scan_detail::wait_staged();
+        if constexpr (THREAD_FLAGS) Heads::template item_bits<ITEMS>(flag_words, flag_bits);
         __syncthreads();  // threads read chunks other threads staged
     }
 
@@ -145,9 +136,18 @@ struct ArgScanTile {
 
     /** This thread's chunk c's head bits. */
     __device__ __forceinline__ unsigned head_bits(int c, const Storage& s) const {
-        const int q = (int)threadIdx.x * CHUNKS + c;
-        const unsigned raw = RAW_HEADS ? s.raw[RAW_HEADS ? q + q / 32 : 0] : 0u;
-        return heads.template bits<VEC>(raw, q * VEC, s.heads) | (c == 0 ? zero_bit : 0u);
+        unsigned bits;
+        if constexpr (THREAD_FLAGS) {
+            // flag_bits[c * VEC / 32] by masks: c may vary at run time, and an indexed read (or
+            // selects, which the compiler turns into one) would put flag_bits in local memory.
+            unsigned word = 0u;
+#pragma unroll
+            for (int w = 0; w < FLAG_WORDS; ++w) word |= flag_bits[w] & (0u - (unsigned)(w == c * VEC / 32));
+            bits = (word >> (c * VEC % 32)) & ((1u << VEC) - 1u);
+        } else {
+            bits = heads.template bits<VEC>(0u, ((int)threadIdx.x * CHUNKS + c) * VEC, s.heads);
+        }
+        return bits | (c == 0 ? zero_bit : 0u);
     }
 
     /**

@@ -34,6 +34,14 @@ __device__ __forceinline__ unsigned nonzero_bytes(unsigned word) {
     for (int k = 0; k < BYTES; ++k) heads |= ((word >> (8 * k)) & 0xffu) ? 1u << k : 0u;
     return heads;
 }
+/**
+ * Bit k set where byte k of the word is nonzero, without a test per byte: adding 0x7f to a byte's
+ * low seven bits sets its bit 7 unless they are zero, and one multiply gathers the four bit 7s.
+ */
+__device__ __forceinline__ unsigned nonzero_byte_bits(unsigned word) {
+    const unsigned top = (((word & 0x7f7f7f7fu) + 0x7f7f7f7fu) | word) & 0x80808080u;
+    return ((top >> 7) * 0x10204080u) >> 28;  // byte k's bit 7 lands on bit 28 + k
+}
 }  // namespace scan_detail
 
 struct FlagHeads {
@@ -51,53 +59,71 @@ struct FlagHeads {
     __device__ __forceinline__ unsigned load(long long index, long long n) const {
         static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
         const signed char* p = flags + index;
+        const bool whole = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0;
         if constexpr (VEC == 16) {
-            if (whole<VEC>(index, n)) {
+            if (whole) {
                 const uint4 raw = *reinterpret_cast<const uint4*>(p);
                 return heads16(raw.x, raw.y, raw.z, raw.w);
             }
-            const uint4 word = edge_words<VEC>(index, n);
-            return heads16(word.x, word.y, word.z, word.w);
+            unsigned word[4] = {0u, 0u, 0u, 0u};
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if (index + k >= 0 && index + k < n) word[k / 4] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
+            }
+            return heads16(word[0], word[1], word[2], word[3]);
         } else {
-            if (whole<VEC>(index, n)) {
+            if (whole) {
                 if constexpr (VEC == 4) return *reinterpret_cast<const unsigned*>(p);
                 else return *reinterpret_cast<const unsigned short*>(p);
             }
-            return edge_words<VEC>(index, n).x;
+            unsigned word = 0;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+                if (index + k >= 0 && index + k < n) word |= (unsigned)(unsigned char)flags[index + k] << (8 * k);
+            }
+            return word;
         }
     }
     /**
-     * load() in two steps, for a caller that issues several loads before it looks at any: fetch()
-     * returns the bytes as loaded (VEC 2 and 4: in .x), raw() makes load()'s word of them.
+     * For a blocked tile (../arg_scan_tile.cuh), where a thread owns ITEMS consecutive elements and
+     * so ITEMS consecutive flags: fetch_items() loads the flags of elements index .. index+ITEMS-1
+     * (zero outside [0, n)) straight into registers, 16 bytes a load where aligned (4 where only
+     * that is, else byte by byte); item_bits() then makes them head bits, item i's in bit i % 32
+     * of bits[i / 32]. Two steps, so that the loads stay in flight while the tile's data arrives.
      */
-    template <int VEC>
-    __device__ __forceinline__ uint4 fetch(long long index, long long n) const {
-        static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
+    template <int ITEMS>
+    __device__ __forceinline__ void fetch_items(long long index, long long n, unsigned (&word)[ITEMS / 4]) const {
+        static_assert(ITEMS % 16 == 0, "a thread's flags are whole 16-byte vectors");
         const signed char* p = flags + index;
-        if (!whole<VEC>(index, n)) return edge_words<VEC>(index, n);
-        if constexpr (VEC == 16) return *reinterpret_cast<const uint4*>(p);
-        else if constexpr (VEC == 4) return make_uint4(*reinterpret_cast<const unsigned*>(p), 0u, 0u, 0u);
-        else return make_uint4(*reinterpret_cast<const unsigned short*>(p), 0u, 0u, 0u);
-    }
-    template <int VEC>
-    static __device__ __forceinline__ unsigned raw(uint4 bytes) {
-        if constexpr (VEC == 16) return heads16(bytes.x, bytes.y, bytes.z, bytes.w);
-        else return bytes.x;
-    }
-    /** Whether the chunk's flags are one aligned load inside [0, n). */
-    template <int VEC>
-    __device__ __forceinline__ bool whole(long long index, long long n) const {
-        return index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(flags + index) & (VEC - 1)) == 0;
-    }
-    /** The chunk's flag bytes one by one (zero outside [0, n)), four to a word. */
-    template <int VEC>
-    __device__ __forceinline__ uint4 edge_words(long long index, long long n) const {
-        unsigned word[4] = {0u, 0u, 0u, 0u};
+        const unsigned long long at = reinterpret_cast<unsigned long long>(p);
+        if (index >= 0 && index + ITEMS <= n && (at & 3) == 0) {
+            if ((at & 15) == 0) {
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) {
-            if (index + k >= 0 && index + k < n) word[k / 4] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
+                for (int v = 0; v < ITEMS / 16; ++v) {
+                    const uint4 x = reinterpret_cast<const uint4*>(p)[v];
+                    word[4 * v] = x.x, word[4 * v + 1] = x.y, word[4 * v + 2] = x.z, word[4 * v + 3] = x.w;
+                }
+            } else {
+#pragma unroll
+                for (int i = 0; i < ITEMS / 4; ++i) word[i] = reinterpret_cast<const unsigned*>(p)[i];
+            }
+        } else {
+#pragma unroll
+            for (int i = 0; i < ITEMS / 4; ++i) {
+                word[i] = 0u;
+#pragma unroll
+                for (int k = 4 * i; k < 4 * i + 4; ++k) {
+                    if (index + k >= 0 && index + k < n) word[i] |= (unsigned)(unsigned char)flags[index + k] << (8 * (k % 4));
+                }
+            }
         }
-        return make_uint4(word[0], word[1], word[2], word[3]);
+    }
+    template <int ITEMS>
+    static __device__ __forceinline__ void item_bits(const unsigned (&word)[ITEMS / 4], unsigned (&bits)[(ITEMS + 31) / 32]) {
+#pragma unroll
+        for (int b = 0; b < (ITEMS + 31) / 32; ++b) bits[b] = 0u;
+#pragma unroll
+        for (int i = 0; i < ITEMS / 4; ++i) bits[i / 8] |= scan_detail::nonzero_byte_bits(word[i]) << (4 * (i % 8));
     }
     static __device__ __forceinline__ unsigned heads16(unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
         return scan_detail::nonzero_bytes<4>(w0) | scan_detail::nonzero_bytes<4>(w1) << 4 |
