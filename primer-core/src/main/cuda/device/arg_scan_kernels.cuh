@@ -47,9 +47,12 @@ struct ArgScanShape {
     static constexpr int VEC = 16 / (int)sizeof(T);              // items per chunk
     static constexpr int ITEMS = ArgScanPolicy::CHUNKS * VEC;    // per thread, consecutive
     static constexpr int TILE_ITEMS = ArgScanPolicy::BLOCK_THREADS * ITEMS;
-    // Register budget (__launch_bounds__): as many blocks per SM as compile without spilling
-    // (scripts/build-kernels.sh refuses spills); int8's sixteen keys a chunk need more registers.
-    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
+    // Register budget (__launch_bounds__): as many blocks per SM as the stage's shared memory lets
+    // in (six of 33 KB), where the kernel compiles without spilling at that budget (40 registers;
+    // scripts/build-kernels.sh refuses spills). The segmented outputs kernels need more; int8's
+    // sixteen keys a chunk more still.
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 6;
+    static constexpr int SEGMENTED_OUTPUTS_BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
 };
 
 /**

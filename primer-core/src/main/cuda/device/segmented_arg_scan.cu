@@ -34,7 +34,7 @@ __device__ __forceinline__ ArgOffsetHeads<T> offset_heads(const long long* offse
         primer::segmented_arg_scan_tile_totals<T, MAX>(in, n, tiles, primer::FlagHeads{flags}, totals);                  \
     }                                                                                                                    \
     extern "C" __global__ void                                                                                           \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::SEGMENTED_OUTPUTS_BLOCKS_PER_SM)    \
         segargscan_flags_outputs_##OP_NAME##_##SUFFIX(                                                                   \
             const T* in, const signed char* flags, const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes,   \
             long long* out, long long n, long long tiles, int inclusive) {                                               \
@@ -51,7 +51,7 @@ __device__ __forceinline__ ArgOffsetHeads<T> offset_heads(const long long* offse
                                                        totals);                                                          \
     }                                                                                                                    \
     extern "C" __global__ void                                                                                           \
-    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::BLOCKS_PER_SM)                      \
+    __launch_bounds__(primer::ArgScanPolicy::BLOCK_THREADS, primer::ArgScanShape<T>::SEGMENTED_OUTPUTS_BLOCKS_PER_SM)    \
         segargscan_offsets_outputs_##OP_NAME##_##SUFFIX(                                                                 \
             const T* in, const long long* offsets, const long long* tile_first, long long begin,                         \
             const primer::ArgRun<primer::ArgScanKeyOf<T>, long long>* prefixes, long long* out, long long n,             \
