@@ -26,6 +26,13 @@
 // -> 1.87, but int32 1.24 -> 1.33: blocked, it is no longer bound by instructions (ncu: 57% of
 // DRAM, 48% of the SM's issue), and its outputs kernel waits on memory with a tile per block.
 //
+// FLAGS IN REGISTERS. A thread's items are consecutive, so are their head flags: each thread loads
+// its own (16 to 128 bytes) straight into registers as bits. Staged instead as a word per chunk in
+// shared memory, each load was waited out before the next was issued (a store behind it, edge
+// branches between): by flags float32 took 1.98 ms, float64 3.19; all loads in flight before any
+// store, 1.58 and 2.37; each thread's own, 1.55 and 2.16 (2^28 elements, random heads about one
+// in 1024; bench/results 2026-11-23-nvidia-h200-suite.md, step 51).
+//
 // The same three launches for both: tile totals (a run per tile, positions in the array, keys kept
 // as "larger is better"), tile prefixes (arg_scan_tile_prefixes), outputs. Within a tile positions
 // are ints counted from the tile's first position. Segment starts come from head flags or offsets
