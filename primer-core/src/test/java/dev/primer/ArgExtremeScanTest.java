@@ -79,6 +79,38 @@ class ArgExtremeScanTest {
         }
     }
 
+    /**
+     * Floats whose running extreme sits at zero: nothing but -0.0 and 0.0 (the extreme moves once,
+     * from -0.0 to 0.0 for argmax, where the values compare equal), then a NaN late in the input
+     * that takes over and then ties with later NaNs. The CPU's scan skips its key for values that
+     * cannot take over by one float compare; these are the values where that compare says nothing.
+     */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void zerosOfBothSignsThenNaNsAtTheRunningExtreme(BackendKind kind) {
+        SplittableRandom random = new SplittableRandom(2026_11_25);
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofConfined()) {
+            int config = 0;
+            for (DType type : new DType[] {DType.FLOAT, DType.DOUBLE}) {
+                for (long n : new long[] {2, 33, 65537, 3 * 65536 + 7}) {
+                    for (boolean nans : new boolean[] {false, true}) {
+                        MemorySegment x = arena.allocate(n * type.byteSize(), 8);
+                        long firstNaN = nans ? n / 2 + random.nextLong(n - n / 2) : n;
+                        for (long i = 0; i < n; i++) {
+                            double v = i >= firstNaN && (i == firstNaN || random.nextInt(3) == 0) ? Double.NaN
+                                    : random.nextInt(3) == 0 ? 0.0 : -0.0;
+                            if (type == DType.FLOAT) x.setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, (float) v);
+                            else x.setAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i, v);
+                        }
+                        checkArgmaxAndArgmin(primer, arena, type, x, n, config,
+                                (nans ? "zeros then NaNs from " + firstNaN : "zeros") + " n=" + n + " on " + kind);
+                        config += 2;
+                    }
+                }
+            }
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("backends")
     void argumentsAreCheckedBeforeAnythingRuns(BackendKind kind) {

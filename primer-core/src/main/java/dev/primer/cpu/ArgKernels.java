@@ -48,6 +48,16 @@ final class ArgKernels {
         return bits ^ ((bits >> 63) & 0x7FFF_FFFF_FFFF_FFFFL);
     }
 
+    /** The float whose key is {@code key} (a NaN for the NaN key): the fold is its own inverse. */
+    static float floatOfKey(int key) {
+        return Float.intBitsToFloat(key ^ ((key >> 31) & 0x7FFF_FFFF));
+    }
+
+    /** The double whose key is {@code key} (a NaN for the NaN key). */
+    static double doubleOfKey(long key) {
+        return Double.longBitsToDouble(key ^ ((key >> 63) & 0x7FFF_FFFF_FFFF_FFFFL));
+    }
+
     /** The element's key (see the class comment). */
     static long key(DType type, boolean max, MemorySegment in, long i) {
         return switch (type) {

@@ -85,17 +85,31 @@ public final class CpuArgScan {
                     out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
+            // Floats: a value below the running maximum (above the running minimum) cannot take
+            // over, whatever its key, and one float compare says so; the key is made only for the
+            // rest (equal values, -0.0 and 0.0, NaN on either side), so the loop costs what the
+            // integer one does. `best` is the running extreme as a value (NaN once a NaN leads).
             case FLOAT -> {
+                float best = ArgKernels.floatOfKey((int) key);
                 for (long i = from; i < to; i++) {
-                    long k = ArgKernels.floatKey(in.getAtIndex(ValueLayout.JAVA_INT_UNALIGNED, i), max), before = index;
-                    if (max ? k > key : k < key) { key = k; index = i; }
+                    float x = in.getAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i);
+                    long before = index;
+                    if (max ? !(x < best) : !(x > best)) {
+                        long k = ArgKernels.floatKey(Float.floatToRawIntBits(x), max);
+                        if (max ? k > key : k < key) { key = k; index = i; best = x; }
+                    }
                     out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
             case DOUBLE -> {
+                double best = ArgKernels.doubleOfKey(key);
                 for (long i = from; i < to; i++) {
-                    long k = ArgKernels.doubleKey(in.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i), max), before = index;
-                    if (max ? k > key : k < key) { key = k; index = i; }
+                    double x = in.getAtIndex(ValueLayout.JAVA_DOUBLE_UNALIGNED, i);
+                    long before = index;
+                    if (max ? !(x < best) : !(x > best)) {
+                        long k = ArgKernels.doubleKey(Double.doubleToRawLongBits(x), max);
+                        if (max ? k > key : k < key) { key = k; index = i; best = x; }
+                    }
                     out.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, (inclusive ? index : before) - start);
                 }
             }
