@@ -116,7 +116,10 @@ struct ArgScanTile {
      */
     static __device__ __forceinline__ int slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
 
-    /** Stages the tile (striped: chunk r * 32 + lane of each warp's 256, coalesced) and its heads. */
+    /**
+     * Stages the tile (striped: chunk r * 32 + lane of each warp's 256, coalesced) and makes its
+     * heads ready: by flags this thread's head bits, in flag_bits; by offsets the tile's bitmap.
+     */
     __device__ __forceinline__ void load(Storage& s) {
         const int first = (int)(threadIdx.x / 32) * 32 * CHUNKS + (int)lane_id();
 #pragma unroll
@@ -174,6 +177,18 @@ struct ArgScanTile {
         }
     }
 
+    /** item(k, starts_here) for each item k of a chunk with these head bits, in order. */
+    template <typename Item>
+    static __device__ __forceinline__ void each_item(unsigned bits, Item&& item) {
+        if (bits == 0u) {  // most chunks: no start to test for
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) item(k, false);
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) item(k, (bits >> k) & 1u);
+        }
+    }
+
     /** This thread's run over its items, item by item; positions counted from the tile's position 0. */
     __device__ __forceinline__ Run thread_run(Storage& s) const {
         Run run{O::WORST, 0, -1};
@@ -183,17 +198,10 @@ struct ArgScanTile {
             const unsigned bits = chunk(c, s, key);
             const int q = (int)threadIdx.x * CHUNKS + c, position = q * VEC;
             if constexpr (KEYS_IN_STAGE) __builtin_memcpy(reinterpret_cast<Key*>(s.stage) + slot(q) * VEC, key, 16);
-            const auto item = [&](int k, bool starts_here) {
+            each_item(bits, [&](int k, bool starts_here) {
                 if (starts_here) run = Run{key[k], position + k, position + k};
                 else if (O::beats(key[k], run.key)) run = Run{key[k], position + k, run.head};
-            };
-            if (bits == 0u) {  // most chunks: no start to test for
-#pragma unroll
-                for (int k = 0; k < VEC; ++k) item(k, false);
-            } else {
-#pragma unroll
-                for (int k = 0; k < VEC; ++k) item(k, (bits >> k) & 1u);
-            }
+            });
         }
         return run;
     }
@@ -246,7 +254,7 @@ struct ArgScanTile {
             for (int part = 0; part < CHUNKS_PER_SECTOR; ++part) {
                 Key key[VEC];
                 const unsigned bits = chunk_again(c + part, s, key);
-                const auto item = [&](int k, bool starts_here) {
+                each_item(bits, [&](int k, bool starts_here) {
                     const int at = (c + part) * VEC + k;  // in the thread's items
                     const long long before_item = starts_here ? -1 : d;
                     if (starts_here) {
@@ -259,14 +267,7 @@ struct ArgScanTile {
                     }
                     o[(part * VEC + k) % 4] = is_inclusive ? d : before_item;
                     if ((part * VEC + k) % 4 == 3) store.put(at / 4, o);
-                };
-                if (bits == 0u) {  // most chunks: no start to test for
-#pragma unroll
-                    for (int k = 0; k < VEC; ++k) item(k, false);
-                } else {
-#pragma unroll
-                    for (int k = 0; k < VEC; ++k) item(k, (bits >> k) & 1u);
-                }
+                });
             }
         }
     }

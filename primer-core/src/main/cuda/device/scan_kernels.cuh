@@ -270,12 +270,12 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     const long long tile_start = tile * TILE_ITEMS - shift;       // element index of the tile's first item
     const long long first = tile_start + thread_offset;
 
-    unsigned raw_heads[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
-        raw_heads[r] = heads.template load<VEC>(first + r * ROW_ITEMS, n);
     }
+    unsigned raw_heads[ROWS];
+    heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
     unsigned head_bits[ROWS];
 #pragma unroll
@@ -402,14 +402,14 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
             const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
-            auto fold = [&](bool check) -> Acc {
+            auto fold = [&](bool check, bool starts) -> Acc {
                 Acc total = element(r, x, check, valid, 0);
 #pragma unroll
                 for (int k = 1; k < VEC; ++k) {
                     if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
-                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
+                        const bool head = starts && is_valid && ((row_heads(r) >> k) & 1u);
                         total = Acc{op(head ? init : total.value, v), total.head | (head ? 1 : 0)};
                     } else {
                         total = scan_op(total, element(r, x, check, valid, k));
@@ -417,7 +417,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 }
                 return total;
             };
-            return valid == WHOLE ? fold(false) : fold(true);
+            if (valid != WHOLE) return fold(true, true);
+            return SEGMENTED && row_heads(r) == 0u ? fold(false, false) : fold(false, true);
         } else {
             Acc a[VEC];
             int skip;
@@ -435,7 +436,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
             OutT o[Store::PIECE];
-            auto fold = [&](bool check) {
+            auto fold = [&](bool check, bool starts) {
 #pragma unroll
                 for (int j = 0; j < Store::PIECE; ++j) {
                     const Acc before = running;
@@ -443,7 +444,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
-                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
+                        const bool head = starts && is_valid && ((row_heads(r) >> k) & 1u);
                         running = Acc{op(head ? init : running.value, v), running.head | (head ? 1 : 0)};
                         o[j] = Values::template lower<OutT>(inclusive ? running.value : head ? init : before.value);
                     } else {
@@ -452,8 +453,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     }
                 }
             };
-            if (valid == WHOLE) fold(false);  // no shuffle inside: lanes may differ here
-            else fold(true);
+            // No shuffle inside: lanes may differ here.
+            if (valid != WHOLE) fold(true, true);
+            else if (SEGMENTED && row_heads(r) == 0u) fold(false, false);
+            else fold(false, true);
             store.put(piece, o);
         }
     };

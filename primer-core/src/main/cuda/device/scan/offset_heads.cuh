@@ -35,8 +35,11 @@ struct OffsetHeads {
     struct Storage {
         unsigned bits[TILE_ITEMS / 32];
     };
-    template <int VEC>
-    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
+    template <int VEC, int ROWS, int STRIDE>
+    __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) raw[r] = 0u;
+    }
     /**
      * The tile's segment starts as a bitmap in shared memory. A tile with at most SLOTS starts
      * takes their positions from its slot, loaded beside tile_first[tile] and tile_first[tile + 1]:

@@ -1,6 +1,7 @@
 // Where segments start: none, an int8 flag per element, or a sorted offsets array.
-//   load<VEC>(index, n): issued with the chunk's data (one tile ahead); returns a raw word that is
-//     not looked at until the tile is scanned, so the load stays in flight meanwhile;
+//   load_rows<VEC, ROWS, STRIDE>(first, n, raw): issued right after the tile's data, raw[r] for the
+//     chunk of VEC elements at first + r * STRIDE; not looked at until the tile is scanned, so the
+//     loads stay in flight meanwhile;
 //   prepare(tile, tile_start, storage): every thread, once per tile before it is scanned (may
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
@@ -17,8 +18,11 @@ struct NoHeads {
     static constexpr bool SEGMENTED = false;
     static constexpr bool BITS_IN_SHARED = false;
     struct Storage {};
-    template <int VEC>
-    __device__ __forceinline__ unsigned load(long long, long long) const { return 0u; }
+    template <int VEC, int ROWS, int STRIDE>
+    __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) raw[r] = 0u;
+    }
     __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
     template <int VEC>
     __device__ __forceinline__ unsigned bits(unsigned, int, const Storage&) const { return 0u; }
@@ -50,20 +54,47 @@ struct FlagHeads {
     const signed char* flags;  // nonzero: a segment starts here
     struct Storage {};
     /**
-     * The chunk's VEC flag bytes (zero for elements outside [0, n)), one load where aligned: as one
-     * raw word for VEC 2 or 4; for VEC 16 (int8 data) already as the 16 head bits, because four raw
-     * words waiting for bits() took the segmented int8 scans from 58 registers to 88 (sm_90) and
-     * spilled them at 4 blocks per SM.
+     * Each row's VEC flag bytes: a raw word for VEC 2 or 4; for VEC 16 (int8 data) already the 16
+     * head bits, because four raw words a row waiting for bits() took the segmented int8 scans from
+     * 58 registers to 88 (sm_90) and spilled them. Making a row's bits waits for its load, so where
+     * every row is whole and aligned all rows load before any is looked at: row by row, each load
+     * was waited out before the next went out (the int8 scans by flags ran at 62% of the copy).
      */
+    template <int VEC, int ROWS, int STRIDE>
+    __device__ __forceinline__ void load_rows(long long first, long long n, unsigned (&raw)[ROWS]) const {
+        if constexpr (VEC == 16) {
+            static_assert(STRIDE % 16 == 0, "rows of whole 16-byte vectors");
+            const signed char* p = flags + first;
+            if (first >= 0 && first + (ROWS - 1) * (long long)STRIDE + VEC <= n &&
+                (reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+                uint4 x[ROWS];
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) x[r] = *reinterpret_cast<const uint4*>(p + r * STRIDE);
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) raw[r] = heads16(x[r].x, x[r].y, x[r].z, x[r].w);
+                return;
+            }
+        }
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) raw[r] = load_chunk<VEC>(first + r * STRIDE, n);
+    }
+    __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
     template <int VEC>
-    __device__ __forceinline__ unsigned load(long long index, long long n) const {
+    __device__ __forceinline__ unsigned bits(unsigned raw, int, const Storage&) const {
+        if constexpr (VEC == 16) return raw;
+        else return scan_detail::nonzero_bytes<VEC>(raw);
+    }
+
+    /** One chunk's raw word (load_rows), zero for elements outside [0, n); one load where aligned. */
+    template <int VEC>
+    __device__ __forceinline__ unsigned load_chunk(long long index, long long n) const {
         static_assert(VEC == 2 || VEC == 4 || VEC == 16, "VEC flag bytes: a word or four");
         const signed char* p = flags + index;
         const bool whole = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0;
         if constexpr (VEC == 16) {
             if (whole) {
-                const uint4 raw = *reinterpret_cast<const uint4*>(p);
-                return heads16(raw.x, raw.y, raw.z, raw.w);
+                const uint4 x = *reinterpret_cast<const uint4*>(p);
+                return heads16(x.x, x.y, x.z, x.w);
             }
             unsigned word[4] = {0u, 0u, 0u, 0u};
 #pragma unroll
@@ -84,6 +115,11 @@ struct FlagHeads {
             return word;
         }
     }
+    static __device__ __forceinline__ unsigned heads16(unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
+        return scan_detail::nonzero_byte_bits(w0) | scan_detail::nonzero_byte_bits(w1) << 4 |
+               scan_detail::nonzero_byte_bits(w2) << 8 | scan_detail::nonzero_byte_bits(w3) << 12;
+    }
+
     /**
      * For a blocked tile (../arg_scan_tile.cuh), where a thread owns ITEMS consecutive elements and
      * so ITEMS consecutive flags: fetch_items() loads the flags of elements index .. index+ITEMS-1
@@ -124,16 +160,6 @@ struct FlagHeads {
         for (int b = 0; b < (ITEMS + 31) / 32; ++b) bits[b] = 0u;
 #pragma unroll
         for (int i = 0; i < ITEMS / 4; ++i) bits[i / 8] |= scan_detail::nonzero_byte_bits(word[i]) << (4 * (i % 8));
-    }
-    static __device__ __forceinline__ unsigned heads16(unsigned w0, unsigned w1, unsigned w2, unsigned w3) {
-        return scan_detail::nonzero_bytes<4>(w0) | scan_detail::nonzero_bytes<4>(w1) << 4 |
-               scan_detail::nonzero_bytes<4>(w2) << 8 | scan_detail::nonzero_bytes<4>(w3) << 12;
-    }
-    __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
-    template <int VEC>
-    __device__ __forceinline__ unsigned bits(unsigned raw, int, const Storage&) const {
-        if constexpr (VEC == 16) return raw;
-        else return scan_detail::nonzero_bytes<VEC>(raw);
     }
 };
 
