@@ -397,6 +397,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // 0.301 (restart_lab.cu; at 4 blocks per SM instead of 5, where it spills, see scan.cu).
     // Written out in both places: through a helper lambda nvcc compiled other PTX, and sums by
     // flags took 0.324.
+    // SKIP_HEADLESS: by flags, a whole chunk without a head folds with the operator alone.
+    constexpr bool SKIP_HEADLESS = SEGMENTED && !Heads::BITS_IN_SHARED;
     auto chunk_total = [&](int r) -> Acc {
         if constexpr (FOLD) {
             InT x[VEC];
@@ -418,7 +420,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 return total;
             };
             if (valid != WHOLE) return fold(true, true);
-            return SEGMENTED && row_heads(r) == 0u ? fold(false, false) : fold(false, true);
+            return SKIP_HEADLESS && row_heads(r) == 0u ? fold(false, false) : fold(false, true);
         } else {
             Acc a[VEC];
             int skip;
@@ -455,7 +457,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             };
             // No shuffle inside: lanes may differ here.
             if (valid != WHOLE) fold(true, true);
-            else if (SEGMENTED && row_heads(r) == 0u) fold(false, false);
+            else if (SKIP_HEADLESS && row_heads(r) == 0u) fold(false, false);
             else fold(false, true);
             store.put(piece, o);
         }
