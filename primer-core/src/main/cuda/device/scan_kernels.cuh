@@ -396,22 +396,23 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // about 1024, sums by flags 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu), by offsets 0.392 ->
     // 0.301 (restart_lab.cu; at 4 blocks per SM instead of 5, where it spills, see scan.cu).
     // Written out in both places: through a helper lambda nvcc compiled other PTX, and sums by
-    // flags took 0.324.
-    // SKIP_HEADLESS: by flags, a whole chunk without a head folds with the operator alone.
-    constexpr bool SKIP_HEADLESS = SEGMENTED && !Heads::BITS_IN_SHARED;
+    // flags took 0.324. Tried (step 52), not kept: whole chunks without a head folded by the
+    // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
+    // 0.302-0.307 -> 0.325-0.328 (more code: with it, ncu counted 4.0 no-instruction stalls per
+    // issued instruction, 2.5 before this step).
     auto chunk_total = [&](int r) -> Acc {
         if constexpr (FOLD) {
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
             const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
-            auto fold = [&](bool check, bool starts) -> Acc {
+            auto fold = [&](bool check) -> Acc {
                 Acc total = element(r, x, check, valid, 0);
 #pragma unroll
                 for (int k = 1; k < VEC; ++k) {
                     if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
-                        const bool head = starts && is_valid && ((row_heads(r) >> k) & 1u);
+                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
                         total = Acc{op(head ? init : total.value, v), total.head | (head ? 1 : 0)};
                     } else {
                         total = scan_op(total, element(r, x, check, valid, k));
@@ -419,8 +420,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 }
                 return total;
             };
-            if (valid != WHOLE) return fold(true, true);
-            return SKIP_HEADLESS && row_heads(r) == 0u ? fold(false, false) : fold(false, true);
+            return valid == WHOLE ? fold(false) : fold(true);
         } else {
             Acc a[VEC];
             int skip;
@@ -438,7 +438,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
             OutT o[Store::PIECE];
-            auto fold = [&](bool check, bool starts) {
+            auto fold = [&](bool check) {
 #pragma unroll
                 for (int j = 0; j < Store::PIECE; ++j) {
                     const Acc before = running;
@@ -446,7 +446,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     if constexpr (SEGMENTED) {
                         const bool is_valid = !check || ((valid >> k) & 1u);
                         const V v = is_valid ? Values::template lift<V>(x[k]) : Op::identity();
-                        const bool head = starts && is_valid && ((row_heads(r) >> k) & 1u);
+                        const bool head = is_valid && ((row_heads(r) >> k) & 1u);
                         running = Acc{op(head ? init : running.value, v), running.head | (head ? 1 : 0)};
                         o[j] = Values::template lower<OutT>(inclusive ? running.value : head ? init : before.value);
                     } else {
@@ -455,10 +455,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     }
                 }
             };
-            // No shuffle inside: lanes may differ here.
-            if (valid != WHOLE) fold(true, true);
-            else if (SKIP_HEADLESS && row_heads(r) == 0u) fold(false, false);
-            else fold(false, true);
+            if (valid == WHOLE) fold(false);  // no shuffle inside: lanes may differ here
+            else fold(true);
             store.put(piece, o);
         }
     };

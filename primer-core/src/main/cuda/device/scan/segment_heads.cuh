@@ -58,7 +58,9 @@ struct FlagHeads {
      * head bits, because four raw words a row waiting for bits() took the segmented int8 scans from
      * 58 registers to 88 (sm_90) and spilled them. Making a row's bits waits for its load, so where
      * every row is whole and aligned all rows load before any is looked at: row by row, each load
-     * was waited out before the next went out (the int8 scans by flags ran at 62% of the copy).
+     * was waited out before the next went out. 2^28 int8 by flags, a head in about 1024: sums
+     * 0.313-0.322 -> 0.271-0.280 ms, max 0.345 -> 0.302-0.307 (bench/results/2026-11-24-nvidia-h200-
+     * suite.md, step 52).
      */
     template <int VEC, int ROWS, int STRIDE>
     __device__ __forceinline__ void load_rows(long long first, long long n, unsigned (&raw)[ROWS]) const {
