@@ -300,6 +300,48 @@ class GpuScanTest {
     }
 
     /**
+     * Segmented int8 scans by flags over more than 2^31 elements: every inner tile loads its rows'
+     * flags in one go (FlagHeads::load_rows), the last one byte by byte. Sums inclusive and max
+     * exclusive from an init with bit 7 set, about one head in 2^24, one right after 2^31 and a
+     * segment across it; every element against the host's fold. Needs ~7 GB of device memory.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void segmentedInt8ScansByFlagsBeyondTwoToThe31() {
+        long n = (1L << 31) + 19;
+        BigInputs.assumeFreeMemory(ctx, 3 * n);
+        long firstPast = (1L << 31) + 1;
+        LongPredicate head = i -> i == 0 || i == firstPast || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
+        long[] device = new long[3];  // in, out, flags: each freed if it was allocated
+        try {
+            long in = device[0] = ctx.allocate(n);
+            long out = device[1] = ctx.allocate(n);
+            long flags = device[2] = ctx.allocate(n);
+            BigInputs.uploadBytes(ctx, in, n, BigInputs::value);
+            long[] heads = {0};
+            BigInputs.upload(ctx, flags, n, 1, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    boolean h = head.test(start + j);
+                    host.set(ValueLayout.JAVA_BYTE, j, (byte) (h ? 0x80 | (j & 0x7F) : 0));  // negative flags count too
+                    if (h) heads[0]++;
+                }
+            });
+            assertTrue(heads[0] > 64, "heads: " + heads[0]);
+
+            ctx.memset8(out, (byte) 0xA5, n);
+            GpuScan.segmentedScanByFlags(ctx, DType.BYTE, Op.SUM, true, 0, in, flags, out, n);
+            BigInputs.checkByteScan(ctx, out, n, BigInputs::value, (a, b) -> (byte) (a + b), head, true, (byte) 0);
+
+            byte init = (byte) 0x85;
+            ctx.memset8(out, (byte) 0xA5, n);
+            GpuScan.segmentedScanByFlags(ctx, DType.BYTE, Op.MAX, false, init, in, flags, out, n);
+            BigInputs.checkByteScan(ctx, out, n, BigInputs::value, (a, b) -> (byte) Math.max(a, b), head, false, init);
+        } finally {
+            for (long pointer : device) if (pointer != 0) ctx.free(pointer);
+        }
+    }
+
+    /**
      * float32 over more than 2^31 elements (16 GiB in and out): values -1, 0 and 1 at random, so the
      * prefix sums (and the sum of any run of elements, whatever the association) are integers far
      * below 2^24: every output must equal the exact prefix sum.
