@@ -399,7 +399,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // flags took 0.324. Tried (step 52), not kept: whole chunks without a head folded by the
     // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
     // 0.302-0.307 -> 0.325-0.328 (more code: with it, ncu counted 4.0 no-instruction stalls per
-    // issued instruction, 2.5 before this step).
+    // issued instruction, 2.5 before this step; bench/results/2026-11-24-nvidia-h200-segscan-i8-ab.md).
     auto chunk_total = [&](int r) -> Acc {
         if constexpr (FOLD) {
             InT x[VEC];

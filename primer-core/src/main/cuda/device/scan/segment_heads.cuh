@@ -1,7 +1,7 @@
 // Where segments start: none, an int8 flag per element, or a sorted offsets array.
 //   load_rows<VEC, ROWS, STRIDE>(first, n, raw): issued right after the tile's data, raw[r] for the
-//     chunk of VEC elements at first + r * STRIDE; not looked at until the tile is scanned, so the
-//     loads stay in flight meanwhile;
+//     chunk of VEC elements at first + r * STRIDE; a raw word is not looked at until the tile is
+//     scanned, so its load stays in flight meanwhile (int8's rows come back as bits: FlagHeads);
 //   prepare(tile, tile_start, storage): every thread, once per tile before it is scanned (may
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
@@ -60,7 +60,7 @@ struct FlagHeads {
      * every row is whole and aligned all rows load before any is looked at: row by row, each load
      * was waited out before the next went out. 2^28 int8 by flags, a head in about 1024: sums
      * 0.313-0.322 -> 0.271-0.280 ms, max 0.345 -> 0.302-0.307 (bench/results/2026-11-24-nvidia-h200-
-     * suite.md, step 52).
+     * segscan-i8-ab.md).
      */
     template <int VEC, int ROWS, int STRIDE>
     __device__ __forceinline__ void load_rows(long long first, long long n, unsigned (&raw)[ROWS]) const {
