@@ -18,7 +18,7 @@
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
 //   segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin,
 //                      long long shift, long long tile_items, long long tiles, long long* tile_first)
-//       grid: ceil((tiles + 1) / 256) blocks of 256; fills tile_first[0 .. tiles].
+//       grid: a warp per tile and one more, ceil((tiles + 1) / 8) blocks of 256; fills tile_first[0 .. tiles].
 //   segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result)
 //       result[0] = offsets[0], result[1] = offsets[segments], result[2] = min(result[2], the first
 //       k with offsets[k] > offsets[k+1]); set result[2] to all ones first. Any grid of 256 threads.
@@ -44,9 +44,10 @@
 // (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh) need fewer: float32 min
 // and max 41-44 registers, int64 and float64 ones by offsets 48, so 5. 6 spills nearly all of them.
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
-// plain 6 (40 registers on sm_80/89/90), segmented by flags 5 (47-48, 256 x 4 tiles and the block
-// scan), by offsets 4 (53-56: folded chunks restart by selection, which spills 16 bytes at 5),
-// except min and max (48, 5); int8 -> int64 sums 5 (44; 6 spills on sm_80 and sm_89, not on sm_90).
+// plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
+// offsets each row's head bits are read into registers once, HEADS_IN_REGISTERS in scan_kernels.cuh:
+// read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 5
+// (44; 6 spills on sm_80 and sm_89, not on sm_90).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -122,15 +123,15 @@ PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5, 5)
 PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4, 5)
 PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4, 5)
 
-PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5, 4)
-PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5, 4)
+PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5, 5)
 PRIMER_SCAN(scan_min_i8, signed char, signed char, primer::Min<int>, 6)
 PRIMER_SCAN(scan_max_i8, signed char, signed char, primer::Max<int>, 6)
 PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>, 5, 5)
 PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>, 5, 5)
-PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5, 4)
-PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5, 4)
-PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5, 4)
+PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5, 5)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)

@@ -277,10 +277,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     unsigned raw_heads[ROWS];
     heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
+    // Head bits live in registers, except by offsets for 4- and 8-byte data, where they are read
+    // from the tile's bitmap where they are used. int8 (16 items a chunk, FOLD below) reads its
+    // four rows' bits once, after prepare's barrier: read at each use, its folds by offsets held
+    // 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5.
+    constexpr bool HEADS_IN_REGISTERS = !Heads::BITS_IN_SHARED || VEC > 4;
     unsigned head_bits[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if constexpr (!Heads::BITS_IN_SHARED) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+        if constexpr (HEADS_IN_REGISTERS) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
     }
     // Element 0 is a head whatever flags[0] holds (by offsets, OffsetHeads::prepare marks it), so
     // the first segment, like every other, folds init op in[0] first: the same bits by flags (with
@@ -292,9 +297,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     scan_detail::wait_staged();
     // Row r's head bits: from registers, by selects over constant indexes (FOLD's row loop is not
     // unrolled, and an array read at a variable index would put head_bits in local memory); or
-    // read from shared memory where they are used (BITS_IN_SHARED).
+    // read from shared memory where they are used.
     auto row_heads = [&](int r) -> unsigned {
-        if constexpr (Heads::BITS_IN_SHARED) {
+        if constexpr (!HEADS_IN_REGISTERS) {
             return heads.template bits<VEC>(0u, thread_offset + r * ROW_ITEMS, s.heads);
         } else {
             unsigned bits = head_bits[0];

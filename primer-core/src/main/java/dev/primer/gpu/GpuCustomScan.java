@@ -37,13 +37,12 @@ public final class GpuCustomScan {
      * scans one fewer (a float64 forward fill by offsets spilled at 5). Measured with the bench's
      * operators (bench/lab/scan_ordered_lab.cu): float64 forward fill 0.568 ms at 5 (2^27), float32
      * sum 0.564 at 6 against 0.580 at 5 (2^28), segmented forward fill 0.695 at 4, 0.694 at 5.
-     * int8 scans take 5, plain or segmented by flags (at 6, the plain scan of a first-non-zero
-     * selection spilled 16 bytes; nvcc 13.0, sm_90), and 4 by offsets, where folded chunks restart
-     * by selection as they do by flags and the built-in sums spilled 16 bytes at 5. A heavier
-     * operator may spill a little: still correct, somewhat slower.
+     * int8 scans take 5, plain or segmented (at 6, the plain scan of a first-non-zero selection
+     * spilled 16 bytes; nvcc 13.0, sm_90). A heavier operator may spill a little: still correct,
+     * somewhat slower.
      */
-    static int minBlocks(DType type, boolean segmented, boolean byOffsets) {
-        if (type == DType.BYTE) return segmented && byOffsets ? 4 : 5;
+    static int minBlocks(DType type, boolean segmented) {
+        if (type == DType.BYTE) return 5;
         return (type.byteSize() == 8 ? 5 : 6) - (segmented ? 1 : 0);
     }
 
@@ -58,7 +57,7 @@ public final class GpuCustomScan {
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
                 }
-                """.formatted(t, KERNEL, minBlocks(op.type(), false, false));
+                """.formatted(t, KERNEL, minBlocks(op.type(), false));
     }
 
     /**
@@ -71,7 +70,7 @@ public final class GpuCustomScan {
         String shape = """
                 using Shape = primer::ScanShape<%1$s, true>;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%2$d, Shape::BLOCK_THREADS))
-                """.formatted(t, minBlocks(op.type(), true, byOffsets));
+                """.formatted(t, minBlocks(op.type(), true));
         String entry = byOffsets ? """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const long long* offsets, const long long* tile_first, %2$s* out, long long n,

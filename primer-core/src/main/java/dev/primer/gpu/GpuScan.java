@@ -204,14 +204,24 @@ public final class GpuScan {
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(tiles));
-            long startsGrid = (tiles + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK;
-            ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
-                    offsets, segments, begin, shift, (long) ScanPolicy.tileItems(type, true), tiles, tileFirst);
+            launchTileStarts(ctx, offsets, segments, begin, shift, ScanPolicy.tileItems(type, true), tiles, tileFirst);
             long[] status = status(ctx, epochs, tiles);
             kernel.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
                     (int) status[1]);
         }
+    }
+
+    /**
+     * Fills {@code tileFirst} (ScanPolicy.segmentScratchBytes(tiles) bytes) with each tile's first
+     * segment and the positions of its first starts ({@code segscan_offsets_tile_starts}: a warp
+     * per tile and one more). Offsets already checked; shared with {@link GpuSegmentedArgScan}.
+     */
+    static void launchTileStarts(CudaContext ctx, long offsets, long segments, long begin, long shift, int tileItems,
+                                 long tiles, long tileFirst) {
+        long warpsPerBlock = ScanPolicy.SEGMENT_STARTS_BLOCK / 32;
+        ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(Math.ceilDiv(tiles + 1, warpsPerBlock),
+                ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, begin, shift, (long) tileItems, tiles, tileFirst);
     }
 
     /**

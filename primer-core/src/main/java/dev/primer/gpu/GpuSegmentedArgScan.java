@@ -81,9 +81,7 @@ public final class GpuSegmentedArgScan {
             long startsBytes = Math.ceilDiv(ScanPolicy.segmentScratchBytes(tiles), 16) * 16;
             long tileFirst = ctx.scratch(SCRATCH, startsBytes + TOTAL_BYTES * tiles);
             long totals = tileFirst + startsBytes;
-            long startsGrid = (tiles + 1 + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK;
-            ctx.module(GpuScan.MODULE).kernel("segscan_offsets_tile_starts").launch(startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
-                    offsets, segments, begin, shift, (long) GpuArgScan.tileItems(type), tiles, tileFirst);
+            GpuScan.launchTileStarts(ctx, offsets, segments, begin, shift, GpuArgScan.tileItems(type), tiles, tileFirst);
             module.kernel("segargscan_offsets_totals_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, begin, n, tiles, totals);
             module.kernel(prefixKernel(type)).launch(1, GpuArgScan.PREFIX_THREADS, 0, totals, tiles);
