@@ -1,5 +1,5 @@
 // Segments given by a sorted offsets array: each tile's starts, found once per launch by
-// segment_tile_starts (a warp's search per tile, the first few starts' positions in a slot), set as
+// segment_tile_starts (a search per tile by a group of lanes, the first few starts' positions in a slot), set as
 // a bitmap in shared memory by OffsetHeads::prepare; and check_offsets, which the host runs first
 // so that bad offsets are refused before anything is written.
 #pragma once
@@ -74,53 +74,59 @@ struct OffsetHeads {
 };
 
 /**
- * Segmented-by-offsets helper, a warp per tile t = 0 .. tiles (grid: tiles + 1 warps, whole warps
- * per block): tile_first[t] = the first k in [1, segments) with offsets[k] >= begin - shift +
- * t * tile_items, or segments if none. A tile's segment starts are then offsets[tile_first[t] ..
- * tile_first[t+1]). A tile with at most SEGMENT_HEAD_SLOTS of them also gets their positions within
- * it in its slot (segment_head_slots: the scratch has room for tile_first and then tiles slots); a
- * tile with more is left to read its offsets (OffsetHeads::prepare).
+ * Segmented-by-offsets helper, SEGMENT_STARTS_LANES lanes per tile t = 0 .. tiles (grid: that many
+ * threads per tile and one more, in blocks of SEGMENT_STARTS_BLOCK): tile_first[t] = the first k in
+ * [1, segments) with offsets[k] >= begin - shift + t * tile_items, or segments if none. A tile's
+ * segment starts are then offsets[tile_first[t] .. tile_first[t+1]). A tile with at most
+ * SEGMENT_HEAD_SLOTS of them also gets their positions within it in its slot (segment_head_slots:
+ * the scratch has room for tile_first and then tiles slots); a tile with more is left to read its
+ * offsets (OffsetHeads::prepare).
  *
- * The search is 32-way: each round, lane j probes the last offset of piece j of the range cut in
- * 32, and the warp keeps the first piece that reaches the key. 2^18 segments take four rounds of
- * loads; a binary search, a thread per tile, waited out eighteen one after another (14 us of a
- * 0.31 ms int8 scan by offsets of 2^28 elements, a head in about 1024).
+ * The search is LANES-way: each round, lane j of the tile's group probes the last offset of piece j
+ * of the range cut in LANES, and the group keeps the first piece that reaches the key.
  */
 __device__ __forceinline__ void segment_tile_starts(const long long* offsets, long long segments, long long begin,
                                                     long long shift, long long tile_items, long long tiles,
                                                     long long* tile_first) {
-    constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
-    static_assert(SLOTS == 32, "a lane per slot");
-    const long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;  // the same in every lane
-    if (t > tiles) return;
-    const int lane = (int)(threadIdx.x & 31);
+    constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS, LANES = ScanPolicyConstants::SEGMENT_STARTS_LANES;
+    static_assert(32 % LANES == 0 && SLOTS % LANES == 0, "whole groups in a warp, whole slots in a group");
+    const long long t = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / LANES;
+    const int lane = (int)(threadIdx.x % LANES), group = (int)(threadIdx.x % 32) - lane;
+    const bool real = t <= tiles;  // every lane of a warp takes part in its ballots, real or not
     const long long key = begin - shift + t * tile_items;
     // The answer is the first k in [lo, hi) with offsets[k] >= key, or hi; offsets[hi - 1] >= key
-    // once a round has narrowed the range (hi = segments, the answer when none reaches it, before).
-    long long lo = 1, hi = segments;
-    while (hi - lo > 32) {
-        const long long step = (hi - lo + 31) / 32;
+    // once a round has narrowed the range (before, hi = segments: the answer when none reaches it).
+    long long lo = 1, hi = real ? segments : 1;
+    while (__any_sync(0xffffffffu, hi - lo > LANES)) {
+        const bool searching = hi - lo > LANES;
+        const long long step = (hi - lo + LANES - 1) / LANES;
         const long long last = min(lo + (lane + 1) * step, hi) - 1;  // empty pieces repeat hi - 1
-        const unsigned reached = __ballot_sync(0xffffffffu, offsets[last] >= key);
-        if (reached == 0u) {
-            lo = hi;
-            break;
+        const unsigned reached = __ballot_sync(0xffffffffu, searching && offsets[last] >= key) >> group & ((1u << LANES) - 1u);
+        if (searching) {
+            const int piece = __ffs(reached) - 1;
+            hi = reached ? min(lo + (piece + 1) * step, hi) : hi;
+            lo = reached ? lo + piece * step : hi;
         }
-        const int piece = __ffs(reached) - 1;
-        hi = min(lo + (piece + 1) * step, hi);
-        lo += piece * step;
     }
-    if (lo < hi) {
-        const unsigned reached = __ballot_sync(0xffffffffu, lo + lane < hi && offsets[lo + lane] >= key);
-        lo = reached ? lo + __ffs(reached) - 1 : hi;
-    }
+    const unsigned reached = __ballot_sync(0xffffffffu, lo + lane < hi && offsets[lo + lane] >= key) >> group & ((1u << LANES) - 1u);
+    lo = reached ? lo + __ffs(reached) - 1 : hi;
+    if (!real) return;
     if (lane == 0) tile_first[t] = lo;
     if (t == tiles) return;
-    // The tile's first starts, a lane each: all loads before any store (slot and offsets may alias,
-    // for all the compiler knows, and a store between loads would wait a round trip each).
+    // The tile's first starts, SLOTS / LANES a lane: all loads before any store (slot and offsets
+    // may alias, for all the compiler knows, and a store between loads would wait a round trip each).
     const bool few = lo + SLOTS >= segments || offsets[lo + SLOTS] >= key + tile_items;
-    const long long at = lo + lane < segments ? offsets[lo + lane] - key : tile_items;
-    if (few && at < tile_items) segment_head_slots(tile_first, tiles)[t * SLOTS + lane] = (int)at;
+    long long at[SLOTS / LANES];
+#pragma unroll
+    for (int i = 0; i < SLOTS / LANES; ++i) {
+        const long long k = lo + i * LANES + lane;
+        at[i] = k < segments ? offsets[k] - key : tile_items;
+    }
+    int* slot = segment_head_slots(tile_first, tiles) + t * SLOTS;
+#pragma unroll
+    for (int i = 0; i < SLOTS / LANES; ++i) {
+        if (few && at[i] < tile_items) slot[i * LANES + lane] = (int)at[i];
+    }
 }
 
 /**

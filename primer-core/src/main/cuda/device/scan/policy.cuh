@@ -13,6 +13,7 @@ struct ScanPolicyConstants {
     static constexpr int PREFETCH_TILES_AHEAD = 128;  // plain scans: PREFETCH AHEAD, ../scan_kernels.cuh
     static constexpr int EPOCH_BITS = 29;
     static constexpr int SEGMENT_STARTS_BLOCK = 256;  // threads per block of segment_tile_starts
+    static constexpr int SEGMENT_STARTS_LANES = 8;    // of them per tile (offset_heads.cuh)
     static constexpr int SEGMENT_HEAD_SLOTS = 32;     // per tile, its first heads' positions (OffsetHeads)
 };
 

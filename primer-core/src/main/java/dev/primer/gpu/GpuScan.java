@@ -214,13 +214,14 @@ public final class GpuScan {
 
     /**
      * Fills {@code tileFirst} (ScanPolicy.segmentScratchBytes(tiles) bytes) with each tile's first
-     * segment and the positions of its first starts ({@code segscan_offsets_tile_starts}: a warp
-     * per tile and one more). Offsets already checked; shared with {@link GpuSegmentedArgScan}.
+     * segment and the positions of its first starts ({@code segscan_offsets_tile_starts}:
+     * SEGMENT_STARTS_LANES threads per tile and one more). Offsets already checked; shared with
+     * {@link GpuSegmentedArgScan}.
      */
     static void launchTileStarts(CudaContext ctx, long offsets, long segments, long begin, long shift, int tileItems,
                                  long tiles, long tileFirst) {
-        long warpsPerBlock = ScanPolicy.SEGMENT_STARTS_BLOCK / 32;
-        ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(Math.ceilDiv(tiles + 1, warpsPerBlock),
+        long grid = Math.ceilDiv((tiles + 1) * ScanPolicy.SEGMENT_STARTS_LANES, ScanPolicy.SEGMENT_STARTS_BLOCK);
+        ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(grid,
                 ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, begin, shift, (long) tileItems, tiles, tileFirst);
     }
 

@@ -28,6 +28,8 @@ public final class ScanPolicy {
     public static final int EPOCH_LIMIT = 1 << 29;
     /** Threads per block of {@code segscan_offsets_tile_starts}. */
     public static final int SEGMENT_STARTS_BLOCK = 256;
+    /** Threads per tile of {@code segscan_offsets_tile_starts} (a search as many ways wide). */
+    public static final int SEGMENT_STARTS_LANES = 8;
     /** Per tile, the positions of its first segment starts that the tile-starts kernel keeps (int32 each). */
     public static final int SEGMENT_HEAD_SLOTS = 32;
 

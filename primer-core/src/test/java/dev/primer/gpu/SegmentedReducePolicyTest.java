@@ -155,6 +155,7 @@ class SegmentedReducePolicyTest {
         host.put("SCRATCH_HEADER_BYTES", (long) ScanPolicy.SCRATCH_HEADER_BYTES);
         host.put("STATUS_SLOT_BYTES", (long) ScanPolicy.STATUS_SLOT_BYTES);
         host.put("SEGMENT_STARTS_BLOCK", (long) ScanPolicy.SEGMENT_STARTS_BLOCK);
+        host.put("SEGMENT_STARTS_LANES", (long) ScanPolicy.SEGMENT_STARTS_LANES);
         host.put("SEGMENT_HEAD_SLOTS", (long) ScanPolicy.SEGMENT_HEAD_SLOTS);
         host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in scan/policy.cuh and on the host"));
     }
