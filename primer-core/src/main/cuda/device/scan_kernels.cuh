@@ -280,7 +280,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // Head bits live in registers, except by offsets for 4- and 8-byte data, where they are read
     // from the tile's bitmap where they are used. int8 (16 items a chunk, FOLD below) reads its
     // four rows' bits once, after prepare's barrier: read at each use, its folds by offsets held
-    // 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5.
+    // 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5,
+    // and a sum of 2^28 by offsets (a head in about 1024) took 0.249 ms in the kernel, 0.288
+    // before (bench/results/2026-11-24-nvidia-h200-offsets-ab.md). The same for 4- and 8-byte
+    // data (eight rows, each restarting as by flags) spilled 36-296 bytes at their blocks per SM
+    // on sm_80/89/90, all but float32 sums, products, min and max.
     constexpr bool HEADS_IN_REGISTERS = !Heads::BITS_IN_SHARED || VEC > 4;
     unsigned head_bits[ROWS];
 #pragma unroll
@@ -399,7 +403,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // running) op x, one select and one operation where the pair operator took two of each (as
     // RestartBySelect in scan/operator_traits.cuh, here for every operator). 2^28 int8, a head in
     // about 1024, sums by flags 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu), by offsets 0.392 ->
-    // 0.301 (restart_lab.cu; at 4 blocks per SM instead of 5, where it spills, see scan.cu).
+    // 0.301 (restart_lab.cu; then at 4 blocks per SM, now 5: HEADS_IN_REGISTERS above).
     // Written out in both places: through a helper lambda nvcc compiled other PTX, and sums by
     // flags took 0.324. Tried (step 52), not kept: whole chunks without a head folded by the
     // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
