@@ -18,7 +18,7 @@
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
 //   segscan_offsets_tile_starts(const long long* offsets, long long segments, long long begin,
 //                      long long shift, long long tile_items, long long tiles, long long* tile_first)
-//       grid: 8 threads per tile and one more, ceil((tiles + 1) * 8 / 256) blocks of 256; fills tile_first[0 .. tiles].
+//       grid: 8 threads for each t = 0 .. tiles, ceil((tiles + 1) * 8 / 256) blocks of 256; fills tile_first[0 .. tiles].
 //   segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result)
 //       result[0] = offsets[0], result[1] = offsets[segments], result[2] = min(result[2], the first
 //       k with offsets[k] > offsets[k+1]); set result[2] to all ones first. Any grid of 256 threads.

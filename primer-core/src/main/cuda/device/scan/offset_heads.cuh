@@ -74,8 +74,8 @@ struct OffsetHeads {
 };
 
 /**
- * Segmented-by-offsets helper, SEGMENT_STARTS_LANES lanes per tile t = 0 .. tiles (grid: that many
- * threads per tile and one more, in blocks of SEGMENT_STARTS_BLOCK): tile_first[t] = the first k in
+ * Segmented-by-offsets helper, SEGMENT_STARTS_LANES lanes for each t = 0 .. tiles (grid: (tiles + 1)
+ * x LANES threads, in blocks of SEGMENT_STARTS_BLOCK): tile_first[t] = the first k in
  * [1, segments) with offsets[k] >= begin - shift + t * tile_items, or segments if none. A tile's
  * segment starts are then offsets[tile_first[t] .. tile_first[t+1]). A tile with at most
  * SEGMENT_HEAD_SLOTS of them also gets their positions within it in its slot (segment_head_slots:

@@ -215,8 +215,8 @@ public final class GpuScan {
     /**
      * Fills {@code tileFirst} (ScanPolicy.segmentScratchBytes(tiles) bytes) with each tile's first
      * segment and the positions of its first starts ({@code segscan_offsets_tile_starts}:
-     * SEGMENT_STARTS_LANES threads per tile and one more). Offsets already checked; shared with
-     * {@link GpuSegmentedArgScan}.
+     * SEGMENT_STARTS_LANES threads for each of the tiles and for the end). Offsets already checked;
+     * shared with {@link GpuSegmentedArgScan}.
      */
     static void launchTileStarts(CudaContext ctx, long offsets, long segments, long begin, long shift, int tileItems,
                                  long tiles, long tileFirst) {
