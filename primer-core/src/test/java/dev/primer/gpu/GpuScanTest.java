@@ -707,6 +707,36 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * The tile starts' search (segment_tile_starts: 8 lanes a tile, an 8-way cut of the offsets a round) over uneven
+     * offsets: thousands of starts packed into the first tiles, long stretches of tiles without one, hundreds of
+     * empty segments at one position (a run of equal offsets that a round's pieces cut through), sparse starts,
+     * then a dense tail. Every tile's first segment and slot must come out as a binary search would give them.
+     */
+    @Test
+    void segmentedByOffsetsWithStartsClusteredAndSpread() {
+        SplittableRandom random = new SplittableRandom(53);
+        for (DType type : new DType[] {DType.INT, DType.BYTE, DType.DOUBLE}) {
+            long tile = ScanPolicy.tileItems(type, true), n = 40 * tile + 123;
+            List<Long> starts = new ArrayList<>();
+            starts.add(0L);
+            for (long i = 5; i < 3005; i++) starts.add(i);                          // every element a start
+            long repeated = 25 * tile + 77;
+            for (long k = 20 * tile; k < 35 * tile; k += tile / 3 + random.nextLong(tile)) {  // sparse, around
+                if (k > repeated && starts.getLast() < repeated) {
+                    for (int i = 0; i < 700; i++) starts.add(repeated);              //   700 at one place
+                }
+                starts.add(k);
+            }
+            for (long i = n - 100; i < n; i++) starts.add(i);                       // a dense tail
+            starts.add(n);
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, random.nextInt(16 / (int) type.byteSize()),
+                        0, starts, true, random.nextLong(), 1, "starts clustered and spread");
+            }
+        }
+    }
+
     /** count distinct positions in [from, from + length), sorted; the first and last of the range among them if ends. */
     private static List<Long> startsIn(SplittableRandom random, long from, long length, int count, boolean ends) {
         TreeSet<Long> at = new TreeSet<>();
