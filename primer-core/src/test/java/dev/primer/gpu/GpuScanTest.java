@@ -711,7 +711,8 @@ class GpuScanTest {
      * The tile starts' search (segment_tile_starts: 8 lanes a tile, an 8-way cut of the offsets a round) over uneven
      * offsets: thousands of starts packed into the first tiles, long stretches of tiles without one, hundreds of
      * empty segments at one position (a run of equal offsets that a round's pieces cut through), sparse starts,
-     * then a dense tail. Every tile's first segment and slot must come out as a binary search would give them.
+     * then a dense tail. A tile given a wrong first segment or slot scans with wrong heads, which its outputs show:
+     * every element is checked.
      */
     @Test
     void segmentedByOffsetsWithStartsClusteredAndSpread() {
