@@ -6,9 +6,10 @@
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
 //     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item);
-//   BITS_IN_SHARED: bits() reads shared memory alone, and is called where the bits are used instead
-//     of once per chunk up front (held in registers through the tile, the offsets scans' bits took
-//     them from 64 registers to 105 at 256 x 8 tiles, sm_90).
+//   BITS_IN_SHARED: bits() reads shared memory alone, and 4- and 8-byte scans call it where the
+//     bits are used instead of once per chunk up front (held in registers through the tile, the
+//     offsets scans' bits took them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four
+//     rows read theirs once, after prepare (HEADS_IN_REGISTERS, ../scan_kernels.cuh).
 // The offsets' heads (OffsetHeads) and the kernels that prepare them are in offset_heads.cuh.
 #pragma once
 
