@@ -35,7 +35,7 @@ import java.util.regex.PatternSyntaxException;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmark Primer on the GPU: launch overhead, transfers and copy bandwidth (foundation), "
-                + "reduce, rows, segments, scan, sizes (sum and scan at 2^16, 2^20, 2^24), custom. Each result "
+                + "reduce, rows, segments, scan, sizes (sum, scan and scan by offsets at 2^16, 2^20, 2^24), custom. Each result "
                 + "is verified, compared with the CuPy and PyTorch baselines of bench/baselines.py when given, "
                 + "and judged against the targets. Writes "
                 + "<out-dir>/<date>-<gpu>.json and .md and prints the report. Exit 1 if a result was wrong "

@@ -131,7 +131,16 @@ final class ScanBench {
     }
 
     private static BenchRecord byOffsets(BenchSetup s, String name, DType type) {
-        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureByOffsets(s, name, type));
+        return byOffsets(s, GROUP, name, type, s.n());
+    }
+
+    /** An inclusive float32 sum by offsets of n elements, as the scan group's segscan_offsets_f32 row; for the sizes group. */
+    static BenchRecord byOffsetsFloat(BenchSetup s, String group, String name, long n) {
+        return byOffsets(s, group, name, DType.FLOAT, n);
+    }
+
+    private static BenchRecord byOffsets(BenchSetup s, String group, String name, DType type, long n) {
+        return Guard.run(s, group, name, type.toString(), String.valueOf(n), () -> measureByOffsets(s, group, name, type, n));
     }
 
     /**
@@ -139,8 +148,8 @@ final class ScanBench {
      * segment in about 1024): the offsets are checked on the device first, then each tile finds its
      * segments. Bytes = input + offsets + output.
      */
-    private static BenchRecord measureByOffsets(BenchSetup s, String name, DType type) {
-        long n = s.n(), bytes = n * type.byteSize();
+    private static BenchRecord measureByOffsets(BenchSetup s, String group, String name, DType type, long n) {
+        long bytes = n * type.byteSize();
         int buffers = s.buffersFor(2 * bytes);
         Backend backend = s.gpu().backend();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
@@ -169,7 +178,7 @@ final class ScanBench {
             MemorySegment result = arena.allocate(bytes, 64);
             out[0].copyTo(result);
             String check = checkSegmented(host, flags, result, type, n, false);
-            return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + 8.0 * (segments + 1), t,
+            return BenchRecord.measured(group, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + 8.0 * (segments + 1), t,
                     !check.startsWith("FAILED"), "inclusive SUM by offsets, " + segments + " segments (a head in about "
                             + SHORT_SEGMENTS + "); " + check + "; " + buffers + " buffer(s)");
         }

@@ -4,12 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The float32 sum and inclusive sum scan of the reduce and scan groups at smaller sizes, 2^16, 2^20
- * and 2^24 elements, where what a call costs besides moving its bytes (launches, passes over the
- * data, a library's own work per call) weighs as much as bandwidth. Measured as those groups
- * measure (one call between two events, the median of the timed calls, buffers rotated so the
- * working set exceeds L2, every result checked); bench/baselines.py times CuPy and PyTorch at the
- * same sizes under the same names. No targets: these rows show where Primer stands, not a goal.
+ * The float32 sum, inclusive sum scan and sum scan by offsets of the reduce and scan groups at
+ * smaller sizes, 2^16, 2^20 and 2^24 elements, where what a call costs besides moving its bytes
+ * (launches, passes over the data, a library's own work per call, the offsets' check) weighs as
+ * much as bandwidth. Measured as those groups measure (one call between two events, the median of
+ * the timed calls, buffers rotated so the working set exceeds L2, every result checked);
+ * bench/baselines.py times CuPy and PyTorch at the same sizes under the same names (the sums and
+ * scans: neither has a scan by offsets). No targets: these rows show where Primer stands, not a goal.
  */
 final class SizesBench {
     static final String GROUP = "sizes";
@@ -24,6 +25,7 @@ final class SizesBench {
             long n = 1L << log2;
             out.add(ReduceBench.sumFloat(s, GROUP, "sum_f32_2^" + log2, n));
             out.add(ScanBench.cumsumFloat(s, GROUP, "cumsum_f32_2^" + log2, n));
+            out.add(ScanBench.byOffsetsFloat(s, GROUP, "segscan_offsets_f32_2^" + log2, n));
         }
         return out;
     }
