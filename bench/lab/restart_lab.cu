@@ -163,7 +163,7 @@ static int scan(bool by_offsets, const typename P::Type* in, const Segments& s, 
     const long long tile = Shape<T>::TILE_ITEMS, tiles = (n + shift + tile - 1) / tile;
     auto launch = [&]() {
         if (by_offsets) {
-            k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(s.offsets, s.segments, shift, tile, tiles, tile_first);
+            k_tile_starts<<<((tiles + 1) * primer::ScanPolicyConstants::SEGMENT_STARTS_LANES + 255) / 256, 256>>>(s.offsets, s.segments, shift, tile, tiles, tile_first);
             k_offsets<P::BLOCKS, T, typename P::Operator><<<tiles, 256>>>(in, s.offsets, tile_first, out, n, tiles,
                                                                          (long long)bits_of(init), inclusive, scratch, ++epoch_counter);
         } else {

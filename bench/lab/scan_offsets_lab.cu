@@ -104,7 +104,7 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
         switch (path) {
         case FLAGS: k_flags<T><<<tiles, 256>>>(in, flags, out, n, tiles, scratch, ++epoch); break;
         case OFFSETS:
-            k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
+            k_tile_starts<<<((tiles + 1) * primer::ScanPolicyConstants::SEGMENT_STARTS_LANES + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
             k_offsets<T, OffsetHeads><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
             break;
         case BITMAP:
@@ -113,7 +113,7 @@ static void scan(Path path, const T* in, const signed char* flags, const long lo
             k_bitmap<T><<<tiles, 256>>>(in, words, shift, out, n, tiles, scratch, ++epoch);
             break;
         case OFFSETS_REGS:
-            k_tile_starts<<<(tiles + 1 + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
+            k_tile_starts<<<((tiles + 1) * primer::ScanPolicyConstants::SEGMENT_STARTS_LANES + 255) / 256, 256>>>(offsets, segments, 0, shift, tile, tiles, tile_first);
             k_offsets<T, OffsetHeadsInRegisters><<<tiles, 256>>>(in, offsets, tile_first, out, n, tiles, 0, scratch, ++epoch);
             break;
         case PATHS: break;

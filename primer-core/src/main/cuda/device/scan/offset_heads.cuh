@@ -137,8 +137,8 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 /**
  * Segmented-by-offsets check, before anything is launched that depends on the offsets: result[0] =
  * offsets[0], result[1] = offsets[segments], and result[2] lowered (atomicMin; the host sets it to
- * all ones first) to the smallest k with offsets[k] > offsets[k + 1]. Grid-stride over k; the host
- * reads the three words back at once (one synchronize) and throws for bad offsets, so a decreasing
+ * all ones first) to the smallest k with offsets[k] > offsets[k + 1]. Grid-stride over k. The host
+ * throws for bad offsets (checked_segment_tile_starts hands it the three words), so a decreasing
  * pair between the two ends is found as the CPU backend finds it, not left to give unspecified
  * results.
  */
@@ -156,6 +156,35 @@ __device__ __forceinline__ void check_offsets(const long long* offsets, long lon
             return;  // a later k of this thread cannot be smaller
         }
     }
+}
+
+/**
+ * check_offsets' verdict to the host, and segment_tile_starts run while the host reads it: the scan
+ * needs the offsets checked, the host needs the verdict before it launches the scan (the grid is the
+ * tile count), and the tile starts no longer wait for the host between the two. Launched right after
+ * check_offsets on the same stream, with a grid for the most tiles the `length` elements can take
+ * (ScanPolicy.maxTiles); block 0's thread 0 copies the check's three words to `verdict` (pinned host
+ * memory the host polls). Every thread derives what the host will (the same formulas as
+ * ScanPolicy.shift and tiles): begin = offsets[0], n = offsets[segments] - begin, the shift of the
+ * tiles' 16-byte grid at in + begin, the tile count. Bad offsets, or none to scan, leave tile_first
+ * alone: the host throws, or launches nothing. (The host round trip used to sit between the check
+ * and the tile starts: about 8 us of a 2^28 scan's 15-27 outside its kernel, step 54.)
+ */
+__device__ __forceinline__ void checked_segment_tile_starts(const long long* offsets, long long segments,
+                                                            long long length, const void* in, long long item_bytes,
+                                                            long long tile_items, const unsigned long long* check,
+                                                            unsigned long long* verdict, long long* tile_first) {
+    const unsigned long long first_word = check[0], last_word = check[1], first_decrease = check[2];
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        verdict[0] = first_word;
+        verdict[1] = last_word;
+        verdict[2] = first_decrease;
+    }
+    const long long begin = (long long)first_word, end = (long long)last_word;
+    if (begin < 0 || first_decrease != ~0ull || end > length || end == begin) return;  // the same for every thread
+    const long long shift = (long long)((reinterpret_cast<unsigned long long>(in) + begin * item_bytes) % 16) / item_bytes;
+    const long long tiles = (end - begin + shift + tile_items - 1) / tile_items;
+    segment_tile_starts(offsets, segments, begin, shift, tile_items, tiles, tile_first);
 }
 
 }  // namespace primer

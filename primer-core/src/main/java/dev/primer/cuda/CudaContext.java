@@ -9,6 +9,7 @@ import java.lang.invoke.VarHandle;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongConsumer;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
@@ -290,6 +291,24 @@ public final class CudaContext {
         MemorySegment copy = MemorySegment.ofArray(new long[(bytes + 7) / 8]); // 8-byte aligned, like the pinned buffer
         MemorySegment.copy(readback, 0, copy, 0, bytes);
         return copy.asSlice(0, bytes);
+    }
+
+    /**
+     * Runs {@code launch} with the address of a pinned buffer of this context whose first {@code words}
+     * 8-byte words hold {@code poison}, waits until the work it issued has written them all
+     * ({@link #awaitPinnedResult}) and returns a copy of them: {@link #readback}'s answer without its
+     * copy and synchronize, for a kernel that writes a few words straight to the host and may go on
+     * running after them (later work on the stream stays ordered after it).
+     */
+    public synchronized MemorySegment launchAndAwait(int words, long poison, LongConsumer launch) {
+        if (words < 1 || 8L * words > readback.byteSize()) throw new IllegalArgumentException("words: " + words + " not in 1 .. 512");
+        makeCurrent();
+        for (int w = 0; w < words; w++) readback.set(JAVA_LONG, 8L * w, poison);
+        launch.accept(readback.address());
+        awaitPinnedResult(readback, words, poison);
+        MemorySegment copy = MemorySegment.ofArray(new long[words]);
+        MemorySegment.copy(readback, 0, copy, 0, 8L * words);
+        return copy;
     }
 
     /** Synchronous host-to-device copy; heap segments go through pinned staging. */

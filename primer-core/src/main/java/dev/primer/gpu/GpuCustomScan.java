@@ -153,7 +153,7 @@ public final class GpuCustomScan {
 
     /**
      * Segmented scan with {@code op} of each segment {@code [offsets[k], offsets[k+1])}; as
-     * {@link GpuScan#segmentedScanByOffsets} otherwise (the offsets are checked first: one synchronize).
+     * {@link GpuScan#segmentedScanByOffsets} otherwise (the offsets are checked first: the host waits for the verdict).
      */
     public static void segmentedScanByOffsets(CudaContext ctx, CustomOp op, boolean inclusive, long initBits,
                                               long in, long offsets, long segments, long out, long length) {

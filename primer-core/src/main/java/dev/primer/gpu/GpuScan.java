@@ -37,8 +37,8 @@ import java.util.function.Supplier;
  * ranges must not overlap. Pointers must be aligned to their element size; any 16-byte
  * misalignment (a slice) is fine. Arguments are checked and an {@link IllegalArgumentException}
  * names the offending one. All work is issued on the context's stream; nothing waits for it,
- * except {@link #segmentedScanByOffsets}, which checks the offsets on the device and reads the
- * verdict back first.
+ * except {@link #segmentedScanByOffsets}, which checks the offsets on the device and waits for the
+ * verdict first.
  */
 public final class GpuScan {
     private GpuScan() {}
@@ -148,8 +148,8 @@ public final class GpuScan {
      * int64, {@code segments + 1} of them, non-decreasing, {@code offsets[0] >= 0},
      * {@code offsets[segments] <= length}, the elements of {@code in} and of {@code out}). Elements
      * outside {@code [offsets[0], offsets[segments])} are not touched; empty segments are fine.
-     * The offsets are checked on the device first ({@link #checkedOffsetRange}: one synchronize),
-     * and bad ones throw {@link IllegalArgumentException} naming {@code offsets} before anything
+     * The offsets are checked on the device first ({@link #checkOffsetsFindingTileStarts}: the host
+     * waits for the verdict), and bad ones throw {@link IllegalArgumentException} naming {@code offsets} before anything
      * is written.
      */
     public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
@@ -175,75 +175,66 @@ public final class GpuScan {
             GpuSegmentedReduce.checkLoneOffset(ctx, offsets, length);
             return;
         }
-        long[] range = checkedOffsetRange(ctx, offsets, segments, length);
-        long begin = range[0], n = range[1] - begin;
-        if (n == 0) return;
-        requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
-        requireAligned(out, type, "out");
-        long size = type.byteSize();
-        long inBase = in + begin * size, outBase = out + begin * size;
-        requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
-        if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
-            throw new IllegalArgumentException("offsets: overlaps out");
-        }
-        launchOffsetsChecked(ctx, kernel.get(), type, inclusive, initBits, inBase, offsets, segments, begin, outBase, n);
-    }
-
-    /**
-     * The launches of a segmented scan by offsets already checked: the tile starts, then the scan of
-     * the n = offsets[segments] - begin elements at {@code inBase} (element offsets[0] = begin of
-     * the input) into {@code outBase}. n >= 1, pointers aligned, disjoint or equal. The offsets must
-     * be non-decreasing ({@link #checkedOffsetRange}): the tiles' head slots
-     * ({@code segment_tile_starts}) assume it, and unsorted offsets would give wrong heads.
-     */
-    private static void launchOffsetsChecked(CudaContext ctx, CudaKernel kernel, DType type, boolean inclusive, long initBits,
-                                     long inBase, long offsets, long segments, long begin, long outBase, long n) {
-        requireTileCount(n, inBase, type, true);
-        long tiles = ScanPolicy.tiles(n, inBase, type, true);
-        long shift = ScanPolicy.shift(inBase, type);
+        int tileItems = ScanPolicy.tileItems(type, true);
+        long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
+        CudaKernel k = kernel.get();  // an NVRTC compile, the first time, under no lock
         Epochs epochs = epochs(ctx);
-        synchronized (epochs) {
-            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(tiles));
-            launchTileStarts(ctx, offsets, segments, begin, shift, ScanPolicy.tileItems(type, true), tiles, tileFirst);
+        synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
+            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(maxTiles));
+            long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst);
+            long begin = range[0], n = range[1] - begin;
+            if (n == 0) return;
+            requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
+            requireAligned(out, type, "out");
+            long size = type.byteSize();
+            long inBase = in + begin * size, outBase = out + begin * size;
+            requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
+            if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
+                throw new IllegalArgumentException("offsets: overlaps out");
+            }
+            requireTileCount(n, inBase, type, true);
+            long tiles = ScanPolicy.tiles(n, inBase, type, true);
             long[] status = status(ctx, epochs, tiles);
-            kernel.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
+            k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
                     (int) status[1]);
         }
     }
 
-    /**
-     * Fills {@code tileFirst} (ScanPolicy.segmentScratchBytes(tiles) bytes) with each tile's first
-     * segment and the positions of its first starts ({@code segscan_offsets_tile_starts}:
-     * SEGMENT_STARTS_LANES threads for each of the tiles and for the end). Offsets already checked;
-     * shared with {@link GpuSegmentedArgScan}.
-     */
-    static void launchTileStarts(CudaContext ctx, long offsets, long segments, long begin, long shift, int tileItems,
-                                 long tiles, long tileFirst) {
-        long grid = Math.ceilDiv((tiles + 1) * ScanPolicy.SEGMENT_STARTS_LANES, ScanPolicy.SEGMENT_STARTS_BLOCK);
-        ctx.module(MODULE).kernel("segscan_offsets_tile_starts").launch(grid,
-                ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, begin, shift, (long) tileItems, tiles, tileFirst);
-    }
+    /** Stored in the pinned verdict before the tile starts overwrite it (a true word equal to it only costs a wait). */
+    private static final long VERDICT_POISON = 0x5EC0_FF5E_7CAF_E000L;
 
     /**
-     * {@code {offsets[0], offsets[segments]}} after checking all {@code segments + 1} offsets on the
-     * device (one small kernel and one readback: one synchronize): IllegalArgumentException naming
-     * {@code offsets} when offsets[0] is negative, an offset is smaller than the one before it, or
-     * the last is beyond {@code length}. segments >= 1.
+     * Checks the offsets on the device and finds the tiles' segment starts there, for a scan in tiles
+     * of {@code tileItems} elements of {@code type} from element offsets[0] of {@code in} (an array of
+     * {@code length} elements): {@code segscan_offsets_check}, then {@code segscan_offsets_tile_starts},
+     * which hands the check's three words to the host (pinned memory, polled) and fills
+     * {@code tileFirst} (ScanPolicy.segmentScratchBytes of ScanPolicy.maxTiles(length, type, tileItems)
+     * bytes, the caller's, locked until its scan is launched) while the host reads them: no idle
+     * device between the verdict and the tile starts. Returns {@code {offsets[0], offsets[segments]}};
+     * IllegalArgumentException naming {@code offsets} when offsets[0] is negative, an offset is
+     * smaller than the one before it, or the last is beyond {@code length} (then only the scratch was
+     * written). segments >= 1. Shared with {@link GpuSegmentedArgScan}.
      */
-    static long[] checkedOffsetRange(CudaContext ctx, long offsets, long segments, long length) {
+    static long[] checkOffsetsFindingTileStarts(CudaContext ctx, long offsets, long segments, long length, long in,
+                                                DType type, int tileItems, long tileFirst) {
         if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
         if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");
+        long startsGrid = Math.ceilDiv((ScanPolicy.maxTiles(length, type, tileItems) + 1) * ScanPolicy.SEGMENT_STARTS_LANES,
+                ScanPolicy.SEGMENT_STARTS_BLOCK);
+        var module = ctx.module(MODULE);
         MemorySegment words;
         synchronized (ctx.scratchLock(CHECK_SCRATCH)) {
             long result = ctx.scratch(CHECK_SCRATCH, 24);
             ctx.memset8(result + 16, (byte) 0xFF, 8);
             long grid = Math.min((segments + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
                     8L * ctx.device().multiprocessorCount());
-            ctx.module(MODULE).kernel("segscan_offsets_check").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
+            module.kernel("segscan_offsets_check").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
                     offsets, segments, result);
-            words = ctx.readback(result, 24);
+            words = ctx.launchAndAwait(3, VERDICT_POISON, verdict -> module.kernel("segscan_offsets_tile_starts").launch(
+                    startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, length, in,
+                    (long) type.byteSize(), (long) tileItems, result, verdict, tileFirst));
         }
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16);

@@ -50,7 +50,7 @@ public final class GpuSegmentedArgScan {
     /**
      * Segment k is {@code [offsets[k], offsets[k+1])} of {@code in} and {@code out}, which hold
      * {@code length} elements; elements outside {@code [offsets[0], offsets[segments])} are not
-     * touched. The offsets are checked on the device first (one synchronize), as
+     * touched. The offsets are checked on the device first (the host waits for the verdict), as
      * {@link GpuScan#segmentedScanByOffsets} does, and bad ones throw before anything is written.
      */
     public static void byOffsets(CudaContext ctx, DType type, boolean max, boolean inclusive, long in, long offsets,
@@ -63,25 +63,26 @@ public final class GpuSegmentedArgScan {
             GpuSegmentedReduce.checkLoneOffset(ctx, offsets, length);
             return;
         }
-        long[] range = GpuScan.checkedOffsetRange(ctx, offsets, segments, length);
-        long begin = range[0], n = range[1] - begin;
-        if (n == 0) return;
-        // After the offsets: empty arrays (null pointers) with empty segments are fine. The bases are
-        // aligned exactly when in and out are (begin elements past them).
-        long inBase = in + begin * type.byteSize(), outBase = out + begin * Long.BYTES;
-        long tiles = GpuArgScan.checkedTiles(type, inBase, outBase, n);
-        if (GpuScan.overlaps(offsets, 8 * (segments + 1), outBase, n * Long.BYTES)) {
-            throw new IllegalArgumentException("offsets: overlaps out");
-        }
-        long shift = Math.floorMod(inBase, 16) / type.byteSize();
+        int tileItems = GpuArgScan.tileItems(type);
+        long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
         String suffix = suffix(type, max);
         var module = ctx.module(MODULE);
         synchronized (ctx.scratchLock(SCRATCH)) {
-            // One buffer: the tile starts (ScanPolicy.segmentScratchBytes), then the totals at a 16-byte boundary.
-            long startsBytes = Math.ceilDiv(ScanPolicy.segmentScratchBytes(tiles), 16) * 16;
-            long tileFirst = ctx.scratch(SCRATCH, startsBytes + TOTAL_BYTES * tiles);
+            // One buffer: the tile starts (ScanPolicy.segmentScratchBytes), then the totals at a 16-byte
+            // boundary; sized for the most tiles, as the tile starts are found before the range is known.
+            long startsBytes = Math.ceilDiv(ScanPolicy.segmentScratchBytes(maxTiles), 16) * 16;
+            long tileFirst = ctx.scratch(SCRATCH, startsBytes + TOTAL_BYTES * maxTiles);
             long totals = tileFirst + startsBytes;
-            GpuScan.launchTileStarts(ctx, offsets, segments, begin, shift, GpuArgScan.tileItems(type), tiles, tileFirst);
+            long[] range = GpuScan.checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst);
+            long begin = range[0], n = range[1] - begin;
+            if (n == 0) return;
+            // After the offsets: empty arrays (null pointers) with empty segments are fine. The bases are
+            // aligned exactly when in and out are (begin elements past them).
+            long inBase = in + begin * type.byteSize(), outBase = out + begin * Long.BYTES;
+            long tiles = GpuArgScan.checkedTiles(type, inBase, outBase, n);
+            if (GpuScan.overlaps(offsets, 8 * (segments + 1), outBase, n * Long.BYTES)) {
+                throw new IllegalArgumentException("offsets: overlaps out");
+            }
             module.kernel("segargscan_offsets_totals_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, begin, n, tiles, totals);
             module.kernel(prefixKernel(type)).launch(1, GpuArgScan.PREFIX_THREADS, 0, totals, tiles);

@@ -66,6 +66,16 @@ public final class ScanPolicy {
         return (n + shift(inPointer, inType) + items - 1) / items;
     }
 
+    /**
+     * The most tiles of {@code tileItems} elements of {@code inType} that a scan of at most {@code length}
+     * elements can take, wherever they start (tile 0 may begin up to VECTOR_BYTES / size - 1 elements
+     * early): the grid and scratch of the tile starts, which are found before the host knows the range.
+     */
+    public static long maxTiles(long length, DType inType, int tileItems) {
+        if (length < 0) throw new IllegalArgumentException("length must be >= 0: " + length);
+        return Math.ceilDiv(Math.min(length, Long.MAX_VALUE / 2) + VECTOR_BYTES / inType.byteSize() - 1, tileItems);
+    }
+
     /** Scratch bytes a scan of {@code tiles} tiles needs. */
     public static long scratchBytes(long tiles) {
         return SCRATCH_HEADER_BYTES + STATUS_SLOT_BYTES * tiles;

@@ -861,7 +861,8 @@ class GpuScanTest {
 
     /**
      * Offsets that decrease anywhere between the ends (a million segments, so the check runs on many
-     * blocks) are rejected before anything is written, naming the first decreasing pair.
+     * blocks) are rejected before anything is written, naming the first decreasing pair; the same
+     * call with the offsets mended then gives the right sums.
      */
     @Test
     void decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten() {
@@ -885,6 +886,14 @@ class GpuScanTest {
                 MemorySegment host = arena.allocate(4L * n);
                 ctx.copyToHost(host, out, 4L * n);
                 for (long i = 0; i < n; i++) assertEquals(0x5A5A5A5A, host.getAtIndex(ValueLayout.JAVA_INT, i), "out[" + i + "]");
+                // The next call, with good offsets, is right: the refused call's verdict and tile starts are gone.
+                for (int k : bad) offsets.setAtIndex(ValueLayout.JAVA_LONG, k, 3L * k);
+                ctx.copyToDevice(off, offsets, 8L * (segments + 1));
+                GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, in, off, segments, out, n);
+                ctx.copyToHost(host, out, 4L * n);
+                for (long i = 0; i < n; i++) {  // every element is 0x01010101, each segment three of them
+                    assertEquals(0x01010101 * (int) (i % 3 + 1), host.getAtIndex(ValueLayout.JAVA_INT, i), "good offsets: out[" + i + "]");
+                }
             }
         } finally {
             ctx.free(in);
