@@ -16,16 +16,14 @@
 //                      T* out, long long n, long long tiles, long long begin, long long init_bits,
 //                      int inclusive, unsigned char* scratch, unsigned epoch)
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
-//   segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result)
-//       result[0] = offsets[0], result[1] = offsets[segments], result[2] = min(result[2], the first
-//       k with offsets[k] > offsets[k+1]); set result[2] to all ones first. Any grid of 256 threads.
-//   segscan_offsets_tile_starts(const long long* offsets, long long segments, long long length,
+//   segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length,
 //                      const void* in, long long item_bytes, long long tile_items,
-//                      const unsigned long long* check, unsigned long long* verdict, long long* tile_first)
-//       right after the check, on its result: copies it to verdict (pinned host memory) and, for good
-//       offsets, fills tile_first[0 .. tiles] of the tiles of elements offsets[0] .. offsets[segments]
-//       at in (the full array). grid: 8 threads for each t = 0 .. max_tiles, ceil((max_tiles + 1)
-//       * 8 / 256) blocks of 256, max_tiles = ceil((length + 16 / item_bytes - 1) / tile_items).
+//                      unsigned long long* state, unsigned long long* verdict, long long* tile_first)
+//       checks the offsets (state: two zeroed words of scratch, left zeroed), writes verdict[0..2] =
+//       {offsets[0], offsets[segments], the first k with offsets[k] > offsets[k+1] or -1} to pinned
+//       host memory, and for ends in range fills tile_first[0 .. tiles] of the tiles of elements
+//       offsets[0] .. offsets[segments] of in (the full array). grid: at least 8 threads for each
+//       t = 0 .. max_tiles, blocks of 256, max_tiles = ceil((length + 16 / item_bytes - 1) / tile_items).
 //
 // The segmented scans take the same suffixes and operators as scan_<op>_<suffix>, i8 included.
 // init_bits: the init as raw bits of the output type (low 32 bits for 4-byte types, the low byte,
@@ -141,14 +139,9 @@ PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
-segscan_offsets_tile_starts(const long long* offsets, long long segments, long long length, const void* in,
-                            long long item_bytes, long long tile_items, const unsigned long long* check,
-                            unsigned long long* verdict, long long* tile_first) {
-    primer::checked_segment_tile_starts(offsets, segments, length, in, item_bytes, tile_items, check, verdict,
-                                        tile_first);
-}
-
-extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
-segscan_offsets_check(const long long* offsets, long long segments, unsigned long long* result) {
-    primer::check_offsets(offsets, segments, result);
+segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length, const void* in,
+                                      long long item_bytes, long long tile_items, unsigned long long* state,
+                                      unsigned long long* verdict, long long* tile_first) {
+    primer::check_offsets_and_find_tile_starts(offsets, segments, length, in, item_bytes, tile_items, state, verdict,
+                                               tile_first);
 }

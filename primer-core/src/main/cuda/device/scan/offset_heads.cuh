@@ -1,7 +1,8 @@
 // Segments given by a sorted offsets array: each tile's starts, found once per launch by
 // segment_tile_starts (a search per tile by a group of lanes, the first few starts' positions in a
-// slot), set as a bitmap in shared memory by OffsetHeads::prepare; and check_offsets, which the host
-// runs first so that bad offsets are refused before anything is written.
+// slot), set as a bitmap in shared memory by OffsetHeads::prepare; and the offsets' check, in the same
+// launch as the tile starts, whose verdict the host waits for, so that bad offsets are refused before
+// anything is written.
 #pragma once
 #include "policy.cuh"
 
@@ -135,53 +136,54 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
 }
 
 /**
- * Segmented-by-offsets check, before anything is launched that depends on the offsets: result[0] =
- * offsets[0], result[1] = offsets[segments], and result[2] lowered (atomicMin; the host sets it to
- * all ones first) to the smallest k with offsets[k] > offsets[k + 1]. Grid-stride over k. The host
- * throws for bad offsets (checked_segment_tile_starts hands it the three words), so a decreasing
- * pair between the two ends is found as the CPU backend finds it, not left to give unspecified
- * results.
+ * The offsets' check and the tile starts in one launch, with the verdict handed to the host early.
+ * Launched with a grid for the most tiles the `length` elements can take (ScanPolicy.maxTiles), or
+ * more (the check is grid-stride); `state` is two zeroed words of scratch, left zeroed.
+ *
+ * 1. The check: for every k, offsets[k] > offsets[k + 1] raises state[0] to ~k (atomicMax): the
+ *    first decreasing pair, with zero meaning none, so the state needs no clearing.
+ * 2. The last block through the check (a ticket in state[1], put back to zero) copies offsets[0],
+ *    offsets[segments] and the first decrease (-1 for none) to `verdict`, pinned host memory the host
+ *    polls. The host throws for bad offsets, so a decreasing pair anywhere is found as the CPU
+ *    backend finds it; for good ones it launches the scan, whose grid is the tile count.
+ * 3. segment_tile_starts for the tiles of elements offsets[0] .. offsets[segments] of `in`, with the
+ *    shift and tile count derived as the host derives them (ScanPolicy.shift and tiles), unless the
+ *    ends are out of range or equal (the host launches nothing then). It runs whether or not the
+ *    offsets are sorted, as they are checked at the same time: on unsorted ones it gives wrong
+ *    starts, never a read or write out of range (every search stays in [1, segments), every store
+ *    in the tiles' scratch), and the host throws before a scan would read them.
+ * The host used to read the check back (one synchronize) before it launched the tile starts: with
+ * the verdict in the host's hands first, the tile starts run while it launches the scan (step 54).
  */
-__device__ __forceinline__ void check_offsets(const long long* offsets, long long segments,
-                                              unsigned long long* result) {
+__device__ __forceinline__ void check_offsets_and_find_tile_starts(const long long* offsets, long long segments,
+                                                                   long long length, const void* in,
+                                                                   long long item_bytes, long long tile_items,
+                                                                   unsigned long long* state,
+                                                                   unsigned long long* verdict, long long* tile_first) {
+    const long long begin = offsets[0], end = offsets[segments];
     const long long stride = (long long)gridDim.x * blockDim.x;
-    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (first == 0) {
-        result[0] = (unsigned long long)offsets[0];
-        result[1] = (unsigned long long)offsets[segments];
-    }
-    for (long long k = first; k < segments; k += stride) {
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < segments; k += stride) {
         if (offsets[k] > offsets[k + 1]) {
-            atomicMin(result + 2, (unsigned long long)k);
-            return;  // a later k of this thread cannot be smaller
+            atomicMax(state, ~(unsigned long long)k);
+            __threadfence();  // bad offsets only: before the ticket that follows the barrier
+            break;            // a later k of this thread cannot be smaller
         }
     }
-}
-
-/**
- * check_offsets' verdict to the host, and segment_tile_starts run while the host reads it: the scan
- * needs the offsets checked, the host needs the verdict before it launches the scan (the grid is the
- * tile count), and the tile starts no longer wait for the host between the two. Launched right after
- * check_offsets on the same stream, with a grid for the most tiles the `length` elements can take
- * (ScanPolicy.maxTiles); block 0's thread 0 copies the check's three words to `verdict` (pinned host
- * memory the host polls). Every thread derives what the host will (the same formulas as
- * ScanPolicy.shift and tiles): begin = offsets[0], n = offsets[segments] - begin, the shift of the
- * tiles' 16-byte grid at in + begin, the tile count. Bad offsets, or none to scan, leave tile_first
- * alone: the host throws, or launches nothing. (The host round trip used to sit between the check
- * and the tile starts: about 8 us of a 2^28 scan's 15-27 outside its kernel, step 54.)
- */
-__device__ __forceinline__ void checked_segment_tile_starts(const long long* offsets, long long segments,
-                                                            long long length, const void* in, long long item_bytes,
-                                                            long long tile_items, const unsigned long long* check,
-                                                            unsigned long long* verdict, long long* tile_first) {
-    const unsigned long long first_word = check[0], last_word = check[1], first_decrease = check[2];
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        verdict[0] = first_word;
-        verdict[1] = last_word;
-        verdict[2] = first_decrease;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        // Release: this block's check is in before its ticket; acquire: the last block sees every
+        // block's (as reduce_kernels.cuh's finish).
+        unsigned long long ticket;
+        asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(state + 1) : "memory");
+        if (ticket == gridDim.x - 1) {
+            const unsigned long long first_decrease = ~atomicExch(state, 0ull);
+            state[1] = 0;
+            verdict[0] = (unsigned long long)begin;
+            verdict[1] = (unsigned long long)end;
+            verdict[2] = first_decrease;
+        }
     }
-    const long long begin = (long long)first_word, end = (long long)last_word;
-    if (begin < 0 || first_decrease != ~0ull || end > length || end == begin) return;  // the same for every thread
+    if (begin < 0 || end > length || end <= begin) return;  // the same for every thread
     const long long shift = (long long)((reinterpret_cast<unsigned long long>(in) + begin * item_bytes) % 16) / item_bytes;
     const long long tiles = (end - begin + shift + tile_items - 1) / tile_items;
     segment_tile_starts(offsets, segments, begin, shift, tile_items, tiles, tile_first);

@@ -201,20 +201,21 @@ public final class GpuScan {
         }
     }
 
-    /** Stored in the pinned verdict before the tile starts overwrite it (a true word equal to it only costs a wait). */
+    /** Stored in the pinned verdict before the kernel overwrites it (a true word equal to it only costs a wait). */
     private static final long VERDICT_POISON = 0x5EC0_FF5E_7CAF_E000L;
 
     /**
      * Checks the offsets on the device and finds the tiles' segment starts there, for a scan in tiles
      * of {@code tileItems} elements of {@code type} from element offsets[0] of {@code in} (an array of
-     * {@code length} elements): {@code segscan_offsets_check}, then {@code segscan_offsets_tile_starts},
-     * which hands the check's three words to the host (pinned memory, polled) and fills
-     * {@code tileFirst} (ScanPolicy.segmentScratchBytes of ScanPolicy.maxTiles(length, type, tileItems)
-     * bytes, the caller's, locked until its scan is launched) while the host reads them: no idle
-     * device between the verdict and the tile starts. Returns {@code {offsets[0], offsets[segments]}};
-     * IllegalArgumentException naming {@code offsets} when offsets[0] is negative, an offset is
-     * smaller than the one before it, or the last is beyond {@code length} (then only the scratch was
-     * written). segments >= 1. Shared with {@link GpuSegmentedArgScan}.
+     * {@code length} elements), in one launch ({@code segscan_offsets_check_and_tile_starts}): the
+     * last block through the check hands its verdict to the host (pinned memory, polled), and the
+     * tile starts fill {@code tileFirst} (ScanPolicy.segmentScratchBytes of
+     * ScanPolicy.maxTiles(length, type, tileItems) bytes, the caller's, locked until its scan is
+     * launched) while the host reads it and launches the scan. Returns
+     * {@code {offsets[0], offsets[segments]}}; IllegalArgumentException naming {@code offsets} when
+     * offsets[0] is negative, an offset is smaller than the one before it, or the last is beyond
+     * {@code length} (then only the scratch was written). segments >= 1. Shared with
+     * {@link GpuSegmentedArgScan}.
      */
     static long[] checkOffsetsFindingTileStarts(CudaContext ctx, long offsets, long segments, long length, long in,
                                                 DType type, int tileItems, long tileFirst) {
@@ -223,19 +224,14 @@ public final class GpuScan {
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");
         long startsGrid = Math.ceilDiv((ScanPolicy.maxTiles(length, type, tileItems) + 1) * ScanPolicy.SEGMENT_STARTS_LANES,
                 ScanPolicy.SEGMENT_STARTS_BLOCK);
-        var module = ctx.module(MODULE);
-        MemorySegment words;
-        synchronized (ctx.scratchLock(CHECK_SCRATCH)) {
-            long result = ctx.scratch(CHECK_SCRATCH, 24);
-            ctx.memset8(result + 16, (byte) 0xFF, 8);
-            long grid = Math.min((segments + ScanPolicy.SEGMENT_STARTS_BLOCK - 1) / ScanPolicy.SEGMENT_STARTS_BLOCK,
-                    8L * ctx.device().multiprocessorCount());
-            module.kernel("segscan_offsets_check").launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0,
-                    offsets, segments, result);
-            words = ctx.launchAndAwait(3, VERDICT_POISON, verdict -> module.kernel("segscan_offsets_tile_starts").launch(
-                    startsGrid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, length, in,
-                    (long) type.byteSize(), (long) tileItems, result, verdict, tileFirst));
-        }
+        long checkGrid = Math.min(Math.ceilDiv(segments, ScanPolicy.SEGMENT_STARTS_BLOCK), 8L * ctx.device().multiprocessorCount());
+        long grid = Math.max(startsGrid, checkGrid);
+        // Two words the kernel leaves zeroed, as the scratch comes: one launch uses them, no lock.
+        long state = ctx.scratch(CHECK_SCRATCH, 16);
+        CudaKernel kernel = ctx.module(MODULE).kernel("segscan_offsets_check_and_tile_starts");
+        MemorySegment words = ctx.launchAndAwait(3, VERDICT_POISON, verdict -> kernel.launch(grid,
+                ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, length, in, (long) type.byteSize(),
+                (long) tileItems, state, verdict, tileFirst));
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16);
         if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
