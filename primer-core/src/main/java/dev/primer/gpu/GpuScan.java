@@ -177,7 +177,6 @@ public final class GpuScan {
         }
         int tileItems = ScanPolicy.tileItems(type, true);
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
-        CudaKernel k = kernel.get();  // an NVRTC compile, the first time, under no lock
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
             long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(maxTiles));
@@ -194,6 +193,9 @@ public final class GpuScan {
             }
             requireTileCount(n, inBase, type, true);
             long tiles = ScanPolicy.tiles(n, inBase, type, true);
+            // After every argument check, as a user-defined operator's kernel may need NVRTC (and
+            // compiles here the first time, holding the lock: the tile starts are in its scratch).
+            CudaKernel k = kernel.get();
             long[] status = status(ctx, epochs, tiles);
             k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
                     inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
