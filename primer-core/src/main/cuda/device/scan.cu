@@ -14,14 +14,17 @@
 //       a segment starts at every element whose flag is nonzero (and at element 0).
 //   segscan_offsets_<op>_<suffix>(const T* in, const long long* offsets, const long long* tile_first,
 //                      T* out, long long n, long long tiles, long long begin, long long init_bits,
-//                      int inclusive, unsigned char* scratch, unsigned epoch)
+//                      int inclusive, unsigned char* scratch, unsigned epoch, const unsigned long long* gate)
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
+//       gate: null, or a word the check below wrote: every block leaves at once where it is 0.
 //   segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length,
 //                      const void* in, long long item_bytes, long long tile_items,
-//                      unsigned long long* state, unsigned long long* verdict, long long* tile_first)
+//                      unsigned long long* state, unsigned long long* verdict, unsigned long long* gate,
+//                      long long* tile_first)
 //       checks the offsets (state: two zeroed words of scratch, left zeroed), writes verdict[0..2] =
 //       {offsets[0], offsets[segments], the first k with offsets[k] > offsets[k+1] or -1} to pinned
-//       host memory, and for ends in range fills tile_first[0 .. tiles] of the tiles of elements
+//       host memory and, unless gate is null, *gate = 1 for sorted offsets from 0 to length, else 0
+//       (device memory), and for ends in range fills tile_first[0 .. tiles] of the tiles of elements
 //       offsets[0] .. offsets[segments] of in (the full array). grid: at least 8 threads for each
 //       t = 0 .. max_tiles, blocks of 256, max_tiles = ceil((length + 16 / item_bytes - 1) / tile_items).
 //
@@ -75,11 +78,11 @@
     extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
         NAME(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,             \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
-             unsigned epoch) {                                                                                    \
+             unsigned epoch, const unsigned long long* gate) {                                                    \
         using Heads = primer::OffsetHeads<primer::ScanShape<T, true>::TILE_ITEMS, primer::ScanShape<T, true>::BLOCK_THREADS>; \
         primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
                                                             epoch, Heads{offsets, tile_first, begin,              \
-                                                                         primer::segment_head_slots(tile_first, tiles)}); \
+                                                                         primer::segment_head_slots(tile_first, tiles), gate}); \
     }
 
 // The segmented scans, by flags and by offsets, at FLAGS and OFFSETS min blocks.
@@ -141,7 +144,7 @@ PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length, const void* in,
                                       long long item_bytes, long long tile_items, unsigned long long* state,
-                                      unsigned long long* verdict, long long* tile_first) {
+                                      unsigned long long* verdict, unsigned long long* gate, long long* tile_first) {
     primer::check_offsets_and_find_tile_starts(offsets, segments, length, in, item_bytes, tile_items, state, verdict,
-                                               tile_first);
+                                               gate, tile_first);
 }

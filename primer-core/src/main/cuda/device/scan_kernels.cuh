@@ -247,6 +247,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     const V init = Values::template lift<V>(scan_detail::from_bits<OutT>((unsigned long long)init_bits));
     const long long shift = scan_shift(in);
     unsigned* tile_counter = reinterpret_cast<unsigned*>(scratch);
+    constexpr unsigned SHUT = ~0u;  // s.tile of a block whose gate is shut: no launch has 2^32 tiles
     const TileStatus<Acc> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
                                  epoch};
 
@@ -254,15 +255,22 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         if (blockIdx.x == 0 && ((n + shift + TILE_ITEMS - 1) / TILE_ITEMS != tile_count || gridDim.x != tile_count)) {
             __trap();  // host and device disagree on the tile size
         }
+        // A gated launch (GATED in scan/segment_heads.cuh) reads its gate while the ticket is drawn,
+        // not before: no round trip is added to a tile's start. Every block draws, gate open or
+        // shut, so the last ticket still puts the counter back.
+        const bool open = heads.open();
         const unsigned t = atomicAdd(tile_counter, 1u);
         if (t == gridDim.x - 1) atomicExch(tile_counter, 0u);  // the last ticket: every block has drawn
-        s.tile = t;
+        s.tile = open ? t : SHUT;
         if constexpr (!SEGMENTED) {
             scan_detail::prefetch_tile_l2<TILE_ITEMS>(in, (long long)t + ScanPolicyConstants::PREFETCH_TILES_AHEAD, tile_count,
                                                       n, shift);
         }
     }
     __syncthreads();
+    if constexpr (Heads::GATED) {
+        if (s.tile == SHUT) return;  // the whole block: nothing read, nothing written
+    }
     const long long tile = s.tile;
     const int lane = (int)lane_id();
     const int warp = (int)(threadIdx.x / 32);

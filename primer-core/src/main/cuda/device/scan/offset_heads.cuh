@@ -1,8 +1,8 @@
 // Segments given by a sorted offsets array: each tile's starts, found once per launch by
 // segment_tile_starts (a search per tile by a group of lanes, the first few starts' positions in a
 // slot), set as a bitmap in shared memory by OffsetHeads::prepare; and the offsets' check, in the same
-// launch as the tile starts, whose verdict the host waits for, so that bad offsets are refused before
-// anything is written.
+// launch as the tile starts, whose verdict opens the scan's gate on the device and reaches the host,
+// so that bad offsets are refused before anything is written.
 #pragma once
 #include "policy.cuh"
 
@@ -28,14 +28,17 @@ template <int TILE_ITEMS, int BLOCK_THREADS>
 struct OffsetHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = true;
+    static constexpr bool GATED = true;
     static constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
     const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array
     const long long* tile_first;  // per tile (and one more): the first k >= 1 with offsets[k] >= tile start
     long long begin;              // offsets[0]: element 0 of this scan
     const int* slots;             // per tile: its first SLOTS starts' positions (segment_head_slots)
+    const unsigned long long* gate = nullptr;  // none: the scan runs; else it runs where the check left *gate != 0
     struct Storage {
         unsigned bits[TILE_ITEMS / 32];
     };
+    __device__ __forceinline__ bool open() const { return gate == nullptr || *gate != 0ull; }
     template <int VEC, int ROWS, int STRIDE>
     __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
 #pragma unroll
@@ -145,13 +148,17 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
  * 2. The last block through the check (a ticket in state[1], put back to zero) copies offsets[0],
  *    offsets[segments] and the first decrease (-1 for none) to `verdict`, pinned host memory the host
  *    polls. The host throws for bad offsets, so a decreasing pair anywhere is found as the CPU
- *    backend finds it; for good ones it launches the scan, whose grid is the tile count.
+ *    backend finds it. With a `gate` (device memory; null for none), it also writes there whether
+ *    the scan the host queued behind this launch without waiting, which guessed the usual range
+ *    [0, length), may run: 1 for sorted offsets from 0 to `length`, else 0 (OffsetHeads::open; the
+ *    guessed scan then writes nothing, and the host launches the scan of the range it was told, or
+ *    throws).
  * 3. segment_tile_starts for the tiles of elements offsets[0] .. offsets[segments] of `in`, with the
  *    shift and tile count derived as the host derives them (ScanPolicy.shift and tiles), unless the
  *    ends are out of range or equal (the host launches nothing then). It runs whether or not the
  *    offsets are sorted, as they are checked at the same time: on unsorted ones it gives wrong
  *    starts, never a read or write out of range (every search stays in [1, segments), every store
- *    in the tiles' scratch), and the host throws before a scan would read them.
+ *    in the tiles' scratch), and no scan reads them: the gate stays shut and the host throws.
  * Before step 54 a check kernel ran first, the host read its result back (a synchronize) and only
  * then launched the tile starts. Now the tile starts run while the host launches the scan: 2^28
  * float32 summed by offsets (a head in about 1024) 0.720 -> 0.709 ms, 2^16 24 -> 19 us
@@ -161,7 +168,8 @@ __device__ __forceinline__ void check_offsets_and_find_tile_starts(const long lo
                                                                    long long length, const void* in,
                                                                    long long item_bytes, long long tile_items,
                                                                    unsigned long long* state,
-                                                                   unsigned long long* verdict, long long* tile_first) {
+                                                                   unsigned long long* verdict, unsigned long long* gate,
+                                                                   long long* tile_first) {
     const long long begin = offsets[0], end = offsets[segments];
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < segments; k += stride) {
@@ -183,6 +191,7 @@ __device__ __forceinline__ void check_offsets_and_find_tile_starts(const long lo
             verdict[0] = (unsigned long long)begin;
             verdict[1] = (unsigned long long)end;
             verdict[2] = first_decrease;
+            if (gate != nullptr) *gate = first_decrease == ~0ull && begin == 0 && end == length ? 1ull : 0ull;
         }
     }
     if (begin < 0 || end > length || end <= begin) return;  // the same for every thread

@@ -6,6 +6,8 @@
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
 //     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item);
+//   GATED: open() says whether the launch scans at all (OffsetHeads: a device word the offsets'
+//     check wrote; device_scan's blocks read it beside their ticket and leave at once when it is 0);
 //   BITS_IN_SHARED: bits() reads shared memory alone, and 4- and 8-byte scans call it where the
 //     bits are used instead of once per chunk up front (held in registers through the tile, the
 //     offsets scans' bits took them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four
@@ -18,6 +20,8 @@ namespace primer {
 struct NoHeads {
     static constexpr bool SEGMENTED = false;
     static constexpr bool BITS_IN_SHARED = false;
+    static constexpr bool GATED = false;
+    __device__ __forceinline__ bool open() const { return true; }
     struct Storage {};
     template <int VEC, int ROWS, int STRIDE>
     __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
@@ -52,6 +56,8 @@ __device__ __forceinline__ unsigned nonzero_byte_bits(unsigned word) {
 struct FlagHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = false;
+    static constexpr bool GATED = false;
+    __device__ __forceinline__ bool open() const { return true; }
     const signed char* flags;  // nonzero: a segment starts here
     struct Storage {};
     /**

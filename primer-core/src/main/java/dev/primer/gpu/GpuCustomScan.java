@@ -74,11 +74,12 @@ public final class GpuCustomScan {
         String entry = byOffsets ? """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const long long* offsets, const long long* tile_first, %2$s* out, long long n,
-                     long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch) {
+                     long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch, unsigned epoch,
+                     const unsigned long long* gate) {
                     using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %2$s, %2$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch,
-                        Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles)});
+                        Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles), gate});
                 }
                 """.formatted(OFFSETS_KERNEL, t) : """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS

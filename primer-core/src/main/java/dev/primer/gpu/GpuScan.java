@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * misalignment (a slice) is fine. Arguments are checked and an {@link IllegalArgumentException}
  * names the offending one. All work is issued on the context's stream; nothing waits for it,
  * except {@link #segmentedScanByOffsets}, which checks the offsets on the device and waits for the
- * verdict first.
+ * verdict (with the scan of the usual range queued behind the check meanwhile).
  */
 public final class GpuScan {
     private GpuScan() {}
@@ -150,7 +150,7 @@ public final class GpuScan {
      * outside {@code [offsets[0], offsets[segments])} are not touched; empty segments are fine.
      * The offsets are checked on the device first ({@link #checkOffsetsFindingTileStarts}: the host
      * waits for the verdict), and bad ones throw {@link IllegalArgumentException} naming {@code offsets} before anything
-     * is written.
+     * is written ({@link #launchOffsets}: a scan queued meanwhile is gated by the same check).
      */
     public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
                                               long in, long offsets, long segments, long out, long length) {
@@ -166,6 +166,12 @@ public final class GpuScan {
      * Checks the offsets and launches a segmented-by-offsets kernel with the signature of
      * {@code segscan_offsets_<op>_<suffix>} (or an NVRTC instantiation of {@code device_scan} with
      * offset heads), after the tile starts. Shared with {@link GpuCustomScan}.
+     *
+     * <p>Offsets usually run from 0 to {@code length}. Guessing so, the scan of the whole arrays is
+     * queued right behind the check, before the host has its verdict, behind a gate the check opens
+     * only for sorted offsets from 0 to {@code length}: the GPU does not wait for the host. For
+     * other offsets the guessed scan writes nothing (its blocks take a ticket and leave), and the
+     * scan of the range the verdict gives is launched after it, as before the guess.
      */
     static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
                               long in, long offsets, long segments, long out, long length) {
@@ -179,9 +185,15 @@ public final class GpuScan {
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
-            long tileFirst = ctx.scratch(SEGMENT_SCRATCH, ScanPolicy.segmentScratchBytes(maxTiles));
-            long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst);
+            long scratch = ctx.scratch(SEGMENT_SCRATCH, GATE_BYTES + ScanPolicy.segmentScratchBytes(maxTiles));
+            long gate = scratch, tileFirst = scratch + GATE_BYTES;
+            CudaKernel guessed = kernelForWholeArrays(kernel, type, in, offsets, segments, out, length);
+            Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, inclusive,
+                    initBits, in, offsets, tileFirst, out, 0, length, gate);
+            long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst,
+                    guessed == null ? 0 : gate, queueGuess);
             long begin = range[0], n = range[1] - begin;
+            if (guessed != null && begin == 0 && n == length) return;  // the guessed scan is the one
             if (n == 0) return;
             requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
             requireAligned(out, type, "out");
@@ -192,15 +204,46 @@ public final class GpuScan {
                 throw new IllegalArgumentException("offsets: overlaps out");
             }
             requireTileCount(n, inBase, type, true);
-            long tiles = ScanPolicy.tiles(n, inBase, type, true);
             // After every argument check, as a user-defined operator's kernel may need NVRTC (and
             // compiles here the first time, holding the lock: the tile starts are in its scratch).
-            CudaKernel k = kernel.get();
-            long[] status = status(ctx, epochs, tiles);
-            k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0,
-                    inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits, inclusive ? 1 : 0, status[0],
-                    (int) status[1]);
+            launchSegment(ctx, epochs, kernel.get(), type, inclusive, initBits, in, offsets, tileFirst, out, begin, n, 0);
         }
+    }
+
+    /** Bytes before the tile starts in their scratch: the gate word of the guessed scan, and padding. */
+    private static final long GATE_BYTES = 16;
+
+    /**
+     * The kernel for the guess that the offsets run from 0 to {@code length}, or null where the
+     * guess cannot be queued: where a check the host makes on the scanned range would fail on the
+     * whole arrays (it may pass on the true range), or the kernel cannot be had yet (a user-defined
+     * operator without NVRTC: its error must come after the offsets' own, as without the guess).
+     */
+    private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, long in, long offsets,
+                                                   long segments, long out, long length) {
+        long size = type.byteSize(), bytes = length * size;
+        boolean fits = length > 0 && in != 0 && out != 0 && Math.floorMod(in, size) == 0
+                && Math.floorMod(out, size) == 0 && (in == out || !overlaps(in, bytes, out, bytes))
+                && !overlaps(offsets, 8 * (segments + 1), out, bytes)
+                && length <= Long.MAX_VALUE / 16 && ScanPolicy.tiles(length, in, type, true) <= Integer.MAX_VALUE;
+        if (!fits) return null;
+        try {
+            return kernel.get();
+        } catch (RuntimeException e) {
+            return null;  // thrown again, in its turn, when the range's scan asks for it
+        }
+    }
+
+    /** Launches segment kernel {@code k} over elements [begin, begin + n) of in and out, n >= 1; gate: 0 for none. */
+    private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, boolean inclusive,
+                                      long initBits, long in, long offsets, long tileFirst, long out, long begin, long n,
+                                      long gate) {
+        long size = type.byteSize();
+        long inBase = in + begin * size, outBase = out + begin * size;
+        long tiles = ScanPolicy.tiles(n, inBase, type, true);
+        long[] status = status(ctx, epochs, tiles);
+        k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0, inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits,
+                inclusive ? 1 : 0, status[0], (int) status[1], gate);
     }
 
     /** Stored in the pinned verdict before the kernel overwrites it (a true word equal to it only costs a wait). */
@@ -221,6 +264,17 @@ public final class GpuScan {
      */
     static long[] checkOffsetsFindingTileStarts(CudaContext ctx, long offsets, long segments, long length, long in,
                                                 DType type, int tileItems, long tileFirst) {
+        return checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst, 0, null);
+    }
+
+    /**
+     * As above, and {@code queueBehind} (null for none) issues work right after the check, before the
+     * host waits for the verdict; with a {@code gate} (device memory, 0 for none) the check writes
+     * there 1 for sorted offsets from 0 to {@code length} and 0 otherwise, for that work to read.
+     */
+    static long[] checkOffsetsFindingTileStarts(CudaContext ctx, long offsets, long segments, long length, long in,
+                                                DType type, int tileItems, long tileFirst, long gate,
+                                                Runnable queueBehind) {
         if (offsets == 0) throw new IllegalArgumentException("offsets: null device pointer");
         if (Math.floorMod(offsets, 8) != 0) throw new IllegalArgumentException("offsets: device pointer 0x"
                 + Long.toHexString(offsets) + " is not aligned to 8 bytes");
@@ -231,9 +285,18 @@ public final class GpuScan {
         // Two words the kernel leaves zeroed, as the scratch comes: one launch uses them, no lock.
         long state = ctx.scratch(CHECK_SCRATCH, 16);
         CudaKernel kernel = ctx.module(MODULE).kernel("segscan_offsets_check_and_tile_starts");
-        MemorySegment words = ctx.launchAndAwait(3, VERDICT_POISON, verdict -> kernel.launch(grid,
-                ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, length, in, (long) type.byteSize(),
-                (long) tileItems, state, verdict, tileFirst));
+        RuntimeException[] queueFailure = {null};
+        MemorySegment words = ctx.launchAndAwait(3, VERDICT_POISON, verdict -> {
+            kernel.launch(grid, ScanPolicy.SEGMENT_STARTS_BLOCK, 0, offsets, segments, length, in,
+                    (long) type.byteSize(), (long) tileItems, state, verdict, gate, tileFirst);
+            if (queueBehind == null) return;
+            try {
+                queueBehind.run();
+            } catch (RuntimeException e) {
+                queueFailure[0] = e;  // thrown once the verdict is in: the check still writes the pinned words
+            }
+        });
+        if (queueFailure[0] != null) throw queueFailure[0];
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16);
         if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");

@@ -86,7 +86,8 @@ class GpuCustomScanTest {
         assertTrue(flags.contains("primer::FlagHeads{flags}"), flags);
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
-        assertTrue(offsets.contains("Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles)}"), offsets);
+        assertTrue(offsets.contains("Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles), gate}"), offsets);
+        assertTrue(offsets.contains("unsigned epoch,\n     const unsigned long long* gate)"), offsets);  // the gate comes last, as launchOffsets passes it
         String bytes = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE4, false);
         assertTrue(bytes.contains("using Shape = primer::ScanShape<signed char, true>;"), bytes);
         assertTrue(bytes.contains(GpuCustomScan.FLAGS_KERNEL + "(const signed char* in, const signed char* flags, signed char* out"), bytes);

@@ -699,9 +699,9 @@ class GpuScanTest {
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {
                 for (int shift : new int[] {aligned, (aligned + 1 + random.nextInt(vector - 1)) % vector}) {
                     checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, shift, 0, starts, true,
-                            random.nextLong(), 1, "starts around the slot limit");
+                            OFFSETS_PAD, random.nextLong(), 1, "starts around the slot limit");
                 }
-                checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, 0, 1, starts, false, random.nextLong(), 1,
+                checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, 0, 1, starts, false, 0, random.nextLong(), 1,
                         "starts around the slot limit");
             }
         }
@@ -733,7 +733,7 @@ class GpuScanTest {
             starts.add(n);
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {
                 checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, random.nextInt(16 / (int) type.byteSize()),
-                        0, starts, true, random.nextLong(), 1, "starts clustered and spread");
+                        0, starts, true, random.nextBoolean() ? OFFSETS_PAD : 0, random.nextLong(), 1, "starts clustered and spread");
             }
         }
     }
@@ -944,6 +944,36 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * Good offsets over the whole arrays, where the arrays' own layout is wrong (out partly over in;
+     * the offsets inside out): refused, naming the argument, with nothing written, although the scan
+     * of such offsets is queued before the host has the verdict (GpuScan.launchOffsets).
+     */
+    @Test
+    void wholeArrayOffsetsOverBadlyPlacedArraysAreRefusedBeforeAnythingIsWritten() {
+        int n = 300;
+        long a = ctx.allocate(4L * (n + 8)), b = ctx.allocate(16);
+        try (Arena arena = Arena.ofConfined()) {
+            ctx.copyToDevice(b, arena.allocateFrom(ValueLayout.JAVA_LONG, 0, n), 16);
+            // out four elements past in: the ranges overlap, and neither is in place
+            expectUntouched("out", a + 16, 4L * n, () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0,
+                    a, b, 1, a + 16, n));
+            // the offsets in out's first two words, in place
+            MemorySegment before = arena.allocate(4L * n);
+            before.fill((byte) 0x3C);
+            before.setAtIndex(ValueLayout.JAVA_LONG, 0, 0);
+            before.setAtIndex(ValueLayout.JAVA_LONG, 1, n);
+            ctx.copyToDevice(a, before, 4L * n);
+            expect("offsets", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, true, 0, a, a, 1, a, n));
+            MemorySegment after = arena.allocate(4L * n);
+            ctx.copyToHost(after, a, 4L * n);
+            assertEquals(-1L, before.mismatch(after), "in, out and offsets after the refused call");
+        } finally {
+            ctx.free(a);
+            ctx.free(b);
+        }
+    }
+
     private static void expect(String argument, Runnable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run);
         assertTrue(names(e.getMessage(), argument), "message should name " + argument + ": " + e.getMessage());
@@ -1055,22 +1085,24 @@ class GpuScanTest {
         starts.add(n);
         if (random.nextBoolean()) starts.add(n);  // a trailing empty segment
         if (byOffsets && random.nextBoolean()) starts.addFirst(0L);  // a leading empty segment
-        checkSegmentedAt(type, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets, seed, runs,
-                "rate=" + rate);
+        // By offsets, half the calls cover the whole arrays (the scan queued before the verdict runs),
+        // half a range inside them (it leaves without a write, and the range's scan follows).
+        checkSegmentedAt(type, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets,
+                byOffsets && random.nextBoolean() ? OFFSETS_PAD : 0, seed, runs, "rate=" + rate);
     }
 
     /**
      * Segmented scan of n random elements whose segments are given as offsets into them (0 first, n last, sorted;
-     * a repeated offset is an empty segment). By flags, each start past 0 is a random nonzero flag byte.
+     * a repeated offset is an empty segment). By offsets, the arrays hold pad more elements on each side, outside
+     * the segments (0: the segments cover them). By flags, each start past 0 is a random nonzero flag byte.
      */
     private static void checkSegmentedAt(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
-                                         List<Long> starts, boolean byOffsets, long seed, int runs, String layout) {
-        String what = "segmented by " + (byOffsets ? "offsets " : "flags ") + type + " " + op
+                                         List<Long> starts, boolean byOffsets, long pad, long seed, int runs, String layout) {
+        String what = "segmented by " + (byOffsets ? "offsets (pad " + pad + ") " : "flags ") + type + " " + op
                 + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + "/" + flagShift + " " + layout
                 + " init=0x" + Long.toHexString(initBits);
         SplittableRandom random = new SplittableRandom(seed ^ 0xF1A6);
         long size = type.byteSize();
-        long pad = byOffsets ? OFFSETS_PAD : 0;
         long total = n + 2 * pad;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment x = randomInput(arena, type, op, n, seed);
