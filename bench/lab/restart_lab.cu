@@ -112,13 +112,15 @@ __global__ void __launch_bounds__(256, MINB) k_flags(const T* in, const signed c
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch, epoch,
                                                                  FlagHeads{flags});
 }
+__device__ unsigned long long lab_open_gate = 1;  // OffsetHeads::gate: always open here
+
 template <int MINB, typename T, typename Op>
 __global__ void __launch_bounds__(256, MINB) k_offsets(const T* in, const long long* offsets, const long long* tile_first, T* out,
                                                         long long n, long long tiles, long long init_bits, int inclusive,
                                                         unsigned char* scratch, unsigned epoch) {
     using Heads = OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>;
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Op>(in, out, n, tiles, init_bits, inclusive, scratch, epoch,
-                                                                 Heads{offsets, tile_first, 0, segment_head_slots(tile_first, tiles)});
+                                                                 Heads{offsets, tile_first, 0, segment_head_slots(tile_first, tiles), &lab_open_gate});
 }
 __global__ void k_tile_starts(const long long* offsets, long long segments, long long shift, long long tile_items, long long tiles,
                               long long* tile_first) {

@@ -16,15 +16,15 @@
 //                      T* out, long long n, long long tiles, long long begin, long long init_bits,
 //                      int inclusive, unsigned char* scratch, unsigned epoch, const unsigned long long* gate)
 //       in, out: already advanced to element offsets[0] = begin; n = offsets[segments] - begin.
-//       gate: null, or a word the check below wrote: every block leaves at once where it is 0.
+//       gate: a word the check below wrote (not null): every block leaves at once where it is 0.
 //   segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length,
 //                      const void* in, long long item_bytes, long long tile_items,
 //                      unsigned long long* state, unsigned long long* verdict, unsigned long long* gate,
 //                      long long* tile_first)
 //       checks the offsets (state: two zeroed words of scratch, left zeroed), writes verdict[0..2] =
 //       {offsets[0], offsets[segments], the first k with offsets[k] > offsets[k+1] or -1} to pinned
-//       host memory and, unless gate is null, *gate = 1 for sorted offsets from 0 to length, else 0
-//       (device memory), and for ends in range fills tile_first[0 .. tiles] of the tiles of elements
+//       host memory and, unless gate is null, gate[0] = 1 for sorted offsets from 0 to length, else 0,
+//       and gate[1] = 1 (device memory), and for ends in range fills tile_first[0 .. tiles] of the tiles of elements
 //       offsets[0] .. offsets[segments] of in (the full array). grid: at least 8 threads for each
 //       t = 0 .. max_tiles, blocks of 256, max_tiles = ceil((length + 16 / item_bytes - 1) / tile_items).
 //

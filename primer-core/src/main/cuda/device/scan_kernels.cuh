@@ -255,13 +255,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         if (blockIdx.x == 0 && ((n + shift + TILE_ITEMS - 1) / TILE_ITEMS != tile_count || gridDim.x != tile_count)) {
             __trap();  // host and device disagree on the tile size
         }
-        // A gated launch (GATED in scan/segment_heads.cuh) reads its gate while the ticket is drawn,
-        // not before: no round trip is added to a tile's start. Every block draws, gate open or
-        // shut, so the last ticket still puts the counter back.
-        const bool open = heads.open();
+        // A gated launch (GATED in scan/segment_heads.cuh) loads its gate before the ticket and
+        // looks at it after: both round trips at once, none added to a tile's start. Every block
+        // draws, gate open or shut, so the last ticket still puts the counter back.
+        const unsigned long long gate = heads.load_gate();
         const unsigned t = atomicAdd(tile_counter, 1u);
         if (t == gridDim.x - 1) atomicExch(tile_counter, 0u);  // the last ticket: every block has drawn
-        s.tile = open ? t : SHUT;
+        s.tile = gate != 0ull ? t : SHUT;
         if constexpr (!SEGMENTED) {
             scan_detail::prefetch_tile_l2<TILE_ITEMS>(in, (long long)t + ScanPolicyConstants::PREFETCH_TILES_AHEAD, tile_count,
                                                       n, shift);

@@ -6,8 +6,9 @@
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
 //     (tile_offset: the chunk's position in the tile, counted from its first, possibly virtual, item);
-//   GATED: open() says whether the launch scans at all (OffsetHeads: a device word the offsets'
-//     check wrote; device_scan's blocks read it beside their ticket and leave at once when it is 0);
+//   GATED, load_gate(): whether the launch scans at all, nonzero for yes (OffsetHeads: a device word
+//     the offsets' check wrote; device_scan's blocks load it beside their ticket and leave at once
+//     when it is 0);
 //   BITS_IN_SHARED: bits() reads shared memory alone, and 4- and 8-byte scans call it where the
 //     bits are used instead of once per chunk up front (held in registers through the tile, the
 //     offsets scans' bits took them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four
@@ -21,7 +22,7 @@ struct NoHeads {
     static constexpr bool SEGMENTED = false;
     static constexpr bool BITS_IN_SHARED = false;
     static constexpr bool GATED = false;
-    __device__ __forceinline__ bool open() const { return true; }
+    __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
     struct Storage {};
     template <int VEC, int ROWS, int STRIDE>
     __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
@@ -57,7 +58,7 @@ struct FlagHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = false;
     static constexpr bool GATED = false;
-    __device__ __forceinline__ bool open() const { return true; }
+    __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
     const signed char* flags;  // nonzero: a segment starts here
     struct Storage {};
     /**

@@ -185,13 +185,14 @@ public final class GpuScan {
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
+            // The gates: the check opens the first for the guess alone, and always opens the second.
             long scratch = ctx.scratch(SEGMENT_SCRATCH, GATE_BYTES + ScanPolicy.segmentScratchBytes(maxTiles));
-            long gate = scratch, tileFirst = scratch + GATE_BYTES;
+            long guessGate = scratch, openGate = scratch + 8, tileFirst = scratch + GATE_BYTES;
             CudaKernel guessed = kernelForWholeArrays(kernel, type, in, offsets, segments, out, length);
             Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, inclusive,
-                    initBits, in, offsets, tileFirst, out, 0, length, gate);
+                    initBits, in, offsets, tileFirst, out, 0, length, guessGate);
             long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst,
-                    guessed == null ? 0 : gate, queueGuess);
+                    guessGate, queueGuess);
             long begin = range[0], n = range[1] - begin;
             if (guessed != null && begin == 0 && n == length) return;  // the guessed scan is the one
             if (n == 0) return;
@@ -206,11 +207,12 @@ public final class GpuScan {
             requireTileCount(n, inBase, type, true);
             // After every argument check, as a user-defined operator's kernel may need NVRTC (and
             // compiles here the first time, holding the lock: the tile starts are in its scratch).
-            launchSegment(ctx, epochs, kernel.get(), type, inclusive, initBits, in, offsets, tileFirst, out, begin, n, 0);
+            launchSegment(ctx, epochs, kernel.get(), type, inclusive, initBits, in, offsets, tileFirst, out, begin, n,
+                    openGate);
         }
     }
 
-    /** Bytes before the tile starts in their scratch: the gate word of the guessed scan, and padding. */
+    /** Bytes before the tile starts in their scratch: the gate words (the guess's, and one always open). */
     private static final long GATE_BYTES = 16;
 
     /**
@@ -234,7 +236,7 @@ public final class GpuScan {
         }
     }
 
-    /** Launches segment kernel {@code k} over elements [begin, begin + n) of in and out, n >= 1; gate: 0 for none. */
+    /** Launches segment kernel {@code k} over elements [begin, begin + n) of in and out, n >= 1, behind {@code gate}. */
     private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, boolean inclusive,
                                       long initBits, long in, long offsets, long tileFirst, long out, long begin, long n,
                                       long gate) {
@@ -269,8 +271,9 @@ public final class GpuScan {
 
     /**
      * As above, and {@code queueBehind} (null for none) issues work right after the check, before the
-     * host waits for the verdict; with a {@code gate} (device memory, 0 for none) the check writes
-     * there 1 for sorted offsets from 0 to {@code length} and 0 otherwise, for that work to read.
+     * host waits for the verdict; with a {@code gate} (two words of device memory, 0 for none) the
+     * check writes gate[0] = 1 for sorted offsets from 0 to {@code length} and 0 otherwise, for that
+     * work to read, and gate[1] = 1.
      */
     static long[] checkOffsetsFindingTileStarts(CudaContext ctx, long offsets, long segments, long length, long in,
                                                 DType type, int tileItems, long tileFirst, long gate,
