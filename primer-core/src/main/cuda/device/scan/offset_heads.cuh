@@ -164,7 +164,11 @@ __device__ __forceinline__ void segment_tile_starts(const long long* offsets, lo
  * Before step 54 a check kernel ran first, the host read its result back (a synchronize) and only
  * then launched the tile starts. Now the tile starts run while the host launches the scan: 2^28
  * float32 summed by offsets (a head in about 1024) 0.720 -> 0.709 ms, 2^16 24 -> 19 us
- * (bench/results/2026-11-24-nvidia-h200-offsets-verdict-ab.md).
+ * (bench/results/2026-11-24-nvidia-h200-offsets-verdict-ab.md). Since step 55 the guessed scan is
+ * queued before the verdict: float32 by offsets over whole arrays at 2^16 18-21 -> 15-18 us, 2^24
+ * 65-68 -> 62-64 us, 2^28 unchanged (the verdict's round trip already hid behind the tile starts);
+ * a range inside the arrays pays for the guessed launch, 2^24 +2 us
+ * (bench/results/2026-11-24-nvidia-h200-step55-guess-ab.md).
  */
 __device__ __forceinline__ void check_offsets_and_find_tile_starts(const long long* offsets, long long segments,
                                                                    long long length, const void* in,
