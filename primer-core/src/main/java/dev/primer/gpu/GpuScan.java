@@ -205,15 +205,19 @@ public final class GpuScan {
                 throw new IllegalArgumentException("offsets: overlaps out");
             }
             requireTileCount(n, inBase, type, true);
-            // After every argument check, as a user-defined operator's kernel may need NVRTC (and
-            // compiles here the first time, holding the lock: the tile starts are in its scratch).
+            // After every argument check, as a user-defined operator's kernel may need NVRTC (and,
+            // if the guess could not ask for it, compiles here the first time, holding the lock:
+            // the tile starts are in its scratch).
             launchSegment(ctx, epochs, kernel.get(), type, inclusive, initBits, in, offsets, tileFirst, out, begin, n,
                     openGate);
         }
     }
 
-    /** Bytes before the tile starts in their scratch: the gate words (the guess's, and one always open). */
-    private static final long GATE_BYTES = 16;
+    /**
+     * Bytes before the tile starts in their scratch: the gate words (the guess's, and one always
+     * open), padded to a 128-byte line so that each tile's slot stays one line (segment_head_slots).
+     */
+    private static final long GATE_BYTES = 128;
 
     /**
      * The kernel for the guess that the offsets run from 0 to {@code length}, or null where the
