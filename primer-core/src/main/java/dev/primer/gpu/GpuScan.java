@@ -195,22 +195,27 @@ public final class GpuScan {
                     guessGate, queueGuess);
             long begin = range[0], n = range[1] - begin;
             if (guessed != null && begin == 0 && n == length) return;  // the guessed scan is the one
-            if (n == 0) return;
-            requireAligned(in, type, "in");  // after the offsets: empty arrays (null pointers) with empty segments are fine
-            requireAligned(out, type, "out");
-            long size = type.byteSize();
-            long inBase = in + begin * size, outBase = out + begin * size;
-            requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
-            if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
-                throw new IllegalArgumentException("offsets: overlaps out");
-            }
-            requireTileCount(n, inBase, type, true);
+            if (n == 0) return;  // before the range's checks: empty arrays (null pointers) with empty segments are fine
+            checkRange(type, in, offsets, segments, out, begin, n);
             // After every argument check, as a user-defined operator's kernel may need NVRTC (and,
             // if the guess could not ask for it, compiles here the first time, holding the lock:
             // the tile starts are in its scratch).
-            launchSegment(ctx, epochs, kernel.get(), type, inclusive, initBits, in, offsets, tileFirst, out, begin, n,
-                    openGate);
+            launchSegment(ctx, epochs, guessed != null ? guessed : kernel.get(), type, inclusive, initBits, in, offsets,
+                    tileFirst, out, begin, n, openGate);
         }
+    }
+
+    /** The host's checks on the n >= 1 elements from {@code begin} that a scan by offsets reads and writes. */
+    private static void checkRange(DType type, long in, long offsets, long segments, long out, long begin, long n) {
+        requireAligned(in, type, "in");
+        requireAligned(out, type, "out");
+        long size = type.byteSize();
+        long inBase = in + begin * size, outBase = out + begin * size;
+        requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
+        if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
+            throw new IllegalArgumentException("offsets: overlaps out");
+        }
+        requireTileCount(n, inBase, type, true);
     }
 
     /**
@@ -227,12 +232,12 @@ public final class GpuScan {
      */
     private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, long in, long offsets,
                                                    long segments, long out, long length) {
-        long size = type.byteSize(), bytes = length * size;
-        boolean fits = length > 0 && in != 0 && out != 0 && Math.floorMod(in, size) == 0
-                && Math.floorMod(out, size) == 0 && (in == out || !overlaps(in, bytes, out, bytes))
-                && !overlaps(offsets, 8 * (segments + 1), out, bytes)
-                && length <= Long.MAX_VALUE / 16 && ScanPolicy.tiles(length, in, type, true) <= Integer.MAX_VALUE;
-        if (!fits) return null;
+        if (length == 0) return null;
+        try {
+            checkRange(type, in, offsets, segments, out, 0, length);
+        } catch (IllegalArgumentException e) {
+            return null;  // the verdict's range may still pass: it is checked, and named, in its turn
+        }
         try {
             return kernel.get();
         } catch (RuntimeException e) {
