@@ -25,16 +25,22 @@ final class SegmentsBench {
     private SegmentsBench() {}
 
     static List<BenchRecord> run(BenchSetup s) {
-        return List.of(Guard.run(s, GROUP, NAME, "float32", "powerlaw", () -> measure(s, DType.FLOAT, NAME)),
-                Guard.run(s, GROUP, NAME_I64, "int64", "powerlaw", () -> measure(s, DType.LONG, NAME_I64)));
+        return List.of(Guard.run(s, GROUP, NAME, "float32", "powerlaw", () -> measure(s, GROUP, DType.FLOAT, NAME, 0)),
+                Guard.run(s, GROUP, NAME_I64, "int64", "powerlaw", () -> measure(s, GROUP, DType.LONG, NAME_I64, 0)));
     }
 
-    private static BenchRecord measure(BenchSetup s, DType type, String name) throws Exception {
+    /** The float32 row over {@code n} values in segments of power-law lengths drawn in Java (the sizes group). */
+    static BenchRecord powerLawFloat(BenchSetup s, String group, String name, long n) {
+        return Guard.run(s, group, name, "float32", n + " values", () -> measure(s, group, DType.FLOAT, name, n));
+    }
+
+    /** values: 0 for the segments file or the default size, else that many values in Java's segments. */
+    private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
         Backend backend = s.gpu().backend();
         int size = type.byteSize();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
-            SegmentOffsets seg = s.segmentsFile() != null
-                    ? SegmentOffsets.load(s.segmentsFile(), arena)
+            SegmentOffsets seg = values > 0 ? SegmentOffsets.generate(values, arena)
+                    : s.segmentsFile() != null ? SegmentOffsets.load(s.segmentsFile(), arena)
                     : SegmentOffsets.generate(s.segmentValues(), arena);
             long n = seg.values(), count = seg.segments();
             MemorySegment host = RandomHost.fill(arena.allocate(Math.max(size, size * n), 64), type, n, 51);
@@ -58,7 +64,7 @@ final class SegmentsBench {
             String note = String.format(Locale.ROOT, "%d segments over %d values (longest %d); %s; %s", count, n,
                     longest(seg), check, seg.origin());
             boolean ok = !check.startsWith("FAILED");
-            return BenchRecord.measured(GROUP, name, type == DType.FLOAT ? "float32" : "int64",
+            return BenchRecord.measured(group, name, type == DType.FLOAT ? "float32" : "int64",
                     n + " values, " + count + " segments", n, (double) size * n + 8.0 * (count + 1) + size * count, t, ok,
                     note);
         }
