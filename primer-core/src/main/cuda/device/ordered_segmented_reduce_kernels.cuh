@@ -6,8 +6,9 @@
 //
 // The frame is segmented_reduce_kernels.cuh's: a warp per 32 consecutive segments, long segments
 // queued as work items for persistent blocks (a segment of one item finished there, one of several
-// by a combine); the same scratch layout, offsets checks and clamping, so malformed offsets never
-// make a kernel touch memory outside its buffers. Rows are the segments starting at s * cols (RowStarts). What changes is that every fold
+// by a combine); the same scratch layout, the same offsets check first (GpuSegmentedReduce launches
+// it from the built-in module) and the same gate and clamping, so malformed offsets are refused
+// with nothing written and never make a kernel touch memory outside its buffers. Rows are the segments starting at s * cols (RowStarts). What changes is that every fold
 // keeps index order (the built-in kernels fold elements a lane apart and combine by butterflies):
 //   short  (<= SHORT_SEGMENT)  its own lane, left to right (lane_fold, shared);
 //   medium (<= C)              the whole warp, one segment at a time: lanes take consecutive
@@ -46,7 +47,7 @@ struct OrderedConstants {
 
 /**
  * A warp per 32 consecutive segments, starts(s) the first element of segment s (OffsetStarts or
- * RowStarts); checks and clamps as segments_small. in_length: the elements of in.
+ * RowStarts); the gate and clamps as segments_small. in_length: the elements of in.
  */
 template <typename T, typename Op, int BLOCK, class Starts>
 __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in, Starts starts, long long nseg,
@@ -85,7 +86,7 @@ template <typename T, typename Op, int BLOCK>
 __device__ __forceinline__ void ordered_segments_long(const T* __restrict__ in, T* __restrict__ out,
                                                       unsigned char* __restrict__ scratch) {
     Op op;
-    if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
+    if (offsets_refused(scratch)) return;  // the host throws
     const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
     const LongWork* work = work_items(scratch);
     for (long long i = blockIdx.x; i < items; i += gridDim.x) {

@@ -15,6 +15,9 @@
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
+//   segreduce_check_offsets             (const long long* offsets, long long nseg, long long in_length,
+//                                        unsigned char* scratch)   first, before any of the segments' kernels;
+//                                        any grid (grid-stride)
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
@@ -138,6 +141,12 @@ namespace seg = primer::segmented;
         seg::merge_path_fixup<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(offsets, nseg, in_length,           \
                                                                                   tile_items, tiles, out, scratch);  \
     }
+
+extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
+segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, long long in_length,
+                        unsigned char* __restrict__ scratch) {
+    seg::check_offsets(offsets, nseg, in_length, scratch);
+}
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_merge_path_partition(const long long* __restrict__ offsets, long long nseg, long long in_length,

@@ -16,8 +16,11 @@
 //                scratch and
 //   rows_combine folds each row's partials in chunk order.
 //
-// CSR segments (lengths vary freely, e.g. power law), three launches; the host reads the header
+// CSR segments (lengths vary freely, e.g. power law), four launches; the host reads the header
 // back once afterwards (offsets check, 128-bit sum overflow):
+//   check_offsets     the offsets' check, first: its flags shut the gate the others load as they
+//                     start, so bad offsets are refused with nothing written
+//                     (segmented_reduce/check_offsets.cuh).
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
@@ -32,15 +35,15 @@
 //   Chunks of C elements tile the flat range [offsets[0], offsets[nseg]) (C from the two end
 //   offsets alone, so scratch stays bounded); a long segment's partials go to slots fixed by the
 //   chunks it meets (segmented_reduce/segment_scratch.cuh).
-//   Malformed offsets never make a kernel read or write outside its buffers. segments_small checks
-//   0 <= offsets[0] <= offsets[nseg] <= in_length (else it reads nothing and raises BAD_BOUNDS),
-//   clamps every segment into [offsets[0], offsets[nseg]] and raises DECREASING (keeping the
-//   first such s) for any offsets[s] > offsets[s+1]; queue entries past the capacity of the work
-//   items (2 * MAX_CHUNKS) or of the long ids (MAX_CHUNKS) are not written, and a reservation
-//   passing either raises QUEUE_FULL (only overlapping, hence decreasing, offsets get there:
-//   disjoint long segments need fewer than MAX_CHUNKS ids and 2 * MAX_CHUNKS items). segments_long
-//   and segments_combine do nothing when any flag is up (the host throws; the queue may then
-//   hold unwritten entries), and clamp the counts they read anyway.
+//   Malformed offsets: check_offsets raises BAD_BOUNDS unless 0 <= offsets[0] <= offsets[nseg] <=
+//   in_length, and DECREASING (keeping the first such s) for any offsets[s] > offsets[s+1]; the
+//   other kernels read and write nothing when a flag is up. Behind the check, so that offsets
+//   changed after it ran still never make a kernel read or write outside its buffers,
+//   segments_small also tests the end offsets and clamps every segment into [offsets[0],
+//   offsets[nseg]]; queue entries past the capacity of the work items (2 * MAX_CHUNKS) or of the
+//   long ids (MAX_CHUNKS) are not written, and a reservation passing either raises QUEUE_FULL
+//   (only overlapping segments get there: disjoint long segments need fewer than MAX_CHUNKS ids and
+//   2 * MAX_CHUNKS items); segments_long and segments_combine clamp the counts they read.
 //
 // Determinism: which thread folds which element, and the order partials combine, depend only on
 // the shape, the offsets and the input address, never on timing (the work queue's order varies,
@@ -58,7 +61,8 @@
 //   scratch.cuh          the scratch layout; overflow flag and partial slots
 //   rows.cuh             rows_group, rows_warp, rows_chunk, rows_combine (with their measurements)
 //   segment_scratch.cuh  the chunk tiling of long segments, LongWork, the segments' counters and flags
-//   warp_segments.cuh    a warp's 32 segments: bounds checks, lane_fold, queue_long_segments
+//   check_offsets.cuh    the offsets' check and the gate it shuts
+//   warp_segments.cuh    a warp's 32 segments: their bounds behind the gate, lane_fold, queue_long_segments
 //   segments.cuh         segments_small, segments_long, segments_combine (with their measurements)
 //
 // Self-contained (ops.cuh, thread/, warp/, block/ only), so NVRTC can instantiate it for other operators.
@@ -70,5 +74,6 @@
 #include "segmented_reduce/scratch.cuh"
 #include "segmented_reduce/rows.cuh"
 #include "segmented_reduce/segment_scratch.cuh"
+#include "segmented_reduce/check_offsets.cuh"
 #include "segmented_reduce/warp_segments.cuh"
 #include "segmented_reduce/segments.cuh"

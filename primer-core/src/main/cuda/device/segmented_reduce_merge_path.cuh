@@ -33,12 +33,12 @@
 // Every combination keeps the earlier operand on the left and which thread folds what depends only
 // on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
 //
-// Malformed offsets: bad end offsets raise BAD_BOUNDS and nothing is read; each tile checks the
-// pairs offsets[s] > offsets[s+1] of the segments it closes (DECREASING, keeping the first such s).
-// With decreasing offsets the searches may give tiles that do not chain (a boundary's A count below
-// its predecessor's): such a tile raises UNSORTED and does nothing, and the host reruns the classic
-// kernels for the exact message. Every offset is clamped into [offsets[0], offsets[nseg]] and every
-// count into the tile, so no kernel touches memory outside its buffers whatever the offsets.
+// Malformed offsets: the check (segmented_reduce/check_offsets.cuh) runs first, and the tile and
+// fixup kernels do nothing when it refused them. (Before step 56 each tile checked the offsets it
+// closed, and decreasing ones could leave tiles unchained, which sent the host back to the classic
+// kernels for the message.) Every offset is still clamped into [offsets[0], offsets[nseg]] and every
+// count into the tile, and a tile whose splits do not chain does nothing, so that even offsets
+// changed after the check never make a kernel touch memory outside its buffers.
 //
 // Scratch (after the 256-byte header of segmented_reduce/scratch.cuh): tiles + 1 splits (int64, the
 // A count at each boundary), padded to 16 bytes, then a 16-byte slot per tile for its open partial,
@@ -50,9 +50,6 @@
 
 namespace primer {
 namespace segmented {
-
-/** Malformed-offsets flag of the merge path: the tiles' splits did not chain (decreasing offsets only). */
-constexpr unsigned UNSORTED = 8;
 
 __device__ __forceinline__ long long* merge_path_splits(unsigned char* scratch) {
     return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
@@ -86,7 +83,8 @@ __device__ __forceinline__ bool read_flat_range(const long long* offsets, long l
 
 /**
  * A thread per tile boundary t in [0, tiles]: splits[t] = the number of segments closed within the
- * first min(t * tile_items, nseg + values) merge steps. Raises BAD_BOUNDS for bad end offsets.
+ * first min(t * tile_items, nseg + values) merge steps. Nothing for bad end offsets (the check
+ * refuses them).
  */
 template <int BLOCK>
 __device__ __forceinline__ void merge_path_partition(const long long* __restrict__ offsets, long long nseg,
@@ -95,10 +93,7 @@ __device__ __forceinline__ void merge_path_partition(const long long* __restrict
     const long long t = (long long)blockIdx.x * BLOCK + threadIdx.x;
     if (t > tiles) return;
     FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) {
-        if (t == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
-        return;
-    }
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;
     const long long values = range.values(), steps = nseg + values;
     const long long d = t * tile_items < steps ? t * tile_items : steps;
     long long lo = d - values > 0 ? d - values : 0, hi = d < nseg ? d : nseg;  // the count lies in [lo, hi]
@@ -140,14 +135,15 @@ struct MergePathSpan {
 
 /**
  * Tile t's span, from the splits at its two boundaries; false (the block does nothing) for a tile
- * past the end (the host sizes the grid from an upper bound), for bad end offsets (the partition
- * raised BAD_BOUNDS), and for splits that do not chain (raises UNSORTED).
+ * past the end (the host sizes the grid from an upper bound), for offsets the check refused (the
+ * gate, loaded beside the end offsets), for bad end offsets and for splits that do not chain.
  */
 template <int TILE>
 __device__ __forceinline__ bool merge_path_span(const long long* offsets, long long nseg, long long in_length,
                                                 long long t, unsigned char* scratch, FlatRange& range,
                                                 MergePathSpan& span) {
-    if (!read_flat_range(offsets, nseg, in_length, range)) return false;
+    const bool refused = offsets_refused(scratch);
+    if (!read_flat_range(offsets, nseg, in_length, range) || refused) return false;
     const long long steps = nseg + range.values();
     const long long d0 = t * TILE < steps ? t * TILE : steps;
     const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
@@ -155,10 +151,7 @@ __device__ __forceinline__ bool merge_path_span(const long long* offsets, long l
     const long long* splits = merge_path_splits(scratch);
     const long long i0 = splits[t], i1 = splits[t + 1];  // segments [i0, i1) close in this tile
     const long long j0 = d0 - i0, j1 = d1 - i1;          // values [j0, j1) are folded in it
-    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) {
-        if (threadIdx.x == 0) atomicOr(malformed_flags(scratch), UNSORTED);
-        return false;
-    }
+    if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) return false;
     span = {i0, j0, (int)(i1 - i0), (int)(j1 - j0)};
     return true;
 }
@@ -206,19 +199,18 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     using Out = typename Rc::Out;
     using Op = typename Rc::Op;
     constexpr int TILE = BLOCK * ITEMS;
-    constexpr unsigned FULL = 0xffffffffu;
     __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
     Op op;
     const long long t = blockIdx.x;
-    const int tid = threadIdx.x, lane = tid & 31;
+    const int tid = threadIdx.x;
     FlatRange range;
     MergePathSpan span;
     if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
-    // Stage the values (no registers held across the round trip) and the offsets, checking each
-    // against its neighbour (a shuffle; lane 31 loads its own) and clamping it into the tile.
+    // Stage the values (no registers held across the round trip) and the offsets, each clamped
+    // into the tile.
     const long long first_value = range.base + j0;
     const T* tile_values = in + first_value;
     for (int k = tid; k < nb; k += BLOCK) {
@@ -227,23 +219,16 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     }
     asm volatile("cp.async.commit_group;" ::: "memory");
     constexpr int ROUNDS = 4;  // offsets in flight per thread
-    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {  // a uniform trip count: the shuffles need whole warps
-        long long offset[ROUNDS], next[ROUNDS];
+    for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {
+        long long offset[ROUNDS];
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
             const int k = k0 + r * BLOCK + tid;
             offset[r] = k <= na ? __ldg(offsets + i0 + k) : 0;
-            next[r] = lane == 31 && k < na ? __ldg(offsets + i0 + k + 1) : 0;
         }
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
             const int k = k0 + r * BLOCK + tid;
-            const long long right = __shfl_down_sync(FULL, offset[r], 1);
-            if (lane != 31) next[r] = right;
-            if (k < na && offset[r] > next[r]) {
-                atomicOr(malformed_flags(scratch), Constants::DECREASING);
-                mark_overflow(first_decrease(scratch), i0 + k);  // keeps the smallest s
-            }
             if (k <= na) {
                 // Relative to the tile's first value, wrapping (no overflow) for garbage offsets, which
                 // the clamp then keeps inside the tile all the same.
@@ -357,7 +342,7 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     const long long first_tile = (long long)blockIdx.x * WARPS;
     // Both block-uniform: no thread returns alone before the barrier below.
-    if (*malformed_flags(scratch) != 0) return;  // the host throws or reruns the classic kernels
+    if (offsets_refused(scratch)) return;  // the host throws
     FlatRange range;
     if (!read_flat_range(offsets, nseg, in_length, range)) return;
 

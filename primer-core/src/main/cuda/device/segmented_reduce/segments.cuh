@@ -89,7 +89,7 @@ __device__ __forceinline__ void segments_long(const typename Rc::T* __restrict__
                                               unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
-    if (*malformed_flags(scratch) != 0) return;  // the host throws; items may be missing
+    if (offsets_refused(scratch)) return;  // the host throws
     const long long items = clamp_count(*item_count(scratch), Constants::ITEM_CAPACITY);
     const LongWork* work = work_items(scratch);
     for (long long i = blockIdx.x; i < items; i += gridDim.x) {
@@ -122,7 +122,7 @@ __device__ __forceinline__ void segments_combine(Starts starts, long long nseg, 
                                                  unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     typename Rc::Op op;
-    if (*malformed_flags(scratch) != 0) return;  // the host throws; ids or partials may be missing
+    if (offsets_refused(scratch)) return;  // the host throws
     const long long longs = clamp_count(*long_count(scratch), Constants::LONG_CAPACITY);
     if (longs == 0) return;
     const long long flat_base = starts(0);

@@ -1,11 +1,12 @@
 // A warp's 32 consecutive CSR segments, the pieces of segments_small (segments.cuh): where
-// segments start (OffsetStarts, or RowStarts for rows as segments), reading and checking the
-// warp's bounds (WarpSegments, read_warp_segments), folding a short segment in one lane
+// segments start (OffsetStarts, or RowStarts for rows as segments), reading the warp's bounds
+// behind the offsets' gate (WarpSegments, read_warp_segments), folding a short segment in one lane
 // (lane_fold) and queuing the long ones as work items for segments_long (queue_long_segments).
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
 #include "segment_scratch.cuh"
+#include "check_offsets.cuh"
 
 namespace primer {
 namespace segmented {
@@ -31,37 +32,28 @@ struct WarpSegments {
 };
 
 /**
- * Reads segment first_segment + lane's bounds for the whole warp, and checks them: when
- * 0 <= starts(0) <= starts(nseg) <= in_length fails it raises BAD_BOUNDS and returns false (for the
- * whole warp: nothing may be read); a decreasing pair raises DECREASING (keeping the first such s)
- * and reads as an empty segment; every segment is clamped into [starts(0), starts(nseg)], so none
- * reaches outside in (a no-op for valid offsets).
+ * Reads segment first_segment + lane's bounds for the whole warp; false (for the whole warp: read
+ * and write nothing) when the offsets' check refused them (check_offsets.cuh: the host throws).
+ * The gate's flag is loaded beside the offsets, so it costs no round trip of its own. Behind the
+ * check the bounds test and the clamps into [starts(0), starts(nseg)] never bind; they stay so
+ * that no read leaves `in` even for offsets changed after the check ran.
  */
 template <class Starts>
 __device__ __forceinline__ bool read_warp_segments(Starts starts, long long first_segment, long long nseg,
-                                                   long long in_length, unsigned char* scratch, WarpSegments& w) {
+                                                   long long in_length, const unsigned char* scratch,
+                                                   WarpSegments& w) {
     const long long s = first_segment + (threadIdx.x & 31);
     w.valid = s < nseg;
+    const bool refused = offsets_refused(scratch);
     w.flat_base = starts(0);
     w.flat_end = starts(nseg);
-    if (w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
-        return false;
-    }
+    long long start = w.valid ? starts(s) : 0, end = w.valid ? starts(s + 1) : 0;
+    if (refused || w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) return false;
     w.chunk_length = long_chunk_length(w.flat_end - w.flat_base);
-    long long start = 0, end = 0;
-    if (w.valid) {
-        start = starts(s);
-        end = starts(s + 1);
-        if (end < start) {
-            atomicOr(malformed_flags(scratch), Constants::DECREASING);
-            mark_overflow(first_decrease(scratch), s);  // keeps the smallest s, as for the overflow flag
-        }
-        start = start < w.flat_base ? w.flat_base : start > w.flat_end ? w.flat_end : start;
-        end = end < start ? start : end > w.flat_end ? w.flat_end : end;
-    }
-    w.start = start;
-    w.end = end;
+    start = start < w.flat_base ? w.flat_base : start > w.flat_end ? w.flat_end : start;
+    end = end < start ? start : end > w.flat_end ? w.flat_end : end;
+    w.start = w.valid ? start : 0;
+    w.end = w.valid ? end : 0;
     return true;
 }
 
@@ -124,7 +116,8 @@ __device__ __forceinline__ void queue_long_segments(unsigned long_mask, const Wa
     if (lane == 0) {
         item_base = atomicAdd(item_count(scratch), (unsigned long long)total_items);
         if (combined) id_base = atomicAdd(long_count(scratch), (unsigned long long)__popc(combined));
-        // Past a capacity only for overlapping segments: nothing is written there, the host is told.
+        // Past a capacity only for overlapping segments, which the check refuses (offsets changed
+        // since it ran could still get here): nothing is written there, the host is told.
         if (item_base + (unsigned long long)total_items > (unsigned long long)Constants::ITEM_CAPACITY
             || id_base + (unsigned long long)__popc(combined) > (unsigned long long)Constants::LONG_CAPACITY) {
             atomicOr(malformed_flags(scratch), Constants::QUEUE_FULL);

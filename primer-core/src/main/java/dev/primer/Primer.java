@@ -298,10 +298,10 @@ public final class Primer implements AutoCloseable {
     /**
      * {@link #reduceSegments(DeviceArray, LongArray, Op)} into {@code out}, which must have the
      * result's type and one element per segment and not overlap {@code values} or {@code offsets}: no
-     * allocation per call. What the host checks (types, lengths, overlap, closed arrays) is checked
-     * before anything is written. The offsets' values are checked as the GPU reduces (no pass of
-     * their own): after an IllegalArgumentException about them, or an ArithmeticException,
-     * {@code out}'s contents are unspecified.
+     * allocation per call. Everything is checked before anything is written: what the host can
+     * (types, lengths, overlap, closed arrays), and the offsets' values (on the GPU, by a pass of
+     * their own before the reduce). Only after an ArithmeticException (an exact sum that does not
+     * fit, found as the GPU reduces) are {@code out}'s contents unspecified.
      */
     public synchronized void reduceSegments(DeviceArray values, LongArray offsets, Op op, DeviceArray out) {
         long segments = checkSegments(values, offsets, op);

@@ -100,9 +100,10 @@ class ReduceIntoTest {
     }
 
     /**
-     * Offsets that decrease, or reach past the values: IllegalArgumentException naming offsets; the
-     * inputs are unchanged (out's contents are unspecified: the GPU finds these as it reduces), and
-     * the next call into the same out gives the right results (no flag left up).
+     * Offsets that decrease, or reach past the values: IllegalArgumentException naming offsets;
+     * nothing is written (the inputs and out, poisoned before each call, are as they were; the GPU
+     * checks the offsets before it reduces), and the next call into the same out gives the right
+     * results (no flag left up).
      */
     @ParameterizedTest
     @MethodSource("backends")
@@ -116,13 +117,19 @@ class ReduceIntoTest {
             long[] valuesBefore = values.toArray();
             for (long[] bad : new long[][] {{0, 1000, 999, 3999, n}, {0, 1000, 1000, 3999, n + 1}, {0, 3000, 1000, 3999, n}}) {
                 try (LongArray offsets = p.upload(bad)) {
-                    for (Runnable call : List.<Runnable>of(() -> p.reduceSegments(values, offsets, Op.SUM, out),
+                    List<Runnable> calls = new ArrayList<>(List.of(() -> p.reduceSegments(values, offsets, Op.SUM, out),
                             () -> p.reduceSegments(values, offsets, Op.MAX, out),
-                            () -> p.argExtremeSegments(values, offsets, true, out))) {
+                            () -> p.argExtremeSegments(values, offsets, true, out)));
+                    if (customOpsRun(kind)) calls.add(() -> p.reduceSegments(values, offsets, LONG_AFFINE, out));
+                    for (Runnable call : calls) {
+                        out.fillBits(poisonBits(DType.LONG));
                         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call::run, Arrays.toString(bad));
                         ArgumentMessages.assertStartsWith("offsets", e);
                         assertArrayEquals(bad, offsets.toArray(), "offsets changed");
                         assertArrayEquals(valuesBefore, values.toArray(), "values changed");
+                        long[] poisoned = new long[4];
+                        Arrays.fill(poisoned, poisonBits(DType.LONG));
+                        assertArrayEquals(poisoned, out.toArray(), "out written after " + Arrays.toString(bad));
                         p.reduceSegments(values, good, Op.SUM, out);
                         long[] v = values.toArray();
                         assertArrayEquals(new long[] {sum(v, 0, 1000), 0, sum(v, 1000, 3999), sum(v, 3999, n)}, out.toArray(),

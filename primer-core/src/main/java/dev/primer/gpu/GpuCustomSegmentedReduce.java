@@ -18,9 +18,8 @@ import java.util.Objects;
  *
  * <p>The frame is the built-in segmented reduce's ({@link GpuSegmentedReduce}): the same scratch,
  * layout and launch sequence (a warp per 32 segments; long ones queued for persistent blocks; a
- * combine), the same offsets checks (bad offsets throw {@link IllegalArgumentException} naming
- * {@code offsets}, after the kernels have read nothing outside the buffers; {@code out} then holds
- * unspecified values) and one synchronize per segmented call. Rows, of one length, mostly take one
+ * combine), the same offsets check first (bad offsets throw {@link IllegalArgumentException} naming
+ * {@code offsets}, with nothing written) and one synchronize per segmented call. Rows, of one length, mostly take one
  * kernel ({@link #reduceRows} says which); only a few very long rows go through the long-segment
  * queue. Row calls do not wait.
  */

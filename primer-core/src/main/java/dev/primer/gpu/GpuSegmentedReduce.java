@@ -40,19 +40,19 @@ import java.util.function.LongConsumer;
  * <p>Offsets are checked, like the CPU backend's, and bad ones throw {@link IllegalArgumentException}
  * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
  * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
- * non-decreasing"). The kernels do the checking as they go: with bad end offsets they read nothing,
- * every segment is clamped into {@code [offsets[0], offsets[segments]]}, and the long-segment work
- * queue never writes past its capacity, so bad offsets never make a kernel touch memory outside
- * {@code in}, {@code out}, {@code offsets} and the scratch, and leave the context and the scratch as
- * they were (the flags are cleared); {@code out} then holds unspecified values. The offsets buffer
- * itself must hold {@code segments + 1} values. {@code out} must not share a byte with {@code in} (its
+ * non-decreasing"). A check kernel runs first, and the kernels behind it read and write nothing
+ * when it refused the offsets, so {@code out} is left as it was, and so are the context and the
+ * scratch (the flags are cleared). Behind the check every segment is still clamped into
+ * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
+ * capacity, so that not even offsets changed while the call runs make a kernel touch memory
+ * outside {@code in}, {@code out}, {@code offsets} and the scratch. The offsets buffer itself must
+ * hold {@code segments + 1} values. {@code out} must not share a byte with {@code in} (its
  * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
  * {@code out} or {@code offsets}.
  *
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except
  * int64 SUM over many short segments, which takes the merge path: every thread the same number of
- * steps whatever the lengths ({@link SegmentedReducePolicy}). If decreasing offsets leave the merge
- * path's tiles unchained, the classic kernels run again to name the first decreasing pair.
+ * steps whatever the lengths ({@link SegmentedReducePolicy}).
  *
  * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
  * synchronize: a single small readback of the scratch header for the offsets check and, for int64
@@ -74,7 +74,9 @@ public final class GpuSegmentedReduce {
     static final long MALFORMED_OFFSET = 24;
     static final long FIRST_DECREASE_OFFSET = 32;
     private static final int HEADER_READ_BYTES = 40;
-    static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4, UNSORTED = 8;
+    static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
+    /** Blocks of the offsets' check per SM at most (it grid-strides beyond). */
+    private static final int CHECK_BLOCKS_PER_SM = 8;
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
@@ -188,9 +190,8 @@ public final class GpuSegmentedReduce {
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow) {
-        // Only decreasing offsets make the merge path refuse; the classic kernels then name the pair.
-        if (takesMergePath(type, op, inLength, segments)
-                && launchMergePath(ctx, type, op, in, offsets, segments, out, inLength)) {
+        if (takesMergePath(type, op, inLength, segments)) {
+            launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
             return;
         }
         int block = SegmentedReducePolicy.BLOCK_THREADS;
@@ -215,11 +216,8 @@ public final class GpuSegmentedReduce {
         return type == DType.LONG && op.equals("sum") && SegmentedReducePolicy.mergePathFits(inLength, segments);
     }
 
-    /**
-     * The merge path's three launches and its readback; false, with nothing thrown, when its tiles did
-     * not chain, which only decreasing offsets cause: the caller then runs the classic kernels.
-     */
-    private static boolean launchMergePath(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+    /** The merge path's three launches, behind the offsets' check, and its readback. */
+    private static void launchMergePath(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                            long out, long inLength) {
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
@@ -227,7 +225,7 @@ public final class GpuSegmentedReduce {
         CudaKernel partition = ctx.module(MODULE).kernel("segreduce_merge_path_partition");
         CudaKernel walk = kernel(ctx, "merge_path", op, type);
         CudaKernel fixup = kernel(ctx, "merge_path_fixup", op, type);
-        return withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles), scratch -> {
+        withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles), scratch -> {
             partition.launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block), block, 0, offsets, segments, inLength,
                     tile, tiles, scratch);
             walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
@@ -239,26 +237,32 @@ public final class GpuSegmentedReduce {
     /**
      * Issues {@code launches} (given the scratch pointer) on the segmented path's scratch, under its
      * lock, then puts the work-item and long-segment counters back to zero for the next call. With
-     * {@code offsets} (not 0), the one synchronize of a segmented call follows: the offsets check
-     * (and, with {@code checkOverflow}, the 128-bit sums' overflow flag) come back in one small readback of
-     * the header, cleared before anything throws. Row segments (offsets 0) cannot be malformed: no
-     * readback, nothing waits. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce})
-     * share the layout, the scratch and this sequence.
+     * {@code offsets} (not 0), the offsets' check is launched first (its flags shut the gate every
+     * kernel behind it loads: nothing is written for bad offsets), and the one synchronize of a
+     * segmented call follows the launches: the check's flags (and, with {@code checkOverflow}, the
+     * 128-bit sums' overflow flag) come back in one small readback of the header, cleared before
+     * anything throws. Row segments (offsets 0) cannot be malformed: no check, no readback, nothing
+     * waits. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce}) share the
+     * layout, the scratch and this sequence.
      */
     static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
                                     boolean checkOverflow) {
-        if (!withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments,
-                inLength, checkOverflow)) {
-            throw new IllegalStateException("the classic segmented kernels raised the merge path's UNSORTED flag");
-        }
+        withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments, inLength,
+                checkOverflow);
     }
 
-    /** As above with {@code scratchBytes} of scratch; false when the merge path's tiles did not chain. */
-    private static boolean withSegmentsScratch(CudaContext ctx, long scratchBytes, LongConsumer launches, long offsets,
-                                               long segments, long inLength, boolean checkOverflow) {
+    /** As above with {@code scratchBytes} of scratch. */
+    private static void withSegmentsScratch(CudaContext ctx, long scratchBytes, LongConsumer launches, long offsets,
+                                            long segments, long inLength, boolean checkOverflow) {
+        CudaKernel check = offsets == 0 ? null : ctx.module(MODULE).kernel("segreduce_check_offsets");
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
             try {
+                if (check != null) {
+                    long grid = Math.min(SegmentedReducePolicy.ceilDiv(segments, SegmentedReducePolicy.BLOCK_THREADS),
+                            (long) CHECK_BLOCKS_PER_SM * ctx.device().multiprocessorCount());
+                    check.launch(grid, SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch);
+                }
                 launches.accept(scratch);
             } catch (RuntimeException e) {
                 // A launch failed after others were issued: what they queued or flagged must not reach the next call.
@@ -270,7 +274,7 @@ public final class GpuSegmentedReduce {
                 throw e;
             }
             ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, SegmentedReducePolicy.COUNTER_WORDS);
-            return offsets == 0 || checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
+            if (offsets != 0) checkHeader(ctx, scratch, offsets, segments, inLength, checkOverflow);
         }
     }
 
@@ -279,16 +283,14 @@ public final class GpuSegmentedReduce {
      * malformed offsets (IllegalArgumentException) or, with {@code checkOverflow}, an int64 SUM that
      * does not fit a long (ArithmeticException). Any flag that is up is cleared first, so the next
      * call starts clean. The caller holds the scratch lock since its launches, so the flags are its own.
-     * Returns false, without throwing, when the merge path's tiles did not chain (UNSORTED): its
-     * decreasing-offset report may then miss the first pair, and the caller reruns the classic kernels.
      */
-    private static boolean checkHeader(CudaContext ctx, long scratch, long offsets, long segments, long inLength,
+    private static void checkHeader(CudaContext ctx, long scratch, long offsets, long segments, long inLength,
                                        boolean checkOverflow) {
         MemorySegment header = ctx.readback(scratch, HEADER_READ_BYTES);
         long overflow = header.get(ValueLayout.JAVA_LONG, SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);
         int malformed = header.get(ValueLayout.JAVA_INT, MALFORMED_OFFSET);
         long firstDecrease = header.get(ValueLayout.JAVA_LONG, FIRST_DECREASE_OFFSET);
-        if (overflow == 0 && malformed == 0 && firstDecrease == 0) return true;
+        if (overflow == 0 && malformed == 0 && firstDecrease == 0) return;
         ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);
         if ((malformed & BAD_BOUNDS) != 0) {
             long begin = readLong(ctx, offsets), end = readLong(ctx, offsets + 8 * segments);
@@ -300,7 +302,6 @@ public final class GpuSegmentedReduce {
             throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
                     + inLength + " elements of in");
         }
-        if ((malformed & UNSORTED) != 0) return false;
         if (malformed != 0 || firstDecrease != 0) {
             if (firstDecrease != 0) {
                 long s = Long.MIN_VALUE - firstDecrease;
@@ -313,7 +314,6 @@ public final class GpuSegmentedReduce {
                     + " long-segment work queue)");
         }
         if (checkOverflow && overflow != 0) throwOverflow(overflow, "segment");
-        return true;
     }
 
     private static long readLong(CudaContext ctx, long pointer) {
@@ -394,7 +394,7 @@ public final class GpuSegmentedReduce {
         requireApart(in, elements * type.byteSize(), out, rows * outType.byteSize(), "out: overlaps in");
     }
 
-    /** The argument checks of a segments call (shared with {@link GpuCustomSegmentedReduce}); the offsets' values are the kernels' to check. */
+    /** The argument checks of a segments call (shared with {@link GpuCustomSegmentedReduce}); the offsets' values are the check kernel's. */
     static void checkSegments(CudaContext ctx, DType type, long in, long offsets, long segments, long out,
                               DType outType, long inLength) {
         Objects.requireNonNull(ctx, "ctx");

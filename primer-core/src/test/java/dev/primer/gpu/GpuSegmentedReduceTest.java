@@ -473,8 +473,8 @@ class GpuSegmentedReduceTest {
 
     /**
      * Offsets outside in, or decreasing ones, throw IllegalArgumentException naming offsets (as on the
-     * CPU) for every segmented entry point, write nothing outside out (nothing at all for bad end
-     * offsets), and leave nothing behind: the next valid call is right.
+     * CPU) for every segmented entry point, write nothing (out is left as it was), and leave nothing
+     * behind: the next valid call is right.
      */
     @Test
     void offsetsOutsideInOrDecreasingAreRejected() {
@@ -502,20 +502,16 @@ class GpuSegmentedReduceTest {
                     String fragment = fragments[c];
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
-                    // Bad end offsets stop every kernel before it reads or writes; a decreasing pair is found
-                    // as they go, so results of the segments may be written (out is then unspecified).
-                    long first = offsets[0], last = offsets[offsets.length - 1];
-                    long mayWrite = first < 0 || last < first || last > 6 ? 0 : segments;
                     try {
-                        assertOffsetsRejected(arena, out, 4 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.FLOAT, Op.SUM, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, 4 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.FLOAT, Op.MAX, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
                                 DType.FLOAT, true, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.LONG, Op.SUM, inLong, off, segments, o, 6));  // int64 SUM: the overflow flag shares the readback
-                        assertOffsetsRejected(arena, out, 8 * mayWrite, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
                                 DType.LONG, false, inLong, off, segments, o, 6));
                     } finally {
                         ctx.free(off);
@@ -532,7 +528,7 @@ class GpuSegmentedReduceTest {
 
     /**
      * Decreasing offsets among long segments (queued for the persistent kernels) are rejected too,
-     * with nothing written outside out.
+     * with nothing written.
      */
     @Test
     void decreasingOffsetsAmongLongSegmentsAreRejected() {
@@ -548,9 +544,9 @@ class GpuSegmentedReduceTest {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
                     try {
-                        assertOffsetsRejected(arena, out, 4 * segments, "not non-decreasing",
+                        assertOffsetsRejected(arena, out, "not non-decreasing",
                                 () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, o, n));
-                        assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                        assertOffsetsRejected(arena, out, "not non-decreasing",
                                 () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, false, in, off, segments, o, n));
                     } finally {
                         ctx.free(off);
@@ -566,9 +562,8 @@ class GpuSegmentedReduceTest {
 
     /**
      * Decreasing offsets on the merge path (int64 SUM; int32 SUM in 128 bits, on the classic kernels,
-     * beside it): whether its tiles still chain (each tile then checks its own pairs) or not (UNSORTED:
-     * the classic kernels run again), the message names the first decreasing pair, nothing is written
-     * outside out, and the next call is right.
+     * beside it), whether or not its tiles' searches would chain: the message names the first
+     * decreasing pair, nothing is written, and the next call is right.
      */
     @Test
     void decreasingOffsetsOnTheMergePathNameTheFirstPair() {
@@ -611,9 +606,9 @@ class GpuSegmentedReduceTest {
                     assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), fragment + ": merge path");
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     try {
-                        assertOffsetsRejected(arena, out, 8 * segments, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.LONG, Op.SUM, inLong, off, segments, o, n));
-                        assertOffsetsRejected(arena, out, 8 * segments, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
+                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.INT, Op.SUM, inInt, off, segments, o, n, 0));
                     } finally {
                         ctx.free(off);
@@ -630,8 +625,8 @@ class GpuSegmentedReduceTest {
 
     /**
      * Overlapping long segments [0, M), (M, 0), [0, M), ... with M = 2^27 (73 segments, 37 of them
-     * long) would queue more work items than the scratch holds: the queue refuses them, nothing is
-     * written past it or outside out, and the call throws. Needs 512 MiB of device memory for in.
+     * long) would queue more work items than the scratch holds: the offsets' check refuses them before
+     * anything is queued, nothing is written, and the call throws. Needs 512 MiB of device memory for in.
      */
     @Test
     void overlappingLongSegmentsDoNotOverflowTheWorkQueue() {
@@ -647,11 +642,11 @@ class GpuSegmentedReduceTest {
             long whole = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 1000, m));
             try {
                 ctx.memset32(in, Float.floatToRawIntBits(1.0f), m);
-                assertOffsetsRejected(arena, out, 4 * segments, "not non-decreasing",
+                assertOffsetsRejected(arena, out, "not non-decreasing",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, o, m));
-                assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                assertOffsetsRejected(arena, out, "not non-decreasing",
                         () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, true, in, off, segments, o, m));
-                assertOffsetsRejected(arena, out, 8 * segments, "not non-decreasing",
+                assertOffsetsRejected(arena, out, "not non-decreasing",
                         () -> GpuSegmentedReduce.reduceSegments(ctx, DType.INT, Op.SUM, in, off, segments, o, m));
                 // The same input, well formed: one medium and one long segment.
                 MemorySegment sums = afterPoisoned(arena, o, 8, () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT,
@@ -928,13 +923,13 @@ class GpuSegmentedReduceTest {
 
     /**
      * The call, on out poisoned first, throws IllegalArgumentException naming offsets and saying
-     * fragment, and writes nothing beyond the first mayWriteBytes of out (nor before it).
+     * fragment, and writes nothing: not a byte of out, nor around it (the offsets' check runs first).
      */
-    private void assertOffsetsRejected(Arena arena, Guarded out, long mayWriteBytes, String fragment, Runnable call) {
+    private void assertOffsetsRejected(Arena arena, Guarded out, String fragment, Runnable call) {
         poison(out, POISON);
         String message = assertMessage("offsets", call);
         assertTrue(message.contains(fragment), () -> "message should say " + fragment + ": " + message);
-        downloadChecked(arena, out, mayWriteBytes, POISON, "rejected (" + fragment + ")");
+        downloadChecked(arena, out, 0, POISON, "rejected (" + fragment + ")");
     }
 
     /**
