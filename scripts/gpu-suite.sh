@@ -87,6 +87,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#int32SumsThrough128BitKernelsMatchReference \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#mergePathSumsMatchReferenceAcrossTiles \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#offsetsOutsideInOrDecreasingAreRejected \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-class dev.primer.ArgExtremeScanTest \
             --select-method "dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan(dev.primer.BackendKind)" \
