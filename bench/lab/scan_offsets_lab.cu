@@ -30,13 +30,18 @@ using namespace primer;
 struct BitmapHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = false;
+    static constexpr bool GATED = false;
     const unsigned* words;
     long long shift;  // the scan's misalignment in elements (scan_shift): a chunk's bits share one word
     struct Storage {};
-    template <int VEC>
-    __device__ __forceinline__ unsigned load(long long index, long long) const {
-        const long long bit = index + shift;  // >= 0, a multiple of VEC
-        return (__ldg(words + (bit >> 5)) >> (bit & 31)) & ((1u << VEC) - 1u);
+    __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
+    template <int VEC, int ROWS, int STRIDE>
+    __device__ __forceinline__ void load_rows(long long first, long long, unsigned (&raw)[ROWS]) const {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const long long bit = first + r * STRIDE + shift;  // >= 0, a multiple of VEC
+            raw[r] = (__ldg(words + (bit >> 5)) >> (bit & 31)) & ((1u << VEC) - 1u);
+        }
     }
     __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
     template <int VEC>
@@ -57,13 +62,15 @@ __global__ void __launch_bounds__(256, MINB) k_flags(const T* in, const signed c
                                                       unsigned char* scratch, unsigned epoch) {
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch, FlagHeads{flags});
 }
+__device__ unsigned long long lab_open_gate = 1;  // OffsetHeads::gate: always open here
+
 /** Production's offsets heads (Heads = OffsetHeads), or a variant built from them. */
 template <typename T, template <int, int> class Heads>
 __global__ void __launch_bounds__(256, MINB) k_offsets(const T* in, const long long* offsets, const long long* tile_first, T* out,
                                                         long long n, long long tiles, long long begin, unsigned char* scratch,
                                                         unsigned epoch) {
     const OffsetHeads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS> base{offsets, tile_first, begin,
-                                                                          segment_head_slots(tile_first, tiles)};
+                                                                          segment_head_slots(tile_first, tiles), &lab_open_gate};
     device_scan<Shape<T>::BLOCK_THREADS, Shape<T>::ROWS, T, T, Sum<T>>(in, out, n, tiles, 0, 1, scratch, epoch,
                                                                        Heads<Shape<T>::TILE_ITEMS, Shape<T>::BLOCK_THREADS>{base});
 }
