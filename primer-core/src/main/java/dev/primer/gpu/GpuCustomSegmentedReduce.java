@@ -106,8 +106,8 @@ public final class GpuCustomSegmentedReduce {
         CudaKernel small = kernel(ctx, op, SEGMENTS_SMALL);
         CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
         CudaKernel combine = kernel(ctx, op, SEGMENTS_COMBINE);
-        long longGrid = SegmentedReducePolicy.segmentsLongGrid(GpuSegmentedReduce.persistentGrid(ctx, longPart), inLength);
-        long combineGrid = SegmentedReducePolicy.segmentsCombineGrid(GpuSegmentedReduce.persistentGrid(ctx, combine), inLength);
+        long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
+        long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength, out,
@@ -157,8 +157,8 @@ public final class GpuCustomSegmentedReduce {
         CudaKernel small = kernel(ctx, op, ROWS_SMALL);
         CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
         CudaKernel combine = kernel(ctx, op, ROWS_COMBINE);
-        long longGrid = SegmentedReducePolicy.segmentsLongGrid(GpuSegmentedReduce.persistentGrid(ctx, longPart), n);
-        long combineGrid = SegmentedReducePolicy.segmentsCombineGrid(GpuSegmentedReduce.persistentGrid(ctx, combine), n);
+        long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
+        long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(rows), block, 0, in, rows, cols, out, scratch);
             if (!shortRows) {

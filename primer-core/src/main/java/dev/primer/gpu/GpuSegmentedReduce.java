@@ -198,8 +198,7 @@ public final class GpuSegmentedReduce {
         CudaKernel small = kernel(ctx, "segments_small", op, type);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
         CudaKernel combine = kernel(ctx, "segments_combine", op, type);
-        long longGrid = SegmentedReducePolicy.segmentsLongGrid(persistentGrid(ctx, longPart), inLength);
-        long combineGrid = SegmentedReducePolicy.segmentsCombineGrid(persistentGrid(ctx, combine), inLength);
+        long longGrid = persistentGrid(ctx, longPart), combineGrid = persistentGrid(ctx, combine);
         withSegmentsScratch(ctx, scratch -> {
             small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
                     out, scratch);

@@ -179,27 +179,6 @@ public final class SegmentedReducePolicy {
         return ceilDiv(c, CHUNK_ALIGN) * CHUNK_ALIGN;
     }
 
-    /**
-     * Blocks of segments_long: the persistent grid ({@code persistent}), or fewer where {@code
-     * inLength} elements cannot make that many work items. A queued segment is longer than C (at
-     * least LONG_CHUNK_MIN), so fewer than inLength / LONG_CHUNK_MIN are queued, and each makes at
-     * most one item more than an ITEM_CHUNKS-th of the chunks it meets: 1.125 inLength /
-     * LONG_CHUNK_MIN items at most. The kernel grid-strides, so any grid is right; small inputs just
-     * launch no idle blocks (2^16 values: 396 -> 65).
-     */
-    static long segmentsLongGrid(long persistent, long inLength) {
-        return Math.max(1, Math.min(persistent, 2 * ceilDiv(inLength, LONG_CHUNK_MIN) + 1));
-    }
-
-    /**
-     * Blocks of segments_combine: the persistent grid, or fewer where inLength elements cannot hold
-     * that many segments of several work items, each longer than (ITEM_CHUNKS - 1) C (2^16 values:
-     * 528 -> 3 blocks).
-     */
-    static long segmentsCombineGrid(long persistent, long inLength) {
-        return Math.max(1, Math.min(persistent, inLength / ((ITEM_CHUNKS - 1) * LONG_CHUNK_MIN) + 1));
-    }
-
     /** Blocks of segments_small: a warp per 32 segments. */
     static long segmentsSmallGrid(long segments) {
         return ceilDiv(segments, 32L * WARPS_PER_BLOCK);

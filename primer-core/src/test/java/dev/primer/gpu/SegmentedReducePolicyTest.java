@@ -20,41 +20,6 @@ import java.util.regex.Pattern;
 class SegmentedReducePolicyTest {
 
     /** Only int64 SUM, and only over many short segments: a few segments over a large in keep the classic kernels. */
-    /**
-     * The capped grids of segments_long and segments_combine cover every work item and every segment
-     * of several items the small kernel can queue (its chunk arithmetic, ported): segments just
-     * longer than C packed end to end, placed to meet one chunk more, just long enough for two items,
-     * and random long lengths, from 2^11 to 2^24 values.
-     */
-    @Test
-    void cappedLongAndCombineGridsCoverEveryQueuedItem() {
-        java.util.SplittableRandom random = new java.util.SplittableRandom(5);
-        for (long n : new long[] {2048, 4097, 65_536, 100_003, 1L << 20, 3_000_001, 1L << 24}) {
-            long c = SegmentedReducePolicy.longChunkLength(n);
-            long[][] layouts = {{c + 1, 0}, {c + 1, c - 1}, {(SegmentedReducePolicy.ITEM_CHUNKS - 1) * c + 2, c - 1}, {-1, 0}};
-            for (long[] layout : layouts) {
-                long items = 0, several = 0;
-                for (long start = layout[1]; ; ) {
-                    long length = layout[0] > 0 ? layout[0] : c + 1 + random.nextLong(20 * c);
-                    long end = start + length;
-                    if (end > n) break;
-                    long first = start / c, last = (end - 1) / c;
-                    long k = (last - first) / SegmentedReducePolicy.ITEM_CHUNKS + 1;
-                    items += k;
-                    if (k > 1) several++;
-                    start = end;
-                }
-                String at = n + " values, lengths " + layout[0] + " from " + layout[1];
-                assertTrue(items <= SegmentedReducePolicy.segmentsLongGrid(Long.MAX_VALUE, n), at + ": " + items + " items");
-                assertTrue(several <= SegmentedReducePolicy.segmentsCombineGrid(Long.MAX_VALUE, n), at + ": " + several + " combined");
-            }
-        }
-        assertEquals(65, SegmentedReducePolicy.segmentsLongGrid(396, 65_536));
-        assertEquals(3, SegmentedReducePolicy.segmentsCombineGrid(528, 65_536));
-        assertEquals(396, SegmentedReducePolicy.segmentsLongGrid(396, 1L << 26));
-        assertEquals(1, SegmentedReducePolicy.segmentsLongGrid(396, 0));
-    }
-
     @Test
     void theMergePathTakesOnlyManyShortSegmentsOfInt64Sums() {
         assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", 64_000, 1000));
