@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.file.Path;
 import java.util.SplittableRandom;
+import java.util.function.ToLongFunction;
 
 /**
  * Power-law segment offsets for the segmented-reduce benchmark. bench/baselines.py draws lengths
@@ -42,15 +43,26 @@ record SegmentOffsets(MemorySegment offsets, long segments, long values, String 
 
     /** Lengths from a Lomax/Pareto(1.2) law as NumPy's pareto + 1, floored, clipped, the last trimmed to end at n. */
     static SegmentOffsets generate(long n, Arena arena) {
+        return drawn(n, arena, random -> {
+            double pareto = Math.pow(1 - random.nextDouble(), -1 / PARETO_SHAPE) - 1;  // NumPy's pareto(a): Lomax
+            return Math.clamp((long) Math.floor(pareto + 1), 1, MAX_LENGTH);
+        }, "power-law lengths drawn in Java (SplittableRandom seed " + SEED + "): NOT the baselines' segments;"
+                + " pass --segments FILE.npy (baselines.py --segments-out) to compare like with like");
+    }
+
+    /** Lengths uniform in [1, maxLength], the last trimmed to end at n: short segments, evenly shared. */
+    static SegmentOffsets uniform(long n, int maxLength, Arena arena) {
+        return drawn(n, arena, random -> 1 + random.nextInt(maxLength),
+                "lengths uniform in [1, " + maxLength + "] drawn in Java (SplittableRandom seed " + SEED + ")");
+    }
+
+    private static SegmentOffsets drawn(long n, Arena arena, ToLongFunction<SplittableRandom> length, String origin) {
         SplittableRandom random = new SplittableRandom(SEED);
         long capacity = Math.max(16, n / 4);
         MemorySegment o = arena.allocate(8 * (capacity + 1), 8);
         long count = 0, end = 0;
         while (end < n) {
-            double u = random.nextDouble();
-            double pareto = Math.pow(1 - u, -1 / PARETO_SHAPE) - 1;          // NumPy's pareto(a): Lomax
-            long length = Math.clamp((long) Math.floor(pareto + 1), 1, MAX_LENGTH);
-            end = Math.min(n, end + length);
+            end = Math.min(n, end + length.applyAsLong(random));
             if (count + 1 > capacity) {
                 MemorySegment bigger = arena.allocate(8 * (2 * capacity + 1), 8);
                 bigger.copyFrom(o);
@@ -60,9 +72,7 @@ record SegmentOffsets(MemorySegment offsets, long segments, long values, String 
             o.setAtIndex(ValueLayout.JAVA_LONG, ++count, end);
         }
         o.setAtIndex(ValueLayout.JAVA_LONG, 0, 0);
-        return new SegmentOffsets(o.asSlice(0, 8 * (count + 1)), count, n,
-                "power-law lengths drawn in Java (SplittableRandom seed " + SEED + "): NOT the baselines' segments;"
-                        + " pass --segments FILE.npy (baselines.py --segments-out) to compare like with like");
+        return new SegmentOffsets(o.asSlice(0, 8 * (count + 1)), count, n, origin);
     }
 
     long offset(long i) { return offsets.getAtIndex(ValueLayout.JAVA_LONG, i); }
