@@ -16,17 +16,20 @@
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
 //   segreduce_check_offsets             (const long long* offsets, long long nseg, long long in_length,
-//                                        unsigned char* scratch)   first, before any of the segments' kernels;
-//                                        any grid (grid-stride)
+//                                        unsigned char* scratch, unsigned long long* verdict)   first, before
+//                                        any of the segments' kernels; any grid (grid-stride); verdict: 4 words
+//                                        of pinned host memory, or null
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
-// int64 SUM (128-bit) over many short CSR segments (the host's bound: in_length <= 64 * nseg, since
-// the grid is sized from in_length) takes the merge path instead
-// (segmented_reduce_merge_path.cuh), tiles of TILE = 256 * MERGE_PATH_ITEMS steps, tiles >= ceil((in_length + nseg) / TILE):
+// The merge path (segmented_reduce_merge_path.cuh), for every recipe of 4- and 8-byte values but
+// int32 sum_exact: where the check's verdict says the classic kernels' lanes would idle, and for
+// int64 SUM (128-bit) over many short segments (the host's bound: in_length <= 64 * nseg). Tiles of
+// TILE = 256 * merge_path_items<T>() steps (23 for 4-byte values, 13 for 8-byte ones), tiles >=
+// ceil((offsets[nseg] - offsets[0] + nseg) / TILE):
 //   segreduce_merge_path_partition      (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, unsigned char* scratch)
 //                                        grid: ceil((tiles + 1) / 256)
@@ -131,7 +134,7 @@ namespace seg = primer::segmented;
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
-        seg::merge_path_tile<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::Constants::MERGE_PATH_ITEMS>(   \
+        seg::merge_path_tile<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(        \
             in, offsets, nseg, in_length, tiles, out, scratch);                                                      \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
@@ -144,8 +147,8 @@ namespace seg = primer::segmented;
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, long long in_length,
-                        unsigned char* __restrict__ scratch) {
-    seg::check_offsets(offsets, nseg, in_length, scratch);
+                        unsigned char* __restrict__ scratch, unsigned long long* verdict) {
+    seg::check_offsets(offsets, nseg, in_length, scratch, verdict);
 }
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
@@ -172,13 +175,41 @@ segreduce_merge_path_partition(const long long* __restrict__ offsets, long long 
     PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS)  \
     PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
+/** The merge paths of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
+#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)         \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long)     \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T)               \
+    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)   \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+
+/** The merge paths of PRIMER_SEGRED_FLOATING's recipes. */
+#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T)        \
+    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T)             \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)              \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)   \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+
+// Merge paths for every recipe of 4- and 8-byte values but int32 sum_exact (whose classic kernels
+// won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md); int8 keeps the classic
+// kernels alone.
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
+PRIMER_SEGRED_INTEGER_MERGE_PATHS(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
+PRIMER_SEGRED_INTEGER_MERGE_PATHS(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
+PRIMER_SEGRED_FLOATING_MERGE_PATHS(f32, float)
 PRIMER_SEGRED_FLOATING(f64, double, 3, 2)
+PRIMER_SEGRED_FLOATING_MERGE_PATHS(f64, double)

@@ -16,11 +16,15 @@
 //                scratch and
 //   rows_combine folds each row's partials in chunk order.
 //
-// CSR segments (lengths vary freely, e.g. power law), four launches; the host reads the header
-// back once afterwards (offsets check, 128-bit sum overflow):
+// CSR segments (lengths vary freely, e.g. power law), four launches: the offsets' check, then the
+// classic kernels below or the merge path (segmented_reduce_merge_path.cuh, every thread the same
+// number of steps, for heavy-tailed lengths). The check's verdict, in pinned memory, tells the
+// host which (GpuSegmentedReduce, SegmentedReducePolicy); where there is no choice (int8, int64
+// SUM, 128-bit int32 SUM, user-defined operators) the host reads the header back once afterwards
+// (offsets check, 128-bit sum overflow) instead:
 //   check_offsets     the offsets' check, first: its flags shut the gate the others load as they
-//                     start, so bad offsets are refused with nothing written
-//                     (segmented_reduce/check_offsets.cuh).
+//                     start, so bad offsets are refused with nothing written; it also counts the
+//                     steps segments_small's lanes would idle (segmented_reduce/check_offsets.cuh).
 //   segments_small    a warp per 32 consecutive segments. Short segments (<= SHORT_SEGMENT) are
 //                     folded by their own lane; medium ones (<= chunk length C) by the whole warp,
 //                     two at a time; long ones (> C) are queued as work items of up to
@@ -61,7 +65,7 @@
 //   scratch.cuh          the scratch layout; overflow flag and partial slots
 //   rows.cuh             rows_group, rows_warp, rows_chunk, rows_combine (with their measurements)
 //   segment_scratch.cuh  the chunk tiling of long segments, LongWork, the segments' counters and flags
-//   check_offsets.cuh    the offsets' check and the gate it shuts
+//   check_offsets.cuh    the offsets' check, its verdict, and the gate it shuts
 //   warp_segments.cuh    a warp's 32 segments: their bounds behind the gate, lane_fold, queue_long_segments
 //   segments.cuh         segments_small, segments_long, segments_combine (with their measurements)
 //

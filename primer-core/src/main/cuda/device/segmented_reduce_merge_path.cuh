@@ -1,7 +1,9 @@
 // CSR segmented reduce by merge path: every thread takes the same number of steps, whatever the
-// segment lengths (Merrill & Garland's merge-based SpMV, ModernGPU's segreduce). Taken for int64
-// SUM (exact in 128 bits), whose classic kernels (segmented_reduce_kernels.cuh) run at two blocks
-// per SM and wait on the longest segment of each warp.
+// segment lengths (Merrill & Garland's merge-based SpMV, ModernGPU's segreduce). The classic
+// kernels (segmented_reduce_kernels.cuh) wait on the longest short segment of each warp of 32; the
+// merge path does not, so it is taken where the offsets' check counts many idle lane steps
+// (heavy-tailed lengths), and for int64 SUM (exact in 128 bits, whose classic kernels run at two
+// blocks per SM) over many short segments.
 //
 //   The work is the merge of two sorted lists: the segment ends (offsets[1..nseg], "A") and the
 //   value indices (0..n-1, "B"). Walking it, a thread either folds the next value into the open
@@ -25,8 +27,9 @@
 //   (Measured on an H200, 2^26 int64 values, bench/lab/segments_flat_lab.cu, 2026-11-22: power-law
 //   lengths 0.695 -> 0.347 ms, a quarter of them empty 0.829 -> 0.373, all of one element 1.554 ->
 //   0.946, uniform 1-8 0.394 -> 0.371, 100 or 3000 alike 1.01-1.09x, uniform 1-32 0.262 -> 0.279.
-//   For the float recipes it lost up to 1.5x on uniform short segments: they keep the classic kernels.
-//   So does int32 SUM in 128 bits: a merge step costs what it costs for int64 while the classic
+//   For the float recipes it lost up to 1.5x on uniform short segments and won 1.3-2.0x on power
+//   laws: since step 57 the check's idle lane steps choose (GpuSegmentedReduce). int32 SUM in 128
+//   bits keeps the classic kernels: a merge step costs what it costs for int64 while the classic
 //   kernels read half the bytes; they were 1.29-1.91x faster on uniform 1-8, 1-32, all 100 and one
 //   giant segment after short ones, 1.20-1.45x slower on the power laws and all-ones.)
 //
@@ -103,6 +106,12 @@ __device__ __forceinline__ void merge_path_partition(const long long* __restrict
         else hi = mid;
     }
     merge_path_splits(scratch)[t] = lo;
+}
+
+/** Merge steps per thread for values of type T: as many as shared memory and registers allow. */
+template <typename T>
+__host__ __device__ constexpr int merge_path_items() {
+    return sizeof(T) <= 4 ? Constants::MERGE_PATH_ITEMS_NARROW : Constants::MERGE_PATH_ITEMS;
 }
 
 /** Whether the accumulator carries an index (ArgMin/ArgMax): only then does the walk compute one. */

@@ -1,12 +1,16 @@
-// The offsets' check, a launch of its own queued before every kernel that reads CSR offsets
-// (GpuSegmentedReduce.withSegmentsScratch): its flags shut the gate those kernels load as they
-// start, so a segmented reduce refuses bad offsets before it writes a byte of out, as the CPU
-// backend does. (Before step 56 the kernels checked as they reduced, and after an exception out
-// held whatever the good segments had written.) The cost is one more launch and one more read of
-// the offsets, which weighs most where segments are shortest: 2^26 float32 values in 12.8M
-// power-law segments (offsets 28% of the bytes) 0.355-0.357 -> 0.375-0.390 ms, int64 on the merge
-// path 0.366-0.368 -> 0.375-0.377 ms, 2^16 values 29-32 -> 31-35 us (A/B on one H200,
-// bench/results/2026-11-24-nvidia-h200-step56-check-ab.md).
+// The offsets' check, a launch of its own queued before every kernel that reads CSR offsets: its
+// flags shut the gate those kernels load as they start, so a segmented reduce refuses bad offsets
+// before it writes a byte of out, as the CPU backend does. (Before step 56 the kernels checked as
+// they reduced, and after an exception out held whatever the good segments had written.) The cost
+// is one more launch and one more read of the offsets, which weighs most where segments are
+// shortest: 2^26 float32 values in 12.8M power-law segments (offsets 28% of the bytes) 0.355-0.357
+// -> 0.375-0.390 ms, int64 on the merge path 0.366-0.368 -> 0.375-0.377 ms, 2^16 values 29-32 ->
+// 31-35 us (A/B on one H200, bench/results/2026-11-24-nvidia-h200-step56-check-ab.md).
+//
+// Since step 57 it also measures how unevenly the classic kernels would share the segments among
+// their lanes and hands that, with the end offsets and the first decrease, to the host as a verdict
+// in pinned memory: the host then launches the classic kernels or the merge path
+// (GpuSegmentedReduce.launchRouted), or nothing for bad offsets.
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -18,20 +22,46 @@ namespace segmented {
 /**
  * Grid-stride over k in [0, nseg): offsets[k] > offsets[k + 1] raises DECREASING and keeps the
  * smallest such k (first_decrease); the first thread raises BAD_BOUNDS unless
- * 0 <= offsets[0] <= offsets[nseg] <= in_length. Both flags sit in the scratch header the host
- * reads back after the call. A pass over the offsets alone is bound by bandwidth: each thread
- * keeps ROUNDS pairs of loads in flight (the second of a pair mostly hits the line of the first).
+ * 0 <= offsets[0] <= offsets[nseg] <= in_length. Both flags sit in the scratch header, for the gate
+ * and the host. A pass over the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs
+ * of loads in flight (the second of a pair mostly hits the line of the first).
+ *
+ * On the way it measures what the classic kernels would waste on these segments: a warp of
+ * segments_small folds its short segments (<= SHORT_SEGMENT) a lane each, for as many steps as the
+ * longest of them, so the warp's lanes idle for 32 * (longest short) - (sum of short lengths)
+ * steps. A warp's 32 lanes here read the same 32 consecutive segments as one warp there. Heavy-tailed
+ * lengths idle most (power law: 2.6 idle steps per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all
+ * alike 0), and that is where the merge path, which gives every thread the same number of steps,
+ * wins (GpuSegmentedReduce routes by it).
+ *
+ * The sum goes to the idle counter of the header, one atomic per block; the last block through
+ * (a ticket) takes it and puts counter and ticket back to zero, so they are zero between calls, and
+ * when `verdict` (pinned host memory the host polls; null for none) is given writes verdict[0..3] =
+ * offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k) and the idle steps.
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
-                                              long long in_length, unsigned char* __restrict__ scratch) {
+                                              long long in_length, unsigned char* __restrict__ scratch,
+                                              unsigned long long* verdict) {
     constexpr int ROUNDS = 4;
+    constexpr unsigned FULL = 0xffffffffu;
+    __shared__ unsigned long long warp_idle[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (first == 0) {
-        const long long begin = offsets[0], end = offsets[nseg];
-        if (begin < 0 || end < begin || end > in_length) atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+    long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
+    if (threadIdx.x == 0) {
+        begin = offsets[0];
+        end = offsets[nseg];
+        if (first == 0 && (begin < 0 || end < begin || end > in_length)) {
+            atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+            __threadfence();  // bad offsets only: before the ticket that follows the barrier
+        }
     }
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long k0 = first; k0 < nseg; k0 += ROUNDS * stride) {
+    bool decreased = false;
+    unsigned long long idle = 0;  // lane 0's: its warp's
+    // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
+    // reduce together below), and that segment is a multiple of 32, as in segments_small.
+    for (long long k0 = first; k0 - lane < nseg; k0 += ROUNDS * stride) {
         long long here[ROUNDS], next[ROUNDS];
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
@@ -41,10 +71,37 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         }
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
-            if (here[r] > next[r]) {  // in k order: the first found is this thread's smallest
+            if (here[r] > next[r] && !decreased) {  // in k order: the first found is this thread's smallest
+                decreased = true;
                 atomicOr(malformed_flags(scratch), Constants::DECREASING);
                 mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
-                return;
+                __threadfence();
+            }
+            const long long length = next[r] - here[r];
+            const unsigned short_length = length >= 0 && length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
+            const unsigned longest = __reduce_max_sync(FULL, short_length);
+            const unsigned folded = __reduce_add_sync(FULL, short_length);
+            idle += 32ull * longest - folded;
+        }
+    }
+    if (lane == 0) warp_idle[warp] = idle;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long block_idle = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) block_idle += warp_idle[w];
+        if (block_idle != 0) atomicAdd(idle_counter(scratch), block_idle);
+        // Release: this block's flags and idle steps are in before its ticket; acquire: the last
+        // block sees every block's (as reduce_kernels.cuh's finish).
+        unsigned long long ticket;
+        asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(check_ticket(scratch)) : "memory");
+        if (ticket == gridDim.x - 1) {
+            const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
+            *check_ticket(scratch) = 0;
+            if (verdict != nullptr) {
+                verdict[0] = (unsigned long long)begin;
+                verdict[1] = (unsigned long long)end;
+                verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
+                verdict[3] = total_idle;
             }
         }
     }

@@ -22,7 +22,8 @@ struct Constants {
     static constexpr long long MAX_CHUNKS = 1LL << 16;
     static constexpr long long CHUNK_ALIGN = 64;      // C is a multiple of this
     static constexpr long long ITEM_CHUNKS = 16;      // chunks per queued work item
-    static constexpr int MERGE_PATH_ITEMS = 13;       // merge-path steps per thread (segmented_reduce_merge_path.cuh)
+    static constexpr int MERGE_PATH_ITEMS = 13;       // merge-path steps per thread, 8-byte values (segmented_reduce_merge_path.cuh)
+    static constexpr int MERGE_PATH_ITEMS_NARROW = 23; // the same for 1- to 4-byte values
     static constexpr int SLOT_BYTES = 16;
     static constexpr int HEADER_BYTES = 256;
     static constexpr int OVERFLOW_FLAG_OFFSET = 0;
@@ -30,6 +31,8 @@ struct Constants {
     static constexpr int LONG_COUNT_OFFSET = 16;
     static constexpr int MALFORMED_OFFSET = 24;
     static constexpr int FIRST_DECREASE_OFFSET = 32;
+    static constexpr int IDLE_COUNTER_OFFSET = 40;    // the check's sum of idle lane steps (check_offsets.cuh)
+    static constexpr int CHECK_TICKET_OFFSET = 48;    // the check's last-block ticket
     static constexpr unsigned BAD_BOUNDS = 1;   // offsets[0] < 0, offsets[nseg] < offsets[0] or > in_length
     static constexpr unsigned DECREASING = 2;   // some offsets[s] > offsets[s+1]
     static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow

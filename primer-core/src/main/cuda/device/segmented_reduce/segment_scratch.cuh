@@ -49,6 +49,12 @@ __device__ __forceinline__ unsigned* malformed_flags(unsigned char* scratch) {
 __device__ __forceinline__ unsigned long long* first_decrease(unsigned char* scratch) {
     return reinterpret_cast<unsigned long long*>(scratch + Constants::FIRST_DECREASE_OFFSET);
 }
+__device__ __forceinline__ unsigned long long* idle_counter(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::IDLE_COUNTER_OFFSET);
+}
+__device__ __forceinline__ unsigned long long* check_ticket(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::CHECK_TICKET_OFFSET);
+}
 __device__ __forceinline__ LongWork* work_items(unsigned char* scratch) {
     return reinterpret_cast<LongWork*>(scratch + Constants::HEADER_BYTES
                                        + 2 * Constants::MAX_CHUNKS * Constants::SLOT_BYTES);

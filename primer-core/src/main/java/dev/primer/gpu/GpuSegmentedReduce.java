@@ -40,8 +40,9 @@ import java.util.function.LongConsumer;
  * <p>Offsets are checked, like the CPU backend's, and bad ones throw {@link IllegalArgumentException}
  * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
  * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
- * non-decreasing"). A check kernel runs first, and the kernels behind it read and write nothing
- * when it refused the offsets, so {@code out} is left as it was, and so are the context and the
+ * non-decreasing"). A check kernel runs first, and nothing behind it reads or writes anything
+ * when it refused the offsets (routed calls launch nothing more; the others' kernels find the gate
+ * shut), so {@code out} is left as it was, and so are the context and the
  * scratch (the flags are cleared). Behind the check every segment is still clamped into
  * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
  * capacity, so that not even offsets changed while the call runs make a kernel touch memory
@@ -50,15 +51,20 @@ import java.util.function.LongConsumer;
  * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
  * {@code out} or {@code offsets}.
  *
- * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment), except
- * int64 SUM over many short segments, which takes the merge path: every thread the same number of
- * steps whatever the lengths ({@link SegmentedReducePolicy}).
+ * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment) or by the
+ * merge path (every thread the same number of steps whatever the lengths), as
+ * {@link SegmentedReducePolicy} says: over int32, int64, float32 and float64 values (int64 SUM
+ * aside) the offsets' check measures how unevenly the classic kernels would share the work and picks;
+ * int64 SUM takes the merge path over many short segments; int8 and 128-bit int32 SUM keep the
+ * classic kernels.
  *
- * <p>Work is issued on the context's stream. Segmented calls wait for it once at the end (one
- * synchronize: a single small readback of the scratch header for the offsets check and, for int64
- * SUM and 128-bit int32 SUM, the overflow flag); batched rows wait only for those sums. Calls from
- * several threads on one context are safe: each holds the context's scratch lock for this class
- * while it uses the shared scratch.
+ * <p>Work is issued on the context's stream. A segmented call waits once: the routed ones for the
+ * check's verdict, which the check writes to pinned memory the host polls, before launching the
+ * reduce, and they return while it runs; the others (int8, int64 SUM, 128-bit int32 SUM, and the
+ * user-defined operators of {@link GpuCustomSegmentedReduce}) at the end, a single small readback
+ * of the scratch header for the offsets' flags and the overflow flag. Batched rows wait only for
+ * the 128-bit sums. Calls from several threads on one context are safe: each holds the context's
+ * scratch lock for this class while it uses the shared scratch.
  */
 public final class GpuSegmentedReduce {
     private GpuSegmentedReduce() {}
@@ -77,6 +83,10 @@ public final class GpuSegmentedReduce {
     static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
     /** Blocks of the offsets' check per SM at most (it grid-strides beyond). */
     private static final int CHECK_BLOCKS_PER_SM = 8;
+    /** Routed calls clear the header's counters and flags, [8, 40), behind their launches. */
+    private static final int ROUTED_CLEAR_WORDS = (int) (FIRST_DECREASE_OFFSET + 8 - SegmentedReducePolicy.COUNTERS_OFFSET) / 4;
+    /** What the verdict's pinned words hold until the check writes them (no offset or count takes it). */
+    private static final long VERDICT_POISON = 0x5E6D_F00D_7CAF_E000L;
 
     /** The element type of the results of {@code op} over {@code in}; IllegalArgumentException if unsupported. */
     public static DType outputType(DType in, Op op) {
@@ -125,12 +135,18 @@ public final class GpuSegmentedReduce {
      */
     static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out,
                                long inLength, long exactIntSumAbove) {
+        reduceSegments(ctx, type, op, in, offsets, segments, out, inLength, exactIntSumAbove, Route.BY_OFFSETS);
+    }
+
+    /** As above, with the route forced where tests need both (see {@link Route}). */
+    static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out,
+                               long inLength, long exactIntSumAbove, Route route) {
         DType outType = outputType(type, op);
         checkSegments(ctx, type, in, offsets, segments, out, outType, inLength);
         if (segments == 0) return;
         boolean exact = exactIntSum(type, op, inLength, exactIntSumAbove);
         launchSegments(ctx, type, exact ? "sum_exact" : kernelOp(op), in, offsets, segments, out, inLength,
-                exact || checksOverflow(type, op));
+                exact || checksOverflow(type, op), route);
     }
 
     /** {@code out[r]} = index within row r of its first maximum (max) or minimum, -1 if cols == 0; int64. */
@@ -148,11 +164,24 @@ public final class GpuSegmentedReduce {
      */
     public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
                                           long out, long inLength) {
+        argExtremeSegments(ctx, type, max, in, offsets, segments, out, inLength, Route.BY_OFFSETS);
+    }
+
+    /** As above, with the route forced where tests need both (see {@link Route}). */
+    static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
+                                   long out, long inLength, Route route) {
         Objects.requireNonNull(type, "type");
         checkSegments(ctx, type, in, offsets, segments, out, DType.LONG, inLength);
         if (segments == 0) return;
-        launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out, inLength, false);
+        launchSegments(ctx, type, max ? "argmax" : "argmin", in, offsets, segments, out, inLength, false, route);
     }
+
+    /**
+     * How routed segments ({@link #routed}) are reduced: as the offsets' check decides
+     * ({@link SegmentedReducePolicy#prefersMergePath}), or, for tests, always by the classic kernels
+     * or always by the merge path. Calls that are not routed ignore it.
+     */
+    enum Route { BY_OFFSETS, CLASSIC, MERGE_PATH }
 
     // ---- launches ----
     //
@@ -189,22 +218,88 @@ public final class GpuSegmentedReduce {
     }
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
-                                       long out, long inLength, boolean checkOverflow) {
-        if (takesMergePath(type, op, inLength, segments)) {
+                                       long out, long inLength, boolean checkOverflow, Route route) {
+        if (routed(type, op)) {
+            launchRouted(ctx, type, op, in, offsets, segments, out, inLength, route);
+        } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
-            return;
+        } else {
+            withSegmentsScratch(ctx, scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
+                    offsets, segments, inLength, checkOverflow);
         }
+    }
+
+    /** The classic kernels' three launches on {@code scratch}: a warp per 32 segments, long ones queued. */
+    private static void launchClassic(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+                                      long out, long inLength, long scratch) {
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         CudaKernel small = kernel(ctx, "segments_small", op, type);
         CudaKernel longPart = kernel(ctx, "segments_long", op, type);
         CudaKernel combine = kernel(ctx, "segments_combine", op, type);
-        long longGrid = persistentGrid(ctx, longPart), combineGrid = persistentGrid(ctx, combine);
-        withSegmentsScratch(ctx, scratch -> {
-            small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
-                    out, scratch);
-            longPart.launch(longGrid, block, 0, in, out, scratch);
-            combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
-        }, offsets, segments, inLength, checkOverflow);
+        small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength,
+                out, scratch);
+        longPart.launch(persistentGrid(ctx, longPart), block, 0, in, out, scratch);
+        combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
+    }
+
+    /** The merge path's three launches on {@code scratch}, tiles of {@code tile} steps (the kernels' own). */
+    private static void launchMergePathKernels(CudaContext ctx, DType type, String op, long in, long offsets,
+                                               long segments, long out, long inLength, long tile, long tiles,
+                                               long scratch) {
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block),
+                block, 0, offsets, segments, inLength, tile, tiles, scratch);
+        kernel(ctx, "merge_path", op, type).launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
+        kernel(ctx, "merge_path_fixup", op, type).launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0,
+                offsets, segments, inLength, tile, tiles, out, scratch);
+    }
+
+    /**
+     * Whether the offsets' verdict picks the kernels: every operator over int32, int64, float32 and
+     * float64 values, but int64 SUM (the merge path whenever it fits, read back at the end for its
+     * overflow flag) and int32 SUM in 128 bits (classic: no merge path). See SegmentedReducePolicy.
+     */
+    static boolean routed(DType type, String op) {
+        boolean wide = type == DType.INT || type == DType.LONG || type == DType.FLOAT || type == DType.DOUBLE;
+        return wide && !op.equals("sum_exact") && !(type == DType.LONG && op.equals("sum"));
+    }
+
+    /**
+     * Routed segments: the offsets' check runs alone and hands its verdict to the host (pinned
+     * memory the host polls: no synchronize), which throws for bad offsets before anything else is
+     * launched, or launches the merge path or the classic kernels as the verdict's idle steps say,
+     * and returns without waiting for them. The flags and counters go back to zero behind them, so
+     * that a flag the classic kernels could raise (the queue guard, for offsets changed while the call
+     * runs) does not reach the next call.
+     */
+    private static void launchRouted(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+                                     long out, long inLength, Route route) {
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch);
+            boolean merge = route == Route.MERGE_PATH || route == Route.BY_OFFSETS
+                    && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
+            try {
+                if (merge) {
+                    long tile = SegmentedReducePolicy.mergePathTile(type);
+                    long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
+                    scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
+                            SegmentedReducePolicy.mergePathScratchBytes(tiles)));
+                    launchMergePathKernels(ctx, type, op, in, offsets, segments, out, inLength, tile, tiles, scratch);
+                } else {
+                    launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch);
+                }
+            } catch (RuntimeException e) {
+                // A launch failed after others were issued: what they queued or flagged must not reach the next call.
+                try {
+                    ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
+                } catch (RuntimeException f) {
+                    e.addSuppressed(f);
+                }
+                throw e;
+            }
+            ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
+        }
     }
 
     /**
@@ -216,22 +311,49 @@ public final class GpuSegmentedReduce {
         return type == DType.LONG && op.equals("sum") && SegmentedReducePolicy.mergePathFits(inLength, segments);
     }
 
-    /** The merge path's three launches, behind the offsets' check, and its readback. */
+    /** int64 SUM's merge path, behind the offsets' check, and its readback (tiles from inLength). */
     private static void launchMergePath(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                            long out, long inLength) {
-        int block = SegmentedReducePolicy.BLOCK_THREADS;
-        long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
-        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments);
-        CudaKernel partition = ctx.module(MODULE).kernel("segreduce_merge_path_partition");
-        CudaKernel walk = kernel(ctx, "merge_path", op, type);
-        CudaKernel fixup = kernel(ctx, "merge_path_fixup", op, type);
-        withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles), scratch -> {
-            partition.launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block), block, 0, offsets, segments, inLength,
-                    tile, tiles, scratch);
-            walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
-            fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0, offsets, segments, inLength, tile,
-                    tiles, out, scratch);
-        }, offsets, segments, inLength, true);
+        long tile = SegmentedReducePolicy.mergePathTile(type);
+        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
+        withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
+                scratch -> launchMergePathKernels(ctx, type, op, in, offsets, segments, out, inLength, tile, tiles, scratch),
+                offsets, segments, inLength, true);
+    }
+
+    /** What the offsets' check tells the host: the elements the segments cover, and the classic kernels' idle lane steps. */
+    record Verdict(long values, long idleSteps) {}
+
+    /**
+     * Launches the offsets' check alone and waits for its verdict (pinned words it writes, no
+     * synchronize); bad offsets throw IllegalArgumentException, their flags in the header cleared
+     * first. The caller holds the scratch lock; {@code scratch} is the segmented path's.
+     */
+    private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch) {
+        CudaKernel check = ctx.module(MODULE).kernel("segreduce_check_offsets");
+        MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON, verdict -> check.launch(checkGrid(ctx, segments),
+                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict));
+        long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
+        long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), idle = words.get(ValueLayout.JAVA_LONG, 24);
+        if (begin < 0 || end < begin || end > inLength || firstDecrease != 0) {
+            ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
+            throwMalformed(ctx, offsets, segments, inLength, begin, end, firstDecrease);
+        }
+        return new Verdict(end - begin, idle);
+    }
+
+    /** The offsets' verdict alone (tests: the idle steps against the host's count). */
+    static Verdict offsetsVerdict(CudaContext ctx, long offsets, long segments, long inLength) {
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            return checkOffsetsFirst(ctx, offsets, segments, inLength,
+                    ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes()));
+        }
+    }
+
+    /** The check's blocks: a thread per segment, at most CHECK_BLOCKS_PER_SM per SM (it grid-strides beyond). */
+    private static long checkGrid(CudaContext ctx, long segments) {
+        return Math.min(SegmentedReducePolicy.ceilDiv(segments, SegmentedReducePolicy.BLOCK_THREADS),
+                (long) CHECK_BLOCKS_PER_SM * ctx.device().multiprocessorCount());
     }
 
     /**
@@ -259,9 +381,8 @@ public final class GpuSegmentedReduce {
             long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
             try {
                 if (check != null) {
-                    long grid = Math.min(SegmentedReducePolicy.ceilDiv(segments, SegmentedReducePolicy.BLOCK_THREADS),
-                            (long) CHECK_BLOCKS_PER_SM * ctx.device().multiprocessorCount());
-                    check.launch(grid, SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch);
+                    check.launch(checkGrid(ctx, segments), SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments,
+                            inLength, scratch, 0L);  // no verdict: the header is read back at the end
                 }
                 launches.accept(scratch);
             } catch (RuntimeException e) {
@@ -293,27 +414,38 @@ public final class GpuSegmentedReduce {
         if (overflow == 0 && malformed == 0 && firstDecrease == 0) return;
         ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);
         if ((malformed & BAD_BOUNDS) != 0) {
-            long begin = readLong(ctx, offsets), end = readLong(ctx, offsets + 8 * segments);
-            if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
-            if (end < begin) {
-                throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + segments + "] = " + end
-                        + " < offsets[0] = " + begin);
-            }
-            throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
-                    + inLength + " elements of in");
+            throwMalformed(ctx, offsets, segments, inLength, readLong(ctx, offsets), readLong(ctx, offsets + 8 * segments),
+                    0);
         }
-        if (malformed != 0 || firstDecrease != 0) {
-            if (firstDecrease != 0) {
-                long s = Long.MIN_VALUE - firstDecrease;
-                MemorySegment pair = ctx.readback(offsets + 8 * s, 16);
-                throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + s + "] = "
-                        + pair.get(ValueLayout.JAVA_LONG, 0) + " > offsets[" + (s + 1) + "] = "
-                        + pair.get(ValueLayout.JAVA_LONG, 8));
-            }
+        if (firstDecrease != 0) throwMalformed(ctx, offsets, segments, inLength, 0, 0, firstDecrease);
+        if (malformed != 0) {
             throw new IllegalArgumentException("offsets: not non-decreasing (overlapping segments overflow the"
                     + " long-segment work queue)");
         }
         if (checkOverflow && overflow != 0) throwOverflow(overflow, "segment");
+    }
+
+    /**
+     * Throws IllegalArgumentException naming what is wrong with the offsets: their ends {@code begin}
+     * (offsets[0]) and {@code end} (offsets[segments]) first, else the first decreasing pair
+     * ({@code firstDecrease}: 2^63 - s, as the check marks it), read back for the message.
+     */
+    private static void throwMalformed(CudaContext ctx, long offsets, long segments, long inLength, long begin, long end,
+                                       long firstDecrease) {
+        if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
+        if (end < begin) {
+            throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + segments + "] = " + end
+                    + " < offsets[0] = " + begin);
+        }
+        if (end > inLength) {
+            throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
+                    + inLength + " elements of in");
+        }
+        long s = Long.MIN_VALUE - firstDecrease;
+        MemorySegment pair = ctx.readback(offsets + 8 * s, 16);
+        throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + s + "] = "
+                + pair.get(ValueLayout.JAVA_LONG, 0) + " > offsets[" + (s + 1) + "] = "
+                + pair.get(ValueLayout.JAVA_LONG, 8));
     }
 
     private static long readLong(CudaContext ctx, long pointer) {

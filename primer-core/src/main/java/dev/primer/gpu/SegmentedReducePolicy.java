@@ -30,22 +30,30 @@ import dev.primer.DType;
  * a warp per 32 segments folds short ones lane by lane and medium ones warp by warp, and queues long
  * ones as work items of up to {@link #ITEM_CHUNKS} chunks for persistent blocks, which finish a
  * segment of one item themselves; a combine kernel folds the partials of each segment of several
- * items in order. Three launches, a counter reset and one readback of the scratch
- * header (the offsets check and the int64 overflow flag: one synchronize); the host sizes scratch for
- * the worst case ({@link #MAX_CHUNKS} chunks) without reading the offsets.
+ * items in order. Three launches and a counter reset; the host sizes scratch for the worst case
+ * ({@link #MAX_CHUNKS} chunks) without reading the offsets.
  *
- * <p>int64 SUM (exact in 128 bits) takes the merge path instead
- * ({@code segmented_reduce_merge_path.cuh}) when {@code in} holds at most
- * {@link #MERGE_PATH_MAX_AVERAGE} elements per segment: tiles of {@link #MERGE_PATH_TILE} steps (a
- * step folds a value or closes a segment), so every thread does the same work whatever the lengths.
- * Measured on an H200 (2^26 int64 values): 2x on power-law lengths, 1.6x on segments of one element,
- * 0.94-1.1x on uniform ones, 0.85x with half of {@code in} in one segment. int32 SUM in 128 bits
- * (over more than 2^32 elements) keeps the classic kernels: they read half the bytes, where a merge
- * step costs the same, and were faster on most distributions. Three launches too; the grid and the
- * scratch (a split per tile boundary, two 16-byte slots per tile) are sized from
- * {@code inLength + segments}, because the host does not read the offsets: hence the bound on
- * elements per segment, or a few segments over a large {@code in} would launch a block for every
- * tile of it.
+ * <p>The merge path ({@code segmented_reduce_merge_path.cuh}) is the other way: tiles of
+ * {@link #mergePathTile} steps (a step folds a value or closes a segment), so every thread does the
+ * same work whatever the lengths. Three launches too: a split per tile boundary, a block per tile,
+ * a fixup of segments that span tiles. It wins where lengths are heavy-tailed and loses up to 1.5x
+ * on uniform short ones (lab, 2^26 float32 values: power law 0.339 -> 0.237 ms, uniform 1-8 0.200 ->
+ * 0.257), so the route is the offsets' to decide:
+ * <ul>
+ *   <li>Every operator over int32, int64 (but SUM), float32 and float64 values: the offsets' check
+ *       runs first and hands its verdict to the host, which then launches one of the two. The check
+ *       sums the steps the classic kernels' lanes would idle while their warp folds its longest
+ *       short segment; more than {@link #MERGE_PATH_IDLE_PER_VALUE} per value takes the merge path
+ *       ({@link #prefersMergePath}). The tiles are sized from the offsets' own range.</li>
+ *   <li>int64 SUM (exact in 128 bits) takes the merge path when {@code in} holds at most
+ *       {@link #MERGE_PATH_MAX_AVERAGE} elements per segment (measured: 2x on power-law lengths,
+ *       1.6x on segments of one element, 0.94-1.1x on uniform ones, 0.85x with half of {@code in}
+ *       in one segment), without waiting for the check: its host reads the overflow flag at the end
+ *       anyway, and sizes the grid from {@code inLength + segments}, hence the bound.</li>
+ *   <li>int8 values and int32 SUM in 128 bits (over more than 2^32 elements) keep the classic
+ *       kernels: the latter read half the bytes where a merge step costs what it does for int64,
+ *       and were faster on most distributions.</li>
+ * </ul>
  */
 public final class SegmentedReducePolicy {
     private SegmentedReducePolicy() {}
@@ -80,6 +88,9 @@ public final class SegmentedReducePolicy {
     static final long OVERFLOW_FLAG_OFFSET = 0;
     static final long COUNTERS_OFFSET = 8;  // item count, long-segment count: 16 bytes
     static final int COUNTER_WORDS = 4;
+    // The offsets' check's idle-step counter and ticket, zero between calls (its last block resets them).
+    static final long IDLE_COUNTER_OFFSET = 40;
+    static final long CHECK_TICKET_OFFSET = 48;
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;
@@ -87,9 +98,28 @@ public final class SegmentedReducePolicy {
     static final long ITEM_CHUNKS = 16;
     static final long WORK_ITEM_BYTES = 32;
 
-    /** Merge-path steps per thread and per tile (the .cuh's MERGE_PATH_ITEMS, 256 threads). */
+    /** Merge-path steps per thread (the .cuh's MERGE_PATH_ITEMS and _NARROW: 8-byte values, 1 to 4 bytes). */
     static final int MERGE_PATH_ITEMS = 13;
+    static final int MERGE_PATH_ITEMS_NARROW = 23;
     static final long MERGE_PATH_TILE = (long) BLOCK_THREADS * MERGE_PATH_ITEMS;
+
+    /** Merge-path steps per tile for values of {@code type} (256 threads). */
+    static long mergePathTile(DType type) {
+        return (long) BLOCK_THREADS * (type.byteSize() <= 4 ? MERGE_PATH_ITEMS_NARROW : MERGE_PATH_ITEMS);
+    }
+
+    /**
+     * Idle lane steps per value of the classic kernels beyond which the merge path is faster. The
+     * lab's distributions (check_offsets.cuh measures them): power law 2.6 (the merge path 1.43x
+     * faster for float32 sums), uniform lengths 1-8 and 1-32 0.8-0.9 (0.78x and 0.67x), all alike
+     * 0 (0.88x for lengths of 1, 0.84x for 100).
+     */
+    static final double MERGE_PATH_IDLE_PER_VALUE = 1.5;
+
+    /** Whether segments over {@code values} elements whose short folds idle {@code idleSteps} take the merge path. */
+    static boolean prefersMergePath(long idleSteps, long values) {
+        return values > 0 && idleSteps > MERGE_PATH_IDLE_PER_VALUE * values;
+    }
 
     /**
      * The merge path is taken when {@code inLength <= MERGE_PATH_MAX_AVERAGE * segments}: many short
@@ -105,7 +135,12 @@ public final class SegmentedReducePolicy {
 
     /** Tiles of the merge path for segments over {@code inLength} elements: enough for every step. */
     static long mergePathTiles(long inLength, long segments) {
-        return Math.max(1, ceilDiv(inLength + segments, MERGE_PATH_TILE));
+        return mergePathTiles(inLength, segments, MERGE_PATH_TILE);
+    }
+
+    /** As above, with tiles of {@code tile} steps. */
+    static long mergePathTiles(long inLength, long segments, long tile) {
+        return Math.max(1, ceilDiv(inLength + segments, tile));
     }
 
     /** Scratch bytes of the merge path: header, tiles + 1 splits (padded to 16), two slots per tile. */

@@ -11,6 +11,7 @@ import dev.primer.Op;
 import dev.primer.Reductions;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
+import dev.primer.gpu.GpuSegmentedReduce.Route;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,6 +46,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class GpuSegmentedReduceTest {
     private static final DType[] TYPES = {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final double EPS_DOUBLE = Math.ulp(1.0) / 2;  // 2^-53
+
+    /** The route segmented calls take where there is a choice (segmentsMatchReferenceForEveryOperator forces both). */
+    private Route route = Route.BY_OFFSETS;
     /** Poison bytes either side of an output: eight results of the widest type. */
     private static final long GUARD_BYTES = 64;
     /** The poison of wide outputs: 0xFF bytes read as -1 (an empty segment's index) or NaN, results in their own right. */
@@ -227,19 +231,22 @@ class GpuSegmentedReduceTest {
 
     // ------------------------------------------------------------------------------------ segments
 
+    /** Each layout by both routes where the offsets' verdict picks one (int8 has the classic kernels alone). */
     static Stream<Arguments> typesAndLayouts() {
         List<Arguments> cases = new ArrayList<>();
         for (DType t : TYPES) {
             for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allEmpty", "one"}) {
-                cases.add(Arguments.of(t, layout));
+                cases.add(Arguments.of(t, layout, Route.CLASSIC));
+                if (t != DType.BYTE) cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
             }
         }
         return cases.stream();
     }
 
-    @ParameterizedTest(name = "{0} {1}")
+    @ParameterizedTest(name = "{0} {1} {2}")
     @MethodSource("typesAndLayouts")
-    void segmentsMatchReferenceForEveryOperator(DType type, String layout) {
+    void segmentsMatchReferenceForEveryOperator(DType type, String layout, Route route) {
+        this.route = route;
         long[] offsets = layout(layout, new Random(layout.hashCode()));
         long n = offsets[offsets.length - 1];
         try (Arena arena = Arena.ofConfined()) {
@@ -249,6 +256,54 @@ class GpuSegmentedReduceTest {
             Host product = Host.forProduct(arena, type, n, random);
             Host planted = Host.planted(arena, type, n, offsets, random);
             checkEveryOperator(plain, special, product, planted, offsets, 0, -1, -1, arena);
+        }
+    }
+
+    /**
+     * The offsets' verdict: the values the segments cover, and the steps the classic kernels' lanes
+     * would idle (per warp of 32 segments: 32 times its longest short segment, less their lengths),
+     * as the host counts them. Segment counts off every multiple, and beyond one grid of the check
+     * (8 blocks of 256 threads per SM), so that its threads stride; twice each, so a counter left
+     * behind would show.
+     */
+    @Test
+    void theVerdictCountsTheClassicKernelsIdleLaneSteps() {
+        int sms = ctx.device().multiprocessorCount();
+        int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1};
+        try (Arena arena = Arena.ofConfined()) {
+            for (int segments : counts) {
+                Random random = new Random(segments);
+                long[] offsets = new long[segments + 1];
+                offsets[0] = 7;
+                for (int s = 0; s < segments; s++) {
+                    int kind = random.nextInt(20);  // mostly short, some medium, a few long
+                    long length = kind < 16 ? random.nextInt(33) : kind < 19 ? 33 + random.nextInt(500) : random.nextInt(5000);
+                    offsets[s + 1] = offsets[s] + length;
+                }
+                long idle = 0;
+                for (int w = 0; w < segments; w += 32) {
+                    long longest = 0, folded = 0;
+                    for (int s = w; s < Math.min(w + 32, segments); s++) {
+                        long length = offsets[s + 1] - offsets[s];
+                        if (length <= 32) {
+                            longest = Math.max(longest, length);
+                            folded += length;
+                        }
+                    }
+                    idle += 32 * longest - folded;
+                }
+                long inLength = offsets[segments] + 3;
+                long device = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                try {
+                    for (int round = 0; round < 2; round++) {
+                        GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, device, segments, inLength);
+                        assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
+                        assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
+                    }
+                } finally {
+                    ctx.free(device);
+                }
+            }
         }
     }
 
@@ -705,14 +760,22 @@ class GpuSegmentedReduceTest {
                         else GpuSegmentedReduce.reduceRows(ctx, type, op, in, shape[0], shape[1], out);
                         k = readResults(arena, out, type, op, (int) shape[0], got, k);
                     }
-                    ctx.memset8(out, (byte) 0xA5, 8 * 8);
-                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, true, in, off, segments, out, n);
-                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, off, segments, out, n);
-                    readResults(arena, out, type, op, segments, got, k);
-                    long[] want = op == Op.SUM ? sum : op == Op.MAX ? max : argmax;
-                    for (int r = 0; r < ranges.size(); r++) {
-                        assertEquals(want[r], got[r], (op == null ? "argmax" : op) + " over [" + ranges.get(r)[0] + ", "
-                                + ranges.get(r)[1] + ")");
+                    // int32 segments by both routes (the verdict would pick the classic kernels here).
+                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH}
+                            : new Route[] {Route.BY_OFFSETS}) {
+                        ctx.memset8(out, (byte) 0xA5, 8 * 8);
+                        if (op == null) {
+                            GpuSegmentedReduce.argExtremeSegments(ctx, type, true, in, off, segments, out, n, path);
+                        } else {
+                            GpuSegmentedReduce.reduceSegments(ctx, type, op, in, off, segments, out, n,
+                                    Reductions.INT_SUM_EXACT_ELEMENTS, path);
+                        }
+                        readResults(arena, out, type, op, segments, got, k);
+                        long[] want = op == Op.SUM ? sum : op == Op.MAX ? max : argmax;
+                        for (int r = 0; r < ranges.size(); r++) {
+                            assertEquals(want[r], got[r], (op == null ? "argmax" : op) + " over [" + ranges.get(r)[0]
+                                    + ", " + ranges.get(r)[1] + ") " + path);
+                        }
                     }
                 }
             } finally {
@@ -1076,8 +1139,13 @@ class GpuSegmentedReduceTest {
                     else GpuSegmentedReduce.reduceRows(ctx, type, op, start, rows, cols, out, exactIntSumAbove);
                 } else {
                     long inLength = data.segment.byteSize() / type.byteSize();
-                    if (op == null) GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength);
-                    else GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength, exactIntSumAbove);
+                    if (op == null) {
+                        GpuSegmentedReduce.argExtremeSegments(ctx, type, argMax, in, deviceOffsets, results, out, inLength,
+                                route);
+                    } else {
+                        GpuSegmentedReduce.reduceSegments(ctx, type, op, in, deviceOffsets, results, out, inLength,
+                                exactIntSumAbove, route);
+                    }
                 }
                 MemorySegment got = downloadChecked(arena, guarded, outBytes, poison, what);
                 for (int r = 0; r < results; r++) {

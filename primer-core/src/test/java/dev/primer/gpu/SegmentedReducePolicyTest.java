@@ -107,6 +107,28 @@ class SegmentedReducePolicyTest {
         assertEquals(2, SegmentedReducePolicy.mergePathTiles(tile, 1));
         assertEquals(256 + 16 + 2 * 16, SegmentedReducePolicy.mergePathScratchBytes(1));
         assertEquals(256 + 32 + 2 * 2 * 16, SegmentedReducePolicy.mergePathScratchBytes(2));
+        // Tiles by the values' width: 23 steps a thread for 4-byte values, 13 for 8-byte ones.
+        assertEquals(256 * 23, SegmentedReducePolicy.mergePathTile(DType.FLOAT));
+        assertEquals(256 * 23, SegmentedReducePolicy.mergePathTile(DType.INT));
+        assertEquals(256 * 13, SegmentedReducePolicy.mergePathTile(DType.DOUBLE));
+        assertEquals(tile, SegmentedReducePolicy.mergePathTile(DType.LONG));
+        assertEquals(2, SegmentedReducePolicy.mergePathTiles(256 * 23 - 5, 6, 256 * 23));
+        assertEquals(1, SegmentedReducePolicy.mergePathTiles(256 * 23 - 5, 5, 256 * 23));
+    }
+
+    /**
+     * The route: the merge path beyond 1.5 idle lane steps per value (the power law's 2.6), the
+     * classic kernels at or below (uniform short lengths 0.8-0.9, equal ones 0), and for no values.
+     */
+    @Test
+    void theMergePathIsTakenWhereTheClassicLanesWouldIdle() {
+        assertTrue(SegmentedReducePolicy.prefersMergePath(26, 10));
+        assertTrue(SegmentedReducePolicy.prefersMergePath(151, 100));
+        assertFalse(SegmentedReducePolicy.prefersMergePath(150, 100));
+        assertFalse(SegmentedReducePolicy.prefersMergePath(9, 10));
+        assertFalse(SegmentedReducePolicy.prefersMergePath(0, 10));
+        assertFalse(SegmentedReducePolicy.prefersMergePath(0, 0));
+        assertTrue(SegmentedReducePolicy.prefersMergePath(Long.MAX_VALUE, Long.MAX_VALUE / 2));
     }
 
     /**
@@ -131,6 +153,9 @@ class SegmentedReducePolicyTest {
         host.put("CHUNK_ALIGN", SegmentedReducePolicy.CHUNK_ALIGN);
         host.put("ITEM_CHUNKS", SegmentedReducePolicy.ITEM_CHUNKS);
         host.put("MERGE_PATH_ITEMS", (long) SegmentedReducePolicy.MERGE_PATH_ITEMS);
+        host.put("MERGE_PATH_ITEMS_NARROW", (long) SegmentedReducePolicy.MERGE_PATH_ITEMS_NARROW);
+        host.put("IDLE_COUNTER_OFFSET", SegmentedReducePolicy.IDLE_COUNTER_OFFSET);
+        host.put("CHECK_TICKET_OFFSET", SegmentedReducePolicy.CHECK_TICKET_OFFSET);
         host.put("SLOT_BYTES", SegmentedReducePolicy.SLOT_BYTES);
         host.put("HEADER_BYTES", SegmentedReducePolicy.HEADER_BYTES);
         host.put("OVERFLOW_FLAG_OFFSET", SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);
