@@ -11,17 +11,21 @@ import java.util.Objects;
 /**
  * Batched and segmented reduce with a user-defined operator: the order-preserving kernels of
  * {@code device/ordered_segmented_reduce_kernels.cuh} instantiated for the operator through NVRTC
- * (one source, seven entry points, compiled once and cached as {@link GpuCustomReduce#compile} says).
+ * and the merge path of {@code device/segmented_reduce_merge_path.cuh} (one source, nine entry
+ * points, compiled once and cached as {@link GpuCustomReduce#compile} says).
  * Each row or segment is folded in index order with an association fixed by the shape, the offsets
  * and the input address, so the operator need be associative only, and float results are the same
  * bits every run. An empty row or segment gives the identity.
  *
  * <p>The frame is the built-in segmented reduce's ({@link GpuSegmentedReduce}): the same scratch,
- * layout and launch sequence (a warp per 32 segments; long ones queued for persistent blocks; a
- * combine), the same offsets check first (bad offsets throw {@link IllegalArgumentException} naming
- * {@code offsets}, with nothing written) and one synchronize per segmented call. Rows, of one length, mostly take one
- * kernel ({@link #reduceRows} says which); only a few very long rows go through the long-segment
- * queue. Row calls do not wait.
+ * layout and launch sequences, the same offsets check first (bad offsets throw
+ * {@link IllegalArgumentException} naming {@code offsets}, with nothing written), whose verdict the
+ * host waits for and which picks the kernels: the classic ones (a warp per 32 segments; long ones
+ * queued for persistent blocks; a combine) or, for heavy-tailed lengths, the merge path (every
+ * thread the same number of steps; it keeps every combination in index order, so it serves
+ * operators that do not commute). Rows, of one length, mostly take one kernel
+ * ({@link #reduceRows} says which); only a few very long rows go through the long-segment queue.
+ * Row calls do not wait.
  */
 public final class GpuCustomSegmentedReduce {
     private GpuCustomSegmentedReduce() {}
@@ -33,6 +37,8 @@ public final class GpuCustomSegmentedReduce {
     static final String ROWS_COMBINE = "primer_custom_rows_combine";
     static final String ROWS_WARP = "primer_custom_rows_warp";
     static final String ROWS_BLOCK = "primer_custom_rows_block";
+    static final String MERGE_PATH = "primer_custom_merge_path";
+    static final String MERGE_PATH_FIXUP = "primer_custom_merge_path_fixup";
     /**
      * Blocks per SM the register budget must allow: at most 80 registers a thread. (nvcc, 2026-11-21:
      * the test operators need 72-91 registers in the warp and block folds given 128, none spills at
@@ -40,14 +46,16 @@ public final class GpuCustomSegmentedReduce {
      */
     static final int MIN_BLOCKS = 3;
 
-    /** The CUDA source of the seven entry points for {@code op}. */
+    /** The CUDA source of the nine entry points for {@code op}. */
     static String source(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/ordered_segmented_reduce_kernels.cuh"
+                #include "device/segmented_reduce_merge_path.cuh"
                 """ + GpuCustomReduce.userOp(op) + """
                 namespace seg = primer::segmented;
                 using T = %1$s;
                 using A = primer::OpValue<UserOp>;  // int for int8
+                using Rc = seg::Recipe<T, A, T, UserOp>;
                 constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(BLOCK, %8$d)
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
@@ -81,11 +89,22 @@ public final class GpuCustomSegmentedReduce {
                 %9$s(const T* __restrict__ in, long long cols, T* __restrict__ out) {
                     seg::ordered_rows_block<T, UserOp, BLOCK>(in, cols, out);
                 }
+                extern "C" __global__ void __launch_bounds__(BLOCK)
+                %10$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg,
+                      long long in_length, long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::merge_path_tile<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles, out,
+                                                                                scratch);
+                }
+                extern "C" __global__ void __launch_bounds__(BLOCK)
+                %11$s(const long long* __restrict__ offsets, long long nseg, long long in_length, long long tile_items,
+                      long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, tile_items, tiles, out, scratch);
+                }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
-                SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK);
+                SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP);
     }
 
-    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other six. */
+    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eight. */
     static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
         return GpuCustomReduce.compile(ctx, "custom_segreduce_" + op.name(), source(op), entry);
@@ -94,11 +113,18 @@ public final class GpuCustomSegmentedReduce {
     /**
      * {@code out[s] = in[offsets[s]] op ... op in[offsets[s+1] - 1]} (the identity when empty), s in
      * [0, segments); {@code inLength}: the elements of {@code in}; offsets as for
-     * {@link GpuSegmentedReduce#reduceSegments} (checked; one synchronize); out holds {@code segments}
-     * elements of op.type() and must not overlap in or the offsets.
+     * {@link GpuSegmentedReduce#reduceSegments} (checked; the host waits for the check's verdict, not
+     * for the reduce); out holds {@code segments} elements of op.type() and must not overlap in or the
+     * offsets.
      */
     public static void reduceSegments(CudaContext ctx, CustomOp op, long in, long offsets, long segments, long out,
                                       long inLength) {
+        reduceSegments(ctx, op, in, offsets, segments, out, inLength, GpuSegmentedReduce.Route.BY_OFFSETS);
+    }
+
+    /** As above, with the route forced where tests need both. */
+    static void reduceSegments(CudaContext ctx, CustomOp op, long in, long offsets, long segments, long out,
+                               long inLength, GpuSegmentedReduce.Route route) {
         Objects.requireNonNull(op, "op");
         DType type = op.type();
         GpuSegmentedReduce.checkSegments(ctx, type, in, offsets, segments, out, type, inLength);
@@ -106,15 +132,20 @@ public final class GpuCustomSegmentedReduce {
         CudaKernel small = kernel(ctx, op, SEGMENTS_SMALL);
         CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
         CudaKernel combine = kernel(ctx, op, SEGMENTS_COMBINE);
+        CudaKernel walk = kernel(ctx, op, MERGE_PATH);
+        CudaKernel fixup = kernel(ctx, op, MERGE_PATH_FIXUP);
         long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
         long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         int block = SegmentedReducePolicy.BLOCK_THREADS;
-        GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
-            small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments, inLength, out,
-                    scratch);
-            longPart.launch(longGrid, block, 0, in, out, scratch);
-            combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
-        }, offsets, segments, inLength, false);
+        GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, SegmentedReducePolicy.mergePathTile(type),
+                scratch -> {
+                    small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments,
+                            inLength, out, scratch);
+                    longPart.launch(longGrid, block, 0, in, out, scratch);
+                    combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
+                },
+                (scratch, tile, tiles) -> GpuSegmentedReduce.launchMergePathKernels(ctx, walk, fixup, in, offsets,
+                        segments, out, inLength, tile, tiles, scratch));
     }
 
     /**

@@ -54,15 +54,14 @@ import java.util.function.LongConsumer;
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment) or by the
  * merge path (every thread the same number of steps whatever the lengths), as
  * {@link SegmentedReducePolicy} says: over int32, int64, float32 and float64 values (int64 SUM
- * aside) the offsets' check measures how unevenly the classic kernels would share the work and picks;
- * int64 SUM takes the merge path over many short segments; int8 and 128-bit int32 SUM keep the
- * classic kernels.
+ * aside), and for the user-defined operators of {@link GpuCustomSegmentedReduce}, the offsets' check
+ * measures how unevenly the classic kernels would share the work and picks; int64 SUM takes the
+ * merge path over many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
  *
  * <p>Work is issued on the context's stream. A segmented call waits once: the routed ones for the
  * check's verdict, which the check writes to pinned memory the host polls, before launching the
- * reduce, and they return while it runs; the others (int8, int64 SUM, 128-bit int32 SUM, and the
- * user-defined operators of {@link GpuCustomSegmentedReduce}) at the end, a single small readback
- * of the scratch header for the offsets' flags and the overflow flag. Batched rows wait only for
+ * reduce, and they return while it runs; the others (int8, int64 SUM, 128-bit int32 SUM) at the
+ * end, a single small readback of the scratch header for the offsets' flags and the overflow flag. Batched rows wait only for
  * the 128-bit sums. Calls from several threads on one context are safe: each holds the context's
  * scratch lock for this class while it uses the shared scratch.
  */
@@ -220,7 +219,11 @@ public final class GpuSegmentedReduce {
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow, Route route) {
         if (routed(type, op)) {
-            launchRouted(ctx, type, op, in, offsets, segments, out, inLength, route);
+            CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
+            launchRouted(ctx, offsets, segments, inLength, route, SegmentedReducePolicy.mergePathTile(type),
+                    scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
+                    (scratch, tile, tiles) -> launchMergePathKernels(ctx, walk, fixup, in, offsets, segments, out,
+                            inLength, tile, tiles, scratch));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -242,16 +245,25 @@ public final class GpuSegmentedReduce {
         combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
     }
 
-    /** The merge path's three launches on {@code scratch}, tiles of {@code tile} steps (the kernels' own). */
-    private static void launchMergePathKernels(CudaContext ctx, DType type, String op, long in, long offsets,
-                                               long segments, long out, long inLength, long tile, long tiles,
-                                               long scratch) {
+    /**
+     * The merge path's three launches on {@code scratch}: the partition (built in), then {@code walk}
+     * (a block per tile of {@code tile} steps, the kernel's own) and its {@code fixup}, of any recipe,
+     * the user-defined operators' included ({@link GpuCustomSegmentedReduce}).
+     */
+    static void launchMergePathKernels(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets,
+                                       long segments, long out, long inLength, long tile, long tiles, long scratch) {
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block),
                 block, 0, offsets, segments, inLength, tile, tiles, scratch);
-        kernel(ctx, "merge_path", op, type).launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
-        kernel(ctx, "merge_path_fixup", op, type).launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0,
-                offsets, segments, inLength, tile, tiles, out, scratch);
+        walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
+        fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0, offsets, segments, inLength, tile, tiles,
+                out, scratch);
+    }
+
+    /** The merge path's launches, given the scratch, the steps per tile and the tiles. */
+    @FunctionalInterface
+    interface MergePathLaunches {
+        void launch(long scratch, long tile, long tiles);
     }
 
     /**
@@ -267,13 +279,15 @@ public final class GpuSegmentedReduce {
     /**
      * Routed segments: the offsets' check runs alone and hands its verdict to the host (pinned
      * memory the host polls: no synchronize), which throws for bad offsets before anything else is
-     * launched, or launches the merge path or the classic kernels as the verdict's idle steps say,
-     * and returns without waiting for them. The flags and counters go back to zero behind them, so
-     * that a flag the classic kernels could raise (the queue guard, for offsets changed while the call
-     * runs) does not reach the next call.
+     * launched, or issues {@code mergePath} (tiles of {@code tile} steps, sized from the offsets'
+     * range) or {@code classic} as the verdict's idle steps say (or {@code route} forces), and
+     * returns without waiting for them. The flags and counters go back to zero behind them, so that
+     * a flag the classic kernels could raise (the queue guard, for offsets changed while the call
+     * runs) does not reach the next call. The user-defined operators' kernels
+     * ({@link GpuCustomSegmentedReduce}) take this sequence too.
      */
-    private static void launchRouted(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
-                                     long out, long inLength, Route route) {
+    static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
+                             LongConsumer classic, MergePathLaunches mergePath) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
             Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch);
@@ -281,13 +295,12 @@ public final class GpuSegmentedReduce {
                     && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
             try {
                 if (merge) {
-                    long tile = SegmentedReducePolicy.mergePathTile(type);
                     long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
                     scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                             SegmentedReducePolicy.mergePathScratchBytes(tiles)));
-                    launchMergePathKernels(ctx, type, op, in, offsets, segments, out, inLength, tile, tiles, scratch);
+                    mergePath.launch(scratch, tile, tiles);
                 } else {
-                    launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch);
+                    classic.accept(scratch);
                 }
             } catch (RuntimeException e) {
                 // A launch failed after others were issued: what they queued or flagged must not reach the next call.
@@ -316,8 +329,10 @@ public final class GpuSegmentedReduce {
                                            long out, long inLength) {
         long tile = SegmentedReducePolicy.mergePathTile(type);
         long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
+        CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
         withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
-                scratch -> launchMergePathKernels(ctx, type, op, in, offsets, segments, out, inLength, tile, tiles, scratch),
+                scratch -> launchMergePathKernels(ctx, walk, fixup, in, offsets, segments, out, inLength, tile, tiles,
+                        scratch),
                 offsets, segments, inLength, true);
     }
 
@@ -364,8 +379,8 @@ public final class GpuSegmentedReduce {
      * segmented call follows the launches: the check's flags (and, with {@code checkOverflow}, the
      * 128-bit sums' overflow flag) come back in one small readback of the header, cleared before
      * anything throws. Row segments (offsets 0) cannot be malformed: no check, no readback, nothing
-     * waits. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce}) share the
-     * layout, the scratch and this sequence.
+     * waits. The user-defined operators' rows ({@link GpuCustomSegmentedReduce}) share the layout,
+     * the scratch and this sequence.
      */
     static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
                                     boolean checkOverflow) {

@@ -32,13 +32,15 @@ class GpuCustomSegmentedReduceTest {
     private static final byte POISON = (byte) 0xA5, POISON2 = 0x5A;
     private static final String[] ENTRIES = {GpuCustomSegmentedReduce.SEGMENTS_SMALL, GpuCustomSegmentedReduce.SEGMENTS_LONG,
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
-            GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK};
+            GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK,
+            GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP};
 
     @Test
     void theSourceInstantiatesTheOrderedKernels() {
         String src = GpuCustomSegmentedReduce.source(CustomScanOps.AFFINE32);
         assertTrue(src.startsWith(GpuCustomReduce.RTC_PRELUDE), "NVRTC needs the prelude");
         assertTrue(src.contains("#include \"device/ordered_segmented_reduce_kernels.cuh\""), src);
+        assertTrue(src.contains("#include \"device/segmented_reduce_merge_path.cuh\""), src);
         assertTrue(src.contains("using T = long long;"), src);
         for (String entry : ENTRIES) assertTrue(src.contains(entry + "("), entry + " in\n" + src);
         assertTrue(src.contains("seg::segments_combine<seg::Recipe<T, A, T, UserOp>, BLOCK, true>"), "the ordered combine");
@@ -58,7 +60,7 @@ class GpuCustomSegmentedReduceTest {
         NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
     }
 
-    /** One source, seven entry points: each is its own kernel, in any order of asking (one compile). */
+    /** One source, nine entry points: each is its own kernel, in any order of asking (one compile). */
     @Test
     void theEntriesOfOneSourceAreDistinctKernels() {
         CudaContext ctx = CustomGpu.context();
@@ -85,6 +87,44 @@ class GpuCustomSegmentedReduceTest {
             long n = offsets[offsets.length - 1] + 3;
             checkSegments(ctx, op, offsets, n, shift++);
         }
+    }
+
+    /**
+     * Segments by both routes, the classic kernels and the merge path (which the offsets' verdict
+     * picks for heavy-tailed lengths): power-law lengths (up to 2^16, over many tiles, so segments
+     * span tiles and the fixup folds them in order), uniform short ones, and empty ones among them;
+     * non-commutative operators of every size, the values 1..3 elements past a 16-byte boundary.
+     */
+    @Test
+    void segmentsMatchTheCpuByBothRoutes() {
+        CudaContext ctx = CustomGpu.context();
+        SplittableRandom random = new SplittableRandom(57);
+        long[][] layouts = {lengths(3, 60_000, random, true), lengths(0, 200_000, random, false), {5, 5, 5}, {0, 1}};
+        int shift = 0;
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL,
+                CustomScanOps.AFFINE4, CustomScanOps.FIRST_NONZERO}) {
+            for (long[] offsets : layouts) {
+                long n = offsets[offsets.length - 1] + 2;
+                shift = shift % 3 + 1;
+                for (GpuSegmentedReduce.Route route : new GpuSegmentedReduce.Route[] {GpuSegmentedReduce.Route.CLASSIC,
+                        GpuSegmentedReduce.Route.MERGE_PATH}) {
+                    checkSegments(ctx, op, offsets, n, shift, route);
+                }
+            }
+        }
+    }
+
+    /** Offsets from {@code begin} of {@code segments} lengths: power law (Pareto 1.2, up to 2^16, a tenth empty) or uniform 0-8. */
+    private static long[] lengths(long begin, int segments, SplittableRandom random, boolean powerLaw) {
+        long[] offsets = new long[segments + 1];
+        offsets[0] = begin;
+        for (int s = 0; s < segments; s++) {
+            long length = powerLaw ? (random.nextInt(10) == 0 ? 0
+                    : Math.min(1 << 16, (long) Math.floor(Math.pow(1 - random.nextDouble(), -1 / 1.2))))
+                    : random.nextInt(9);
+            offsets[s + 1] = offsets[s] + length;
+        }
+        return offsets;
     }
 
     /**
@@ -136,8 +176,13 @@ class GpuCustomSegmentedReduceTest {
     // ---- the machinery ----
 
     private static void checkSegments(CudaContext ctx, CustomOp op, long[] offsets, long n, int shift) {
+        checkSegments(ctx, op, offsets, n, shift, GpuSegmentedReduce.Route.BY_OFFSETS);
+    }
+
+    private static void checkSegments(CudaContext ctx, CustomOp op, long[] offsets, long n, int shift,
+                                      GpuSegmentedReduce.Route route) {
         long size = op.type().byteSize(), segments = offsets.length - 1;
-        String what = op.name() + ": " + segments + " segments of " + n + " elements, shift " + shift;
+        String what = op.name() + ": " + segments + " segments of " + n + " elements, shift " + shift + ", " + route;
         try (Arena arena = Arena.ofShared()) {
             MemorySegment x = CustomScanOps.input(arena, op, n, shift);
             MemorySegment o = arena.allocate(8L * offsets.length, 8);
@@ -152,7 +197,8 @@ class GpuCustomSegmentedReduceTest {
                 ctx.copyToDevice(offsetsBuf, o, 8L * offsets.length);
                 for (byte poison : poisons(size)) {
                     ctx.memset8(outBuf, poison, outBytes);
-                    GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n);
+                    GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n,
+                            route);
                     assertOutput(ctx, arena, what, op, want, segments, outBuf, outBytes, poison);
                 }
             } finally {

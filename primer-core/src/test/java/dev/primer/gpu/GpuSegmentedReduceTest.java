@@ -307,6 +307,25 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    /**
+     * Every recipe of the routed types by the merge path over a few thousand power-law segments (tiles
+     * of 3328 or 5888 steps, segments across them), small enough for the sanitizers (gpu-suite.sh).
+     */
+    @Test
+    void everyRoutedRecipeByTheMergePath() {
+        this.route = Route.MERGE_PATH;
+        long[] offsets = layout("powerLawSmall", new Random(57));
+        long n = offsets[offsets.length - 1];
+        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+            try (Arena arena = Arena.ofConfined()) {
+                Random random = new Random(57L + type.ordinal());
+                checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
+                        Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets, 0,
+                        -1, -1, arena);
+            }
+        }
+    }
+
     /** Nothing is written: the poisoned output is intact once the stream is idle. */
     @Test
     void zeroSegmentsIsANoOp() {
@@ -351,11 +370,12 @@ class GpuSegmentedReduceTest {
                 lengths.add(3_000_001L);
                 for (int i = 0; i < 50000; i++) lengths.add((long) random.nextInt(4));
             }
-            case "powerLaw" -> {  // Pareto(1.1) lengths, capped
+            case "powerLaw", "powerLawSmall" -> {  // Pareto(1.1) lengths, capped
                 base = 1;
-                for (int i = 0; i < 100000; i++) {
+                boolean small = name.equals("powerLawSmall");
+                for (int i = 0; i < (small ? 4000 : 100000); i++) {
                     double u = 1 - random.nextDouble();
-                    lengths.add((long) Math.min(2_000_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
+                    lengths.add((long) Math.min(small ? 20_000 : 2_000_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
                 }
             }
             case "allEmpty" -> {
