@@ -281,8 +281,8 @@ public final class GpuSegmentedReduce {
      * memory the host polls: no synchronize), which throws for bad offsets before anything else is
      * launched, or issues {@code mergePath} (tiles of {@code tile} steps, sized from the offsets'
      * range) or {@code classic} as the verdict's idle steps say (or {@code route} forces), and
-     * returns without waiting for them. The flags and counters go back to zero behind them, so that
-     * a flag the classic kernels could raise (the queue guard, for offsets changed while the call
+     * returns without waiting for them. Behind the classic kernels the flags and counters go back to
+     * zero, so that a flag they could raise (the queue guard, for offsets changed while the call
      * runs) does not reach the next call. The user-defined operators' kernels
      * ({@link GpuCustomSegmentedReduce}) take this sequence too.
      */
@@ -311,7 +311,8 @@ public final class GpuSegmentedReduce {
                 }
                 throw e;
             }
-            ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
+            // The merge path counts nothing and raises no flag: only the classic kernels leave a trace.
+            if (!merge) ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
         }
     }
 
