@@ -61,9 +61,9 @@ import java.util.function.LongConsumer;
  * <p>Work is issued on the context's stream. A segmented call waits once: the routed ones for the
  * check's verdict, which the check writes to pinned memory the host polls, before launching the
  * reduce, and they return while it runs; the others (int8, int64 SUM, 128-bit int32 SUM) at the
- * end, a single small readback of the scratch header for the offsets' flags and the overflow flag. Batched rows wait only for
- * the 128-bit sums. Calls from several threads on one context are safe: each holds the context's
- * scratch lock for this class while it uses the shared scratch.
+ * end, a single small readback of the scratch header for the offsets' flags and the overflow flag.
+ * Batched rows wait only for the 128-bit sums. Calls from several threads on one context are safe:
+ * each holds the context's scratch lock for this class while it uses the shared scratch.
  */
 public final class GpuSegmentedReduce {
     private GpuSegmentedReduce() {}
@@ -351,9 +351,11 @@ public final class GpuSegmentedReduce {
                 SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict));
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), idle = words.get(ValueLayout.JAVA_LONG, 24);
-        if (begin < 0 || end < begin || end > inLength || firstDecrease != 0) {
+        boolean badEnds = begin < 0 || end < begin || end > inLength;
+        if (badEnds || firstDecrease != 0) {
             ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
-            throwMalformed(ctx, offsets, segments, inLength, begin, end, firstDecrease);
+            if (badEnds) throwBadEnds(segments, inLength, begin, end);
+            throwDecreasing(ctx, offsets, firstDecrease);
         }
         return new Verdict(end - begin, idle);
     }
@@ -430,10 +432,9 @@ public final class GpuSegmentedReduce {
         if (overflow == 0 && malformed == 0 && firstDecrease == 0) return;
         ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);
         if ((malformed & BAD_BOUNDS) != 0) {
-            throwMalformed(ctx, offsets, segments, inLength, readLong(ctx, offsets), readLong(ctx, offsets + 8 * segments),
-                    0);
+            throwBadEnds(segments, inLength, readLong(ctx, offsets), readLong(ctx, offsets + 8 * segments));
         }
-        if (firstDecrease != 0) throwMalformed(ctx, offsets, segments, inLength, 0, 0, firstDecrease);
+        if (firstDecrease != 0) throwDecreasing(ctx, offsets, firstDecrease);
         if (malformed != 0) {
             throw new IllegalArgumentException("offsets: not non-decreasing (overlapping segments overflow the"
                     + " long-segment work queue)");
@@ -442,21 +443,21 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * Throws IllegalArgumentException naming what is wrong with the offsets: their ends {@code begin}
-     * (offsets[0]) and {@code end} (offsets[segments]) first, else the first decreasing pair
-     * ({@code firstDecrease}: 2^63 - s, as the check marks it), read back for the message.
+     * Throws IllegalArgumentException for offsets whose ends, {@code begin} = offsets[0] and
+     * {@code end} = offsets[segments], are out of order or out of {@code [0, inLength]}.
      */
-    private static void throwMalformed(CudaContext ctx, long offsets, long segments, long inLength, long begin, long end,
-                                       long firstDecrease) {
+    private static void throwBadEnds(long segments, long inLength, long begin, long end) {
         if (begin < 0) throw new IllegalArgumentException("offsets: offsets[0] = " + begin + " is negative");
         if (end < begin) {
             throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + segments + "] = " + end
                     + " < offsets[0] = " + begin);
         }
-        if (end > inLength) {
-            throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
-                    + inLength + " elements of in");
-        }
+        throw new IllegalArgumentException("offsets: offsets[" + segments + "] = " + end + " is beyond the "
+                + inLength + " elements of in");
+    }
+
+    /** Throws IllegalArgumentException naming the first decreasing pair (2^63 - s, as the check marks it), read back. */
+    private static void throwDecreasing(CudaContext ctx, long offsets, long firstDecrease) {
         long s = Long.MIN_VALUE - firstDecrease;
         MemorySegment pair = ctx.readback(offsets + 8 * s, 16);
         throw new IllegalArgumentException("offsets: not non-decreasing: offsets[" + s + "] = "
