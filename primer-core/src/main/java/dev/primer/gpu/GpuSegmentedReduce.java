@@ -303,11 +303,14 @@ public final class GpuSegmentedReduce {
                     classic.accept(scratch);
                 }
             } catch (RuntimeException e) {
-                // A launch failed after others were issued: what they queued or flagged must not reach the next call.
-                try {
-                    ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
-                } catch (RuntimeException f) {
-                    e.addSuppressed(f);
+                // A classic launch failed after others were issued: what they queued or flagged must not
+                // reach the next call.
+                if (!merge) {
+                    try {
+                        ctx.memset32(scratch + SegmentedReducePolicy.COUNTERS_OFFSET, 0, ROUTED_CLEAR_WORDS);
+                    } catch (RuntimeException f) {
+                        e.addSuppressed(f);
+                    }
                 }
                 throw e;
             }
