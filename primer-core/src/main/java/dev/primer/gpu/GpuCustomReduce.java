@@ -99,11 +99,19 @@ public final class GpuCustomReduce {
      * not by the per-process directory they are unpacked into).
      */
     static CudaKernel compile(CudaContext ctx, String name, String source, String entry) {
+        return module(ctx, name, source).kernel(entry);
+    }
+
+    /**
+     * The module of {@code source}, compiled as {@link #compile} says: for a source of several entry
+     * points, one lookup (the key is the whole source) serves them all.
+     */
+    static CudaModule module(CudaContext ctx, String name, String source) {
         return MODULES.computeIfAbsent(ctx.device().ordinal() + "\0" + source, key -> {
             byte[] cubin = Nvrtc.compile(name, source, Map.of(), CudaSources.includeRoot(), CudaSources.headersHash(),
                     OPTIONS, ctx.device());
             return ctx.module("nvrtc:" + MODULE_KEYS.incrementAndGet() + ":" + name, cubin);
-        }).kernel(entry);
+        });
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.primer.CustomOp;
 import dev.primer.DType;
 import dev.primer.cuda.CudaContext;
 import dev.primer.cuda.CudaKernel;
+import dev.primer.cuda.CudaModule;
 import dev.primer.cuda.Nvrtc;
 
 import java.util.Objects;
@@ -106,8 +107,16 @@ public final class GpuCustomSegmentedReduce {
 
     /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eight. */
     static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
+        return module(ctx, op).kernel(entry);
+    }
+
+    /**
+     * The nine entry points' module for {@code op} (compiled once): a call takes it once and its
+     * kernels from it, as building and looking up the source costs a few microseconds each time.
+     */
+    private static CudaModule module(CudaContext ctx, CustomOp op) {
         if (!Nvrtc.isAvailable()) throw new IllegalStateException(Nvrtc.unavailableReason());
-        return GpuCustomReduce.compile(ctx, "custom_segreduce_" + op.name(), source(op), entry);
+        return GpuCustomReduce.module(ctx, "custom_segreduce_" + op.name(), source(op));
     }
 
     /**
@@ -129,23 +138,20 @@ public final class GpuCustomSegmentedReduce {
         DType type = op.type();
         GpuSegmentedReduce.checkSegments(ctx, type, in, offsets, segments, out, type, inLength);
         if (segments == 0) return;
-        CudaKernel small = kernel(ctx, op, SEGMENTS_SMALL);
-        CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
-        CudaKernel combine = kernel(ctx, op, SEGMENTS_COMBINE);
-        CudaKernel walk = kernel(ctx, op, MERGE_PATH);
-        CudaKernel fixup = kernel(ctx, op, MERGE_PATH_FIXUP);
-        long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
-        long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
+        CudaModule module = module(ctx, op);
+        long tile = SegmentedReducePolicy.mergePathTile(type);
         int block = SegmentedReducePolicy.BLOCK_THREADS;
-        GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, SegmentedReducePolicy.mergePathTile(type),
+        GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, tile,
                 scratch -> {
-                    small.launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in, offsets, segments,
-                            inLength, out, scratch);
-                    longPart.launch(longGrid, block, 0, in, out, scratch);
-                    combine.launch(combineGrid, block, 0, offsets, segments, out, scratch);
+                    CudaKernel longPart = module.kernel(SEGMENTS_LONG), combine = module.kernel(SEGMENTS_COMBINE);
+                    module.kernel(SEGMENTS_SMALL).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in,
+                            offsets, segments, inLength, out, scratch);
+                    longPart.launch(GpuSegmentedReduce.persistentGrid(ctx, longPart), block, 0, in, out, scratch);
+                    combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments, out,
+                            scratch);
                 },
-                (scratch, tile, tiles) -> GpuSegmentedReduce.launchMergePathKernels(ctx, walk, fixup, in, offsets,
-                        segments, out, inLength, tile, tiles, scratch));
+                (scratch, tiles) -> GpuSegmentedReduce.launchMergePathKernels(ctx, module.kernel(MERGE_PATH),
+                        module.kernel(MERGE_PATH_FIXUP), in, offsets, segments, out, inLength, tile, tiles, scratch));
     }
 
     /**
@@ -177,17 +183,18 @@ public final class GpuCustomSegmentedReduce {
                 && rows >= SegmentedReducePolicy.WARP_MIN_ROWS_PER_SM * sms)) {
             long grid = Math.min(SegmentedReducePolicy.MAX_GRID, SegmentedReducePolicy.ceilDiv(rows,
                     SegmentedReducePolicy.WARPS_PER_BLOCK));
-            kernel(ctx, op, ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
+            module(ctx, op).kernel(ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
             return;
         }
         if (!shortRows && rows >= SegmentedReducePolicy.TARGET_BLOCKS_PER_SM * sms && rows <= SegmentedReducePolicy.MAX_GRID) {
-            kernel(ctx, op, ROWS_BLOCK).launch(rows, block, 0, in, cols, out);
+            module(ctx, op).kernel(ROWS_BLOCK).launch(rows, block, 0, in, cols, out);
             return;
         }
         // Short rows (a lane each, no queue) or few long ones (every row queued): the segments' sequence.
-        CudaKernel small = kernel(ctx, op, ROWS_SMALL);
-        CudaKernel longPart = kernel(ctx, op, SEGMENTS_LONG);
-        CudaKernel combine = kernel(ctx, op, ROWS_COMBINE);
+        CudaModule module = module(ctx, op);
+        CudaKernel small = module.kernel(ROWS_SMALL);
+        CudaKernel longPart = module.kernel(SEGMENTS_LONG);
+        CudaKernel combine = module.kernel(ROWS_COMBINE);
         long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
         long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {

@@ -219,11 +219,12 @@ public final class GpuSegmentedReduce {
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow, Route route) {
         if (routed(type, op)) {
-            CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
-            launchRouted(ctx, offsets, segments, inLength, route, SegmentedReducePolicy.mergePathTile(type),
+            long tile = SegmentedReducePolicy.mergePathTile(type);
+            launchRouted(ctx, offsets, segments, inLength, route, tile,
                     scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
-                    (scratch, tile, tiles) -> launchMergePathKernels(ctx, walk, fixup, in, offsets, segments, out,
-                            inLength, tile, tiles, scratch));
+                    (scratch, tiles) -> launchMergePathKernels(ctx, kernel(ctx, "merge_path", op, type),
+                            kernel(ctx, "merge_path_fixup", op, type), in, offsets, segments, out, inLength, tile, tiles,
+                            scratch));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -260,10 +261,10 @@ public final class GpuSegmentedReduce {
                 out, scratch);
     }
 
-    /** The merge path's launches, given the scratch, the steps per tile and the tiles. */
+    /** The merge path's launches, given the scratch and the tiles. */
     @FunctionalInterface
     interface MergePathLaunches {
-        void launch(long scratch, long tile, long tiles);
+        void launch(long scratch, long tiles);
     }
 
     /**
@@ -298,7 +299,7 @@ public final class GpuSegmentedReduce {
                     long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
                     scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                             SegmentedReducePolicy.mergePathScratchBytes(tiles)));
-                    mergePath.launch(scratch, tile, tiles);
+                    mergePath.launch(scratch, tiles);
                 } else {
                     classic.accept(scratch);
                 }
