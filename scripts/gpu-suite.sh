@@ -70,7 +70,8 @@ for stage in $stages; do
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
         # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets, three
-        # the offsets' verdict and the merge path of every other recipe, built in and user-defined; the NaN
+        # the offsets' verdict and every recipe by each route (the one launch, the classic kernels, the
+        # merge path), built in and user-defined, and one the cooperative launch's refusal; the NaN
         # test takes float min and max scans, plain and segmented: float32 plain through its fast and
         # exact paths, the others as integer keys; the running argmin/argmax tests span up to 257 tiles
         # (the outputs kernel's L2 prefetch ahead) on both backends, plain and segmented (by flags and
@@ -90,9 +91,10 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#offsetsOutsideInOrDecreasingAreRejected \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#theVerdictCountsTheClassicKernelsIdleLaneSteps \
-            --select-method dev.primer.gpu.GpuSegmentedReduceTest#everyRoutedRecipeByTheMergePath \
+            --select-method 'dev.primer.gpu.GpuSegmentedReduceTest#everyRecipeByEachRoute(dev.primer.gpu.GpuSegmentedReduce$Route)' \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
-            --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#segmentsMatchTheCpuByBothRoutes \
+            --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#segmentsMatchTheCpuByEveryRoute \
+            --select-method dev.primer.cuda.CudaLayerTest#aCooperativeLaunchBeyondOneWaveIsRefused \
             --select-class dev.primer.ArgExtremeScanTest \
             --select-method "dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan(dev.primer.BackendKind)" \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1

@@ -38,6 +38,11 @@
 //   segreduce_merge_path_fixup_*        (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, Out* out, unsigned char* scratch)
 //                                        grid: ceil(tiles / 8)
+//   segreduce_one_launch_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
+//                                        long long tiles, Out* out, unsigned char* scratch,
+//                                        unsigned long long* verdict)   all of the above and the check in one
+//                                        cooperative launch (segmented_reduce/one_launch.cuh); grid: at most
+//                                        one wave of resident blocks; verdict: 4 words of pinned host memory
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
 //   int8, int32 SUM:            int64 (64-bit, always exact: the host gives these kernels no row or
@@ -56,6 +61,7 @@
 //   ARGMIN, ARGMAX:             int64 index within the row / segment, -1 when it is empty
 #include "segmented_reduce_kernels.cuh"
 #include "segmented_reduce_merge_path.cuh"
+#include "segmented_reduce/one_launch.cuh"
 
 using primer::KeyIndex;
 using Wide = unsigned long long;
@@ -128,21 +134,33 @@ namespace seg = primer::segmented;
                                                                                   out, scratch);                     \
     }
 
-/** The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared. */
-#define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT)                                                                 \
+/**
+ * The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared, and its one
+ * launch at ONE_LAUNCH_BLOCKS blocks per SM or more (three; two where three spill).
+ */
+#define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT, ONE_LAUNCH_BLOCKS)                                                               \
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
         seg::merge_path_tile<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(        \
-            in, offsets, nseg, in_length, tiles, out, scratch);                                                      \
+            in, offsets, nseg, in_length, tiles, blockIdx.x, out, scratch);                                          \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
     segreduce_merge_path_fixup_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \
                                                long long in_length, long long tile_items, long long tiles,           \
                                                OUT* __restrict__ out, unsigned char* __restrict__ scratch) {         \
-        seg::merge_path_fixup<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(offsets, nseg, in_length,           \
-                                                                                  tile_items, tiles, out, scratch);  \
+        seg::merge_path_fixup<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(                                   \
+            offsets, nseg, in_length, tile_items, tiles, (long long)blockIdx.x * (seg::Constants::BLOCK_THREADS / 32),  \
+            out, scratch);                                                                                           \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, ONE_LAUNCH_BLOCKS)                   \
+    segreduce_one_launch_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
+                                         long long nseg, long long in_length, long long tiles,                       \
+                                         OUT* __restrict__ out, unsigned char* __restrict__ scratch,                 \
+                                         unsigned long long* verdict) {                                              \
+        seg::merge_path_one_launch<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(  \
+            in, offsets, nseg, in_length, tiles, out, scratch, verdict);                                             \
     }
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
@@ -154,7 +172,8 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_merge_path_partition(const long long* __restrict__ offsets, long long nseg, long long in_length,
                                long long tile_items, long long tiles, unsigned char* __restrict__ scratch) {
-    seg::merge_path_partition<seg::Constants::BLOCK_THREADS>(offsets, nseg, in_length, tile_items, tiles, scratch);
+    const long long t = (long long)blockIdx.x * seg::Constants::BLOCK_THREADS + threadIdx.x;
+    if (t <= tiles) seg::merge_path_partition(offsets, nseg, in_length, tile_items, t, scratch);
 }
 
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \
@@ -176,24 +195,24 @@ segreduce_merge_path_partition(const long long* __restrict__ offsets, long long 
     PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
 /** The merge paths of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
-#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)         \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long)     \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T)               \
-    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)   \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)                    \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long, 3)             \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T, 3)                       \
+    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long, 3)           \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long, 3)
 
 /** The merge paths of PRIMER_SEGRED_FLOATING's recipes. */
-#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T)        \
-    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T)             \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)              \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)   \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T, ARG_BLOCKS)       \
+    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T, 3)                     \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T, 3)                      \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long, ARG_BLOCKS)  \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long, ARG_BLOCKS)
 
 // Merge paths for every recipe of 4- and 8-byte values but int32 sum_exact (whose classic kernels
 // won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md); int8 keeps the classic
@@ -201,15 +220,15 @@ segreduce_merge_path_partition(const long long* __restrict__ offsets, long long 
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
-PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long)
+PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long, 3)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_INTEGER_MERGE_PATHS(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
-PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)
+PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long, 3)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
 PRIMER_SEGRED_INTEGER_MERGE_PATHS(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
-PRIMER_SEGRED_FLOATING_MERGE_PATHS(f32, float)
+PRIMER_SEGRED_FLOATING_MERGE_PATHS(f32, float, 3)
 PRIMER_SEGRED_FLOATING(f64, double, 3, 2)
-PRIMER_SEGRED_FLOATING_MERGE_PATHS(f64, double)
+PRIMER_SEGRED_FLOATING_MERGE_PATHS(f64, double, 2)

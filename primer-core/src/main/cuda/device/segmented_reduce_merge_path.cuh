@@ -85,16 +85,13 @@ __device__ __forceinline__ bool read_flat_range(const long long* offsets, long l
 }
 
 /**
- * A thread per tile boundary t in [0, tiles]: splits[t] = the number of segments closed within the
- * first min(t * tile_items, nseg + values) merge steps. Nothing for bad end offsets (the check
+ * Tile boundary t in [0, tiles] (a thread each): splits[t] = the number of segments closed within
+ * the first min(t * tile_items, nseg + values) merge steps. Nothing for bad end offsets (the check
  * refuses them).
  */
-template <int BLOCK>
 __device__ __forceinline__ void merge_path_partition(const long long* __restrict__ offsets, long long nseg,
-                                                     long long in_length, long long tile_items, long long tiles,
+                                                     long long in_length, long long tile_items, long long t,
                                                      unsigned char* __restrict__ scratch) {
-    const long long t = (long long)blockIdx.x * BLOCK + threadIdx.x;
-    if (t > tiles) return;
     FlatRange range;
     if (!read_flat_range(offsets, nseg, in_length, range)) return;
     const long long values = range.values(), steps = nseg + values;
@@ -197,11 +194,14 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
     if (threadIdx.x == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
 }
 
-/** A block per tile of BLOCK * ITEMS merge steps; see the header comment. */
+/**
+ * Tile t of BLOCK * ITEMS merge steps, by the whole block; see the header comment. A block that
+ * walks another tile after this one must __syncthreads first (the shared memory is reused).
+ */
 template <class Rc, int BLOCK, int ITEMS>
 __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
                                                 const long long* __restrict__ offsets, long long nseg,
-                                                long long in_length, long long tiles,
+                                                long long in_length, long long tiles, long long t,
                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
@@ -210,7 +210,6 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     constexpr int TILE = BLOCK * ITEMS;
     __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
     Op op;
-    const long long t = blockIdx.x;
     const int tid = threadIdx.x;
     FlatRange range;
     MergePathSpan span;
@@ -331,16 +330,19 @@ __device__ __forceinline__ bool merge_path_continues(const long long* offsets, c
 }
 
 /**
- * A warp per tile t: if the tile closes a segment that began in an earlier tile, folds the open
- * partials of the tiles from the one where it began up to t - 1 (each lane a contiguous run, then in
- * lane order), then the tile's own part, and writes the result. A segment spanning more than
- * WARP_SPAN tiles (one long segment among many short ones: thousands of tiles) is folded by the
- * whole block after its warps' own work, so that no single warp's loads trail the launch.
+ * A warp per tile t, the block's tiles from first_tile on: if the tile closes a segment that began
+ * in an earlier tile, folds the open partials of the tiles from the one where it began up to t - 1
+ * (each lane a contiguous run, then in lane order), then the tile's own part, and writes the
+ * result. A segment spanning more than WARP_SPAN tiles (one long segment among many short ones:
+ * thousands of tiles) is folded by the whole block after its warps' own work, so that no single
+ * warp's loads trail the launch. A block that fixes up more tiles after these must __syncthreads
+ * first (the shared memory is reused).
  */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ offsets, long long nseg,
                                                  long long in_length, long long tile_items, long long tiles,
-                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+                                                 long long first_tile, typename Rc::Out* __restrict__ out,
+                                                 unsigned char* __restrict__ scratch) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     using Out = typename Rc::Out;
@@ -349,7 +351,6 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
     __shared__ long long long_from[WARPS], long_segment[WARPS];
     Op op;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    const long long first_tile = (long long)blockIdx.x * WARPS;
     // Both block-uniform: no thread returns alone before the barrier below.
     if (offsets_refused(scratch)) return;  // the host throws
     FlatRange range;

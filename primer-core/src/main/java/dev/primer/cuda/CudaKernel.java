@@ -108,12 +108,27 @@ public final class CudaKernel {
      * so a faulting kernel is named here.
      */
     public void launch(long gridX, long gridY, int block, int sharedBytes, Object... args) {
-        enqueue(gridX, gridY, block, sharedBytes, args);
+        submit(gridX, gridY, block, sharedBytes, false, args);
+        if (CudaContext.CHECK_LAUNCHES) context.checkAfterLaunch(name);
+    }
+
+    /**
+     * A cooperative launch of {@code grid} blocks, for kernels that wait at a grid-wide barrier
+     * ({@code device/grid_barrier.cuh}): the driver starts it only with every block resident at once,
+     * else CudaException CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE (at most
+     * {@link #maxActiveBlocksPerSm} blocks per SM). Otherwise as {@link #launch}.
+     */
+    public void launchCooperative(long grid, int block, int sharedBytes, Object... args) {
+        submit(grid, 1, block, sharedBytes, true, args);
         if (CudaContext.CHECK_LAUNCHES) context.checkAfterLaunch(name);
     }
 
     /** The launch without the optional check: queued on the stream, not waited for. */
     void enqueue(long gridX, long gridY, int block, int sharedBytes, Object... args) {
+        submit(gridX, gridY, block, sharedBytes, false, args);
+    }
+
+    private void submit(long gridX, long gridY, int block, int sharedBytes, boolean cooperative, Object... args) {
         if (gridX < 1 || gridX > Integer.MAX_VALUE) throw new IllegalArgumentException(name + ": gridX " + gridX + " out of range 1..2^31-1");
         if (gridY < 1 || gridY > 65535) throw new IllegalArgumentException(name + ": gridY " + gridY + " out of range 1..65535");
         if (block < 1 || block > 1024) throw new IllegalArgumentException(name + ": block " + block + " out of range 1..1024");
@@ -143,7 +158,7 @@ public final class CudaKernel {
             }
             try {
                 Driver.lastKernel = name;
-                graphs.launch(gridX, gridY, block, sharedBytes, context.streamHandle());
+                graphs.launch(gridX, gridY, block, sharedBytes, cooperative, context.streamHandle());
             } catch (Throwable t) {
                 throw Driver.rethrow(t);
             }

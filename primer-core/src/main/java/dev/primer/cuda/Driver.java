@@ -35,8 +35,9 @@ final class Driver {
             cuStreamCreate, cuStreamSynchronize, cuStreamQuery, cuStreamDestroy, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventElapsedTime, cuEventDestroy, cuMemAlloc, cuMemFree, cuMemAllocHost, cuMemFreeHost, cuMemGetInfo,
             cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemsetD8Async, cuMemsetD32Async,
-            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuFuncSetAttribute, cuFuncGetAttribute,
-            cuGraphCreate, cuGraphDestroy, cuGraphExecDestroy, cuGraphAddKernelNode, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
+            cuModuleLoadData, cuModuleUnload, cuModuleGetFunction, cuLaunchKernel, cuLaunchCooperativeKernel,
+            cuFuncSetAttribute, cuFuncGetAttribute, cuGraphCreate, cuGraphDestroy, cuGraphExecDestroy, cuGraphAddKernelNode,
+            cuGraphKernelNodeSetAttribute, cuGraphInstantiate, cuGraphExecKernelNodeSetParams,
             cuGraphLaunch, cuOccupancyMaxActiveBlocksPerMultiprocessor, cuGetErrorName, cuGetErrorString;
     /** Since CUDA 12.4; null on older drivers (launches then go unchecked against the parameter list). */
     static final MethodHandle cuFuncGetParamInfo;
@@ -87,11 +88,14 @@ final class Driver {
         cuModuleGetFunction = h("cuModuleGetFunction", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
         cuLaunchKernel = h("cuLaunchKernel", FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
                 JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS, ADDRESS));
+        cuLaunchCooperativeKernel = h("cuLaunchCooperativeKernel", FunctionDescriptor.of(JAVA_INT, JAVA_LONG,
+                JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
         cuGraphCreate = h("cuGraphCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
         cuGraphDestroy = h("cuGraphDestroy", I_J);
         cuGraphExecDestroy = h("cuGraphExecDestroy", I_J);
         // The _v2 entry points take CUDA_KERNEL_NODE_PARAMS_v2 (KernelGraphs lays it out).
         cuGraphAddKernelNode = h("cuGraphAddKernelNode_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+        cuGraphKernelNodeSetAttribute = h("cuGraphKernelNodeSetAttribute", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_INT, ADDRESS));
         cuGraphInstantiate = h("cuGraphInstantiateWithFlags", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
         cuGraphExecKernelNodeSetParams = h("cuGraphExecKernelNodeSetParams_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, ADDRESS));
         cuGraphLaunch = h("cuGraphLaunch", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));

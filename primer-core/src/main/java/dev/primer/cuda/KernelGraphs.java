@@ -11,10 +11,12 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 /**
  * How one kernel reaches the stream: through executable one-node CUDA graphs, one per launch shape
- * (grid, block, dynamic shared memory), made at the shape's first launch, at most {@link #MAX_SHAPES}.
- * A launch sets the node's arguments in its shape's graph and launches that graph; shapes beyond
- * the first {@link #MAX_SHAPES} launch by cuLaunchKernel, so a kernel called with ever new grids
- * costs what it did before graphs, never an instantiation per launch. Why graphs, and why one per
+ * (grid, block, dynamic shared memory, cooperative or not), made at the shape's first launch, at
+ * most {@link #MAX_SHAPES}. A launch sets the node's arguments in its shape's graph and launches
+ * that graph; shapes beyond the first {@link #MAX_SHAPES} launch by cuLaunchKernel (or
+ * cuLaunchCooperativeKernel), so a kernel called with ever new grids costs what it did before
+ * graphs, never an instantiation per launch. A cooperative shape's node carries the cooperative
+ * launch attribute: the driver runs it only with every block resident at once, or refuses it. Why graphs, and why one per
  * shape rather than one per kernel (moving a graph to another grid was slow): docs/internals.md,
  * from {@code bench/lab/sync_poll_lab.cu}.
  *
@@ -23,6 +25,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  */
 final class KernelGraphs {
     static final int MAX_SHAPES = 8;
+    /** CU_LAUNCH_ATTRIBUTE_COOPERATIVE (cuda.h), a kernel node attribute. */
+    private static final int ATTRIBUTE_COOPERATIVE = 2;
+    /** sizeof(CUlaunchAttributeValue): a union, its cooperative field an int at offset 0. */
+    private static final long ATTRIBUTE_VALUE_BYTES = 64;
 
     /** CUDA_KERNEL_NODE_PARAMS_v2 (cuda.h); extra, kern and ctx stay zero, as func is set. */
     private static final StructLayout NODE_PARAMS = MemoryLayout.structLayout(
@@ -50,9 +56,10 @@ final class KernelGraphs {
     private int count;
 
     /** A graph is kept whole: its node's handle is what the executable graph's updates name. */
-    private record Shape(long gridX, long gridY, int block, int sharedBytes, long graph, long node, long executable) {
-        boolean is(long gx, long gy, int b, int s) {
-            return gridX == gx && gridY == gy && block == b && sharedBytes == s;
+    private record Shape(long gridX, long gridY, int block, int sharedBytes, boolean cooperative, long graph, long node,
+                         long executable) {
+        boolean is(long gx, long gy, int b, int s, boolean c) {
+            return gridX == gx && gridY == gy && block == b && sharedBytes == s && cooperative == c;
         }
     }
 
@@ -70,13 +77,18 @@ final class KernelGraphs {
     /** Shapes with a graph so far. */
     int shapes() { return count; }
 
-    /** Launches the kernel with the argument values kernelParams points at now. */
-    void launch(long gridX, long gridY, int block, int sharedBytes, long stream) throws Throwable {
+    /** Launches the kernel with the argument values kernelParams points at now; cooperatively if asked. */
+    void launch(long gridX, long gridY, int block, int sharedBytes, boolean cooperative, long stream) throws Throwable {
         int i = 0;
-        while (i < count && !shapes[i].is(gridX, gridY, block, sharedBytes)) i++;
+        while (i < count && !shapes[i].is(gridX, gridY, block, sharedBytes, cooperative)) i++;
         if (i == count && count == MAX_SHAPES) {
-            Driver.check((int) Driver.cuLaunchKernel.invokeExact(function, (int) gridX, (int) gridY, 1, block, 1, 1,
-                    sharedBytes, stream, kernelParams, MemorySegment.NULL), "cuLaunchKernel(" + kernelName + ")");
+            if (cooperative) {
+                Driver.check((int) Driver.cuLaunchCooperativeKernel.invokeExact(function, (int) gridX, (int) gridY, 1,
+                        block, 1, 1, sharedBytes, stream, kernelParams), "cuLaunchCooperativeKernel(" + kernelName + ")");
+            } else {
+                Driver.check((int) Driver.cuLaunchKernel.invokeExact(function, (int) gridX, (int) gridY, 1, block, 1, 1,
+                        sharedBytes, stream, kernelParams, MemorySegment.NULL), "cuLaunchKernel(" + kernelName + ")");
+            }
             return;
         }
         node.set(JAVA_INT, GRID_X, (int) gridX);
@@ -90,7 +102,7 @@ final class KernelGraphs {
                     "cuGraphExecKernelNodeSetParams_v2(" + kernelName + ")");
             launchGraph(shape, stream);
         } else {
-            shape = instantiate(gridX, gridY, block, sharedBytes);
+            shape = instantiate(gridX, gridY, block, sharedBytes, cooperative);
             try {
                 launchGraph(shape, stream);
             } catch (Throwable t) {
@@ -108,7 +120,7 @@ final class KernelGraphs {
     }
 
     /** A graph of one node as {@link #node} describes it, instantiated; on failure nothing is kept. */
-    private Shape instantiate(long gridX, long gridY, int block, int sharedBytes) throws Throwable {
+    private Shape instantiate(long gridX, long gridY, int block, int sharedBytes, boolean cooperative) throws Throwable {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
             Driver.check((int) Driver.cuGraphCreate.invokeExact(out, 0), "cuGraphCreate(" + kernelName + ")");
@@ -117,9 +129,15 @@ final class KernelGraphs {
                 Driver.check((int) Driver.cuGraphAddKernelNode.invokeExact(out, graph, MemorySegment.NULL, 0L, node),
                         "cuGraphAddKernelNode_v2(" + kernelName + ")");
                 long graphNode = out.get(JAVA_LONG, 0);
+                if (cooperative) {
+                    MemorySegment value = arena.allocate(ATTRIBUTE_VALUE_BYTES, 8);
+                    value.set(JAVA_INT, 0, 1);
+                    Driver.check((int) Driver.cuGraphKernelNodeSetAttribute.invokeExact(graphNode, ATTRIBUTE_COOPERATIVE,
+                            value), "cuGraphKernelNodeSetAttribute(" + kernelName + ", COOPERATIVE)");
+                }
                 Driver.check((int) Driver.cuGraphInstantiate.invokeExact(out, graph, 0L),
                         "cuGraphInstantiateWithFlags(" + kernelName + ")");
-                return new Shape(gridX, gridY, block, sharedBytes, graph, graphNode, out.get(JAVA_LONG, 0));
+                return new Shape(gridX, gridY, block, sharedBytes, cooperative, graph, graphNode, out.get(JAVA_LONG, 0));
             } catch (Throwable t) {
                 destroy(0, graph);
                 throw t;

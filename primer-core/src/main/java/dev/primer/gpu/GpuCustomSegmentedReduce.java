@@ -40,6 +40,7 @@ public final class GpuCustomSegmentedReduce {
     static final String ROWS_BLOCK = "primer_custom_rows_block";
     static final String MERGE_PATH = "primer_custom_merge_path";
     static final String MERGE_PATH_FIXUP = "primer_custom_merge_path_fixup";
+    static final String ONE_LAUNCH = "primer_custom_one_launch";
     /**
      * Blocks per SM the register budget must allow: at most 80 registers a thread. (nvcc, 2026-11-21:
      * the test operators need 72-91 registers in the warp and block folds given 128, none spills at
@@ -47,11 +48,12 @@ public final class GpuCustomSegmentedReduce {
      */
     static final int MIN_BLOCKS = 3;
 
-    /** The CUDA source of the nine entry points for {@code op}. */
+    /** The CUDA source of the ten entry points for {@code op}. */
     static String source(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/ordered_segmented_reduce_kernels.cuh"
                 #include "device/segmented_reduce_merge_path.cuh"
+                #include "device/segmented_reduce/one_launch.cuh"
                 """ + GpuCustomReduce.userOp(op) + """
                 namespace seg = primer::segmented;
                 using T = %1$s;
@@ -93,25 +95,34 @@ public final class GpuCustomSegmentedReduce {
                 extern "C" __global__ void __launch_bounds__(BLOCK)
                 %10$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg,
                       long long in_length, long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch) {
-                    seg::merge_path_tile<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles, out,
-                                                                                scratch);
+                    seg::merge_path_tile<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles,
+                                                                                blockIdx.x, out, scratch);
                 }
                 extern "C" __global__ void __launch_bounds__(BLOCK)
                 %11$s(const long long* __restrict__ offsets, long long nseg, long long in_length, long long tile_items,
                       long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch) {
-                    seg::merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, tile_items, tiles, out, scratch);
+                    seg::merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, tile_items, tiles,
+                                                     (long long)blockIdx.x * (BLOCK / 32), out, scratch);
+                }
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %12$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg,
+                      long long in_length, long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch,
+                      unsigned long long* verdict) {
+                    seg::merge_path_one_launch<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles,
+                                                                                      out, scratch, verdict);
                 }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
-                SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP);
+                SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP,
+                ONE_LAUNCH);
     }
 
-    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eight. */
+    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other nine. */
     static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
         return module(ctx, op).kernel(entry);
     }
 
     /**
-     * The nine entry points' module for {@code op} (compiled once): a call takes it once and its
+     * The ten entry points' module for {@code op} (compiled once): a call takes it once and its
      * kernels from it, as building and looking up the source costs a few microseconds each time.
      */
     private static CudaModule module(CudaContext ctx, CustomOp op) {
@@ -128,7 +139,7 @@ public final class GpuCustomSegmentedReduce {
      */
     public static void reduceSegments(CudaContext ctx, CustomOp op, long in, long offsets, long segments, long out,
                                       long inLength) {
-        reduceSegments(ctx, op, in, offsets, segments, out, inLength, GpuSegmentedReduce.Route.BY_OFFSETS);
+        reduceSegments(ctx, op, in, offsets, segments, out, inLength, GpuSegmentedReduce.Route.AUTO);
     }
 
     /** As above, with the route forced where tests need both. */
@@ -140,6 +151,10 @@ public final class GpuCustomSegmentedReduce {
         if (segments == 0) return;
         CudaModule module = module(ctx, op);
         long tile = SegmentedReducePolicy.mergePathTile(type);
+        if (GpuSegmentedReduce.launchOneLaunch(ctx, module.kernel(ONE_LAUNCH), in, offsets, segments, out, inLength, tile,
+                route)) {
+            return;
+        }
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, tile,
                 scratch -> {

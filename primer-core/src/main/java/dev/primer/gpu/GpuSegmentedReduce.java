@@ -134,7 +134,7 @@ public final class GpuSegmentedReduce {
      */
     static void reduceSegments(CudaContext ctx, DType type, Op op, long in, long offsets, long segments, long out,
                                long inLength, long exactIntSumAbove) {
-        reduceSegments(ctx, type, op, in, offsets, segments, out, inLength, exactIntSumAbove, Route.BY_OFFSETS);
+        reduceSegments(ctx, type, op, in, offsets, segments, out, inLength, exactIntSumAbove, Route.AUTO);
     }
 
     /** As above, with the route forced where tests need both (see {@link Route}). */
@@ -163,7 +163,7 @@ public final class GpuSegmentedReduce {
      */
     public static void argExtremeSegments(CudaContext ctx, DType type, boolean max, long in, long offsets, long segments,
                                           long out, long inLength) {
-        argExtremeSegments(ctx, type, max, in, offsets, segments, out, inLength, Route.BY_OFFSETS);
+        argExtremeSegments(ctx, type, max, in, offsets, segments, out, inLength, Route.AUTO);
     }
 
     /** As above, with the route forced where tests need both (see {@link Route}). */
@@ -176,11 +176,14 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * How routed segments ({@link #routed}) are reduced: as the offsets' check decides
-     * ({@link SegmentedReducePolicy#prefersMergePath}), or, for tests, always by the classic kernels
-     * or always by the merge path. Calls that are not routed ignore it.
+     * How segments are reduced: as their size and offsets decide (AUTO: the one launch where its
+     * tiles fit one wave, {@link SegmentedReducePolicy#takesOneLaunch}; else, for routed recipes
+     * ({@link #routed}), the offsets' check's verdict, {@link SegmentedReducePolicy#prefersMergePath}),
+     * or, for tests, always by the one launch, or always behind the verdict by the classic kernels or
+     * by the merge path. Recipes without a merge path (int8, int32 SUM in 128 bits) ignore it; int64
+     * SUM heeds ONE_LAUNCH alone.
      */
-    enum Route { BY_OFFSETS, CLASSIC, MERGE_PATH }
+    enum Route { AUTO, ONE_LAUNCH, CLASSIC, MERGE_PATH }
 
     // ---- launches ----
     //
@@ -218,6 +221,10 @@ public final class GpuSegmentedReduce {
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow, Route route) {
+        if (hasMergePath(type, op) && launchOneLaunch(ctx, kernel(ctx, "one_launch", op, type), in, offsets, segments, out,
+                inLength, SegmentedReducePolicy.mergePathTile(type), route)) {
+            return;
+        }
         if (routed(type, op)) {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
@@ -267,10 +274,48 @@ public final class GpuSegmentedReduce {
         void launch(long scratch, long tiles);
     }
 
+    /** Whether the recipe has a merge path (and so a one launch): every one over 4- and 8-byte values but int32 sum_exact. */
+    static boolean hasMergePath(DType type, String op) {
+        return type != DType.BYTE && !op.equals("sum_exact");
+    }
+
+    /**
+     * Segments by the merge path in one cooperative launch ({@code segreduce_one_launch_*} or a
+     * user-defined operator's {@code kernel}; {@code device/segmented_reduce/one_launch.cuh}): the
+     * offsets' check, the partition, the tiles and the fixup, grid barriers between them, a block per
+     * tile of {@code tile} steps up to one wave of resident blocks (beyond it, forced, each block walks
+     * several). The host waits for the verdict its last block writes to pinned memory as it ends
+     * (no synchronize) and throws for bad offsets, with nothing written, or an int64 SUM that does not
+     * fit a long; the kernel has put the scratch header back itself. Returns false, launching nothing,
+     * when the tiles would not fit one wave ({@link SegmentedReducePolicy#takesOneLaunch}) and the
+     * route does not force it, or the route forces another path.
+     */
+    static boolean launchOneLaunch(CudaContext ctx, CudaKernel kernel, long in, long offsets, long segments, long out,
+                                   long inLength, long tile, Route route) {
+        if (route == Route.CLASSIC || route == Route.MERGE_PATH) return false;
+        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
+        long wave = persistentGrid(ctx, kernel);
+        if (route != Route.ONE_LAUNCH && !SegmentedReducePolicy.takesOneLaunch(tiles, wave)) return false;
+        long grid = Math.min(tiles, wave);
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
+                    SegmentedReducePolicy.mergePathScratchBytes(tiles)));
+            MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON, verdict -> kernel.launchCooperative(grid,
+                    SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, tiles, out, scratch, verdict));
+            long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
+            long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), overflow = words.get(ValueLayout.JAVA_LONG, 24);
+            if (begin < 0 || end < begin || end > inLength) throwBadEnds(segments, inLength, begin, end);
+            if (firstDecrease != 0) throwDecreasing(ctx, offsets, firstDecrease);
+            if (overflow != 0) throwOverflow(overflow, "segment");
+        }
+        return true;
+    }
+
     /**
      * Whether the offsets' verdict picks the kernels: every operator over int32, int64, float32 and
      * float64 values, but int64 SUM (the merge path whenever it fits, read back at the end for its
      * overflow flag) and int32 SUM in 128 bits (classic: no merge path). See SegmentedReducePolicy.
+     * (Before that, the one launch takes inputs that fit one wave: {@link #launchOneLaunch}.)
      */
     static boolean routed(DType type, String op) {
         boolean wide = type == DType.INT || type == DType.LONG || type == DType.FLOAT || type == DType.DOUBLE;
@@ -292,7 +337,7 @@ public final class GpuSegmentedReduce {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
             Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch);
-            boolean merge = route == Route.MERGE_PATH || route == Route.BY_OFFSETS
+            boolean merge = route == Route.MERGE_PATH || route == Route.AUTO
                     && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
             try {
                 if (merge) {

@@ -92,6 +92,7 @@ public final class SegmentedReducePolicy {
     // The offsets' check's idle-step counter and ticket, zero between calls (its last block resets them).
     static final long IDLE_COUNTER_OFFSET = 40;
     static final long CHECK_TICKET_OFFSET = 48;
+    static final long ARRIVALS_OFFSET = 56;
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;
@@ -142,6 +143,17 @@ public final class SegmentedReducePolicy {
     /** As above, with tiles of {@code tile} steps. */
     static long mergePathTiles(long inLength, long segments, long tile) {
         return Math.max(1, ceilDiv(inLength + segments, tile));
+    }
+
+    /**
+     * Whether segments whose merge path has {@code tiles} tiles take the one launch (check,
+     * partition, tiles and fixup in one cooperative kernel: {@code device/segmented_reduce/one_launch.cuh})
+     * rather than the check's verdict and the kernels it picks: when a block per tile fits one
+     * {@code wave} of resident blocks. There the round trip and the three launches it saves weigh
+     * more than what the classic kernels gain over the merge path on even lengths.
+     */
+    static boolean takesOneLaunch(long tiles, long wave) {
+        return tiles <= wave;
     }
 
     /** Scratch bytes of the merge path: header, tiles + 1 splits (padded to 16), two slots per tile. */

@@ -89,6 +89,49 @@ class CudaLayerTest {
     }
 
     /**
+     * A cooperative launch runs only with every block resident at once: one block more than a wave is
+     * refused, naming the kernel and the driver's error, both through a shape's graph (whose node
+     * carries the cooperative attribute) and past the graphs' eight shapes (cuLaunchCooperativeKernel);
+     * launches within a wave run either way. The kernel: the segmented reduce's one launch (grid
+     * barriers) over one empty segment, which writes 0, a verdict of zeros, and leaves its barrier's
+     * arrivals at zero.
+     */
+    @Test
+    void aCooperativeLaunchBeyondOneWaveIsRefused() {
+        CudaContext ctx = Cuda.context();
+        CudaKernel one = ctx.module("segmented_reduce").kernel("segreduce_one_launch_sum_f32").freshCopy();
+        int wave = one.maxActiveBlocksPerSm(256, 0) * ctx.device().multiprocessorCount();
+        long offsets = ctx.allocate(16), in = ctx.allocate(16), out = ctx.allocate(16), verdict = ctx.allocate(32);
+        long scratch = ctx.allocate(4096);
+        try (Arena arena = Arena.ofConfined()) {
+            ctx.memset8(offsets, (byte) 0, 16);
+            ctx.memset8(scratch, (byte) 0, 4096);
+            Object[] args = {in, offsets, 1L, 0L, 1L, out, scratch, verdict};
+            CudaException graph = assertThrows(CudaException.class, () -> one.launchCooperative(wave + 1, 256, 0, args));
+            assertTrue(graph.getMessage().contains("COOPERATIVE_LAUNCH_TOO_LARGE")
+                    && graph.getMessage().contains("segreduce_one_launch_sum_f32"), graph.getMessage());
+            assertEquals(0, one.graphShapes(), "the refused shape keeps no graph");
+            for (int grid = 1; grid <= 9; grid++) {  // the ninth past the graphs
+                ctx.memset8(out, (byte) 0x5A, 16);
+                ctx.memset8(verdict, (byte) 0x5A, 32);
+                one.launchCooperative(Math.min(grid, wave), 256, 0, args);
+                MemorySegment got = arena.allocate(32);
+                ctx.copyToHost(got, out, 4);
+                assertEquals(0.0f, got.get(ValueLayout.JAVA_FLOAT, 0), "grid " + grid);
+                ctx.copyToHost(got, verdict, 32);
+                for (int w = 0; w < 4; w++) assertEquals(0L, got.getAtIndex(ValueLayout.JAVA_LONG, w), "verdict word " + w);
+                ctx.copyToHost(got, scratch + 56, 8);
+                assertEquals(0L, got.get(ValueLayout.JAVA_LONG, 0), "the arrivals are back to zero");
+            }
+            CudaException plain = assertThrows(CudaException.class, () -> one.launchCooperative(wave + 1, 256, 0, args));
+            assertTrue(plain.getMessage().contains("cuLaunchCooperativeKernel")
+                    && plain.getMessage().contains("COOPERATIVE_LAUNCH_TOO_LARGE"), plain.getMessage());
+        } finally {
+            for (long p : new long[] {offsets, in, out, verdict, scratch}) ctx.free(p);
+        }
+    }
+
+    /**
      * With the check on (-Dprimer.checkLaunches=true, as the GPU suite runs), arguments that do not
      * match the kernel's parameter list as compiled (fill_u64: a pointer, a long long, an unsigned
      * long long) are refused before anything is queued, naming the kernel and the argument; the

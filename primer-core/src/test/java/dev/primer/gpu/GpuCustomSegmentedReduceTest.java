@@ -33,7 +33,7 @@ class GpuCustomSegmentedReduceTest {
     private static final String[] ENTRIES = {GpuCustomSegmentedReduce.SEGMENTS_SMALL, GpuCustomSegmentedReduce.SEGMENTS_LONG,
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
             GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK,
-            GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP};
+            GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP, GpuCustomSegmentedReduce.ONE_LAUNCH};
 
     @Test
     void theSourceInstantiatesTheOrderedKernels() {
@@ -41,6 +41,7 @@ class GpuCustomSegmentedReduceTest {
         assertTrue(src.startsWith(GpuCustomReduce.RTC_PRELUDE), "NVRTC needs the prelude");
         assertTrue(src.contains("#include \"device/ordered_segmented_reduce_kernels.cuh\""), src);
         assertTrue(src.contains("#include \"device/segmented_reduce_merge_path.cuh\""), src);
+        assertTrue(src.contains("#include \"device/segmented_reduce/one_launch.cuh\""), src);
         assertTrue(src.contains("using T = long long;"), src);
         for (String entry : ENTRIES) assertTrue(src.contains(entry + "("), entry + " in\n" + src);
         assertTrue(src.contains("seg::segments_combine<seg::Recipe<T, A, T, UserOp>, BLOCK, true>"), "the ordered combine");
@@ -60,7 +61,7 @@ class GpuCustomSegmentedReduceTest {
         NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
     }
 
-    /** One source, nine entry points: each is its own kernel, in any order of asking (one compile). */
+    /** One source, ten entry points: each is its own kernel, in any order of asking (one compile). */
     @Test
     void theEntriesOfOneSourceAreDistinctKernels() {
         CudaContext ctx = CustomGpu.context();
@@ -90,13 +91,14 @@ class GpuCustomSegmentedReduceTest {
     }
 
     /**
-     * Segments by both routes, the classic kernels and the merge path (which the offsets' verdict
-     * picks for heavy-tailed lengths): power-law lengths (up to 2^16, over many tiles, so segments
+     * Segments by every route: the one launch (which small inputs take), and behind the offsets'
+     * verdict the classic kernels and the merge path (which the verdict picks for heavy-tailed
+     * lengths): power-law lengths (up to 2^16, over many tiles, so segments
      * span tiles and the fixup folds them in order), uniform short ones, and empty ones among them;
      * non-commutative operators of every size, the values 1..3 elements past a 16-byte boundary.
      */
     @Test
-    void segmentsMatchTheCpuByBothRoutes() {
+    void segmentsMatchTheCpuByEveryRoute() {
         CudaContext ctx = CustomGpu.context();
         SplittableRandom random = new SplittableRandom(57);
         long[][] layouts = {lengths(3, 60_000, random, true), lengths(0, 200_000, random, false), {5, 5, 5}, {0, 1}};
@@ -106,8 +108,8 @@ class GpuCustomSegmentedReduceTest {
             for (long[] offsets : layouts) {
                 long n = offsets[offsets.length - 1] + 2;
                 shift = shift % 3 + 1;
-                for (GpuSegmentedReduce.Route route : new GpuSegmentedReduce.Route[] {GpuSegmentedReduce.Route.CLASSIC,
-                        GpuSegmentedReduce.Route.MERGE_PATH}) {
+                for (GpuSegmentedReduce.Route route : new GpuSegmentedReduce.Route[] {GpuSegmentedReduce.Route.ONE_LAUNCH,
+                        GpuSegmentedReduce.Route.CLASSIC, GpuSegmentedReduce.Route.MERGE_PATH}) {
                     checkSegments(ctx, op, offsets, n, shift, route);
                 }
             }
@@ -176,7 +178,7 @@ class GpuCustomSegmentedReduceTest {
     // ---- the machinery ----
 
     private static void checkSegments(CudaContext ctx, CustomOp op, long[] offsets, long n, int shift) {
-        checkSegments(ctx, op, offsets, n, shift, GpuSegmentedReduce.Route.BY_OFFSETS);
+        checkSegments(ctx, op, offsets, n, shift, GpuSegmentedReduce.Route.AUTO);
     }
 
     private static void checkSegments(CudaContext ctx, CustomOp op, long[] offsets, long n, int shift,

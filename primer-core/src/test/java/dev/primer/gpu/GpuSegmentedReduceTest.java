@@ -11,6 +11,7 @@ import dev.primer.Op;
 import dev.primer.Reductions;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
+import dev.primer.cuda.CudaKernel;
 import dev.primer.gpu.GpuSegmentedReduce.Route;
 
 import java.lang.foreign.Arena;
@@ -47,8 +48,13 @@ class GpuSegmentedReduceTest {
     private static final DType[] TYPES = {DType.BYTE, DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE};
     private static final double EPS_DOUBLE = Math.ulp(1.0) / 2;  // 2^-53
 
-    /** The route segmented calls take where there is a choice (segmentsMatchReferenceForEveryOperator forces both). */
-    private Route route = Route.BY_OFFSETS;
+    /** The route segmented calls take where there is a choice (segmentsMatchReferenceForEveryOperator forces each). */
+    private Route route = Route.AUTO;
+    /**
+     * The routes the malformed-offsets and overflow tests take each call by: the one launch (AUTO's
+     * choice at their sizes), and behind the offsets' verdict the classic kernels and the merge path.
+     */
+    private static final Route[] FORCED_ROUTES = {Route.ONE_LAUNCH, Route.CLASSIC, Route.MERGE_PATH};
     /** Poison bytes either side of an output: eight results of the widest type. */
     private static final long GUARD_BYTES = 64;
     /** The poison of wide outputs: 0xFF bytes read as -1 (an empty segment's index) or NaN, results in their own right. */
@@ -125,8 +131,8 @@ class GpuSegmentedReduceTest {
      * on, just before and just after tile boundaries, spanning one, two, 200, around the fixup's warp
      * span of 256, 300 and 2100 tiles (past 256 the block folds them), empty ones at the seams, all of
      * one element -- among enough short ones to take the merge path, and values beyond the last offset
-     * (the grid is sized from in's length); int32 SUM in 128 bits (forced, the classic kernels) on the
-     * same layouts.
+     * (the grid is sized from in's length), in one launch and behind the check; int32 SUM in 128 bits
+     * (forced, the classic kernels) on the same layouts.
      */
     @Test
     void mergePathSumsMatchReferenceAcrossTiles() {
@@ -161,7 +167,12 @@ class GpuSegmentedReduceTest {
             for (long[] offsets : layouts) {
                 long n = offsets[offsets.length - 1] + 2 * tile + 9;  // beyond the last offset: tiles of no work
                 assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, offsets.length - 1), "merge path");
-                runAndCheck(Host.random(arena, DType.LONG, n, false, new Random(n)), Op.SUM, false, offsets, 0, -1, -1, arena);
+                Host values = Host.random(arena, DType.LONG, n, false, new Random(n));
+                for (Route r : new Route[] {Route.ONE_LAUNCH, Route.MERGE_PATH}) {  // in one launch, and behind the check
+                    this.route = r;
+                    runAndCheck(values, Op.SUM, false, offsets, 0, -1, -1, arena);
+                }
+                this.route = Route.AUTO;
                 runAndCheck(Host.extremeInts(arena, n, new Random(n + 1)), Op.SUM, false, offsets, 0, -1, -1, arena, 0);
             }
         }
@@ -231,13 +242,16 @@ class GpuSegmentedReduceTest {
 
     // ------------------------------------------------------------------------------------ segments
 
-    /** Each layout by both routes where the offsets' verdict picks one (int8 has the classic kernels alone). */
+    /** Each layout by every route (int8 has the classic kernels alone). */
     static Stream<Arguments> typesAndLayouts() {
         List<Arguments> cases = new ArrayList<>();
         for (DType t : TYPES) {
             for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allEmpty", "one"}) {
                 cases.add(Arguments.of(t, layout, Route.CLASSIC));
-                if (t != DType.BYTE) cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
+                if (t != DType.BYTE) {
+                    cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
+                    cases.add(Arguments.of(t, layout, Route.ONE_LAUNCH));
+                }
             }
         }
         return cases.stream();
@@ -308,17 +322,48 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every recipe of the routed types by the merge path over a few thousand power-law segments (tiles
-     * of 3328 or 5888 steps, segments across them), small enough for the sanitizers (gpu-suite.sh).
+     * Every recipe of the types with a merge path by each route (AUTO takes the one launch here) over a
+     * few thousand power-law segments (tiles of 3328 or 5888 steps, segments across them), small enough
+     * for the sanitizers (gpu-suite.sh), which so reach the kernels of every route.
      */
-    @Test
-    void everyRoutedRecipeByTheMergePath() {
-        this.route = Route.MERGE_PATH;
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = Route.class, names = {"ONE_LAUNCH", "CLASSIC", "MERGE_PATH"})
+    void everyRecipeByEachRoute(Route route) {
+        this.route = route;
         long[] offsets = layout("powerLawSmall", new Random(57));
         long n = offsets[offsets.length - 1];
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
             try (Arena arena = Arena.ofConfined()) {
                 Random random = new Random(57L + type.ordinal());
+                checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
+                        Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets, 0,
+                        -1, -1, arena);
+            }
+        }
+    }
+
+    /**
+     * Every recipe with a merge path, int64 SUM among them, in one launch over more tiles than one
+     * wave of resident blocks (forced: AUTO takes the verdict's route there), so that each block walks
+     * several tiles and fixes up several groups of them, and power-law segments span tiles of
+     * different blocks.
+     */
+    @Test
+    void theOneLaunchWalksMoreTilesThanOneWave() {
+        this.route = Route.ONE_LAUNCH;
+        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+            CudaKernel sum = ctx.module(GpuSegmentedReduce.MODULE).kernel("segreduce_one_launch_sum_" + type.kernelSuffix());
+            long wave = GpuSegmentedReduce.persistentGrid(ctx, sum), tile = SegmentedReducePolicy.mergePathTile(type);
+            Random random = new Random(61 + type.ordinal());
+            List<Long> grown = new ArrayList<>(List.of(3L));  // offsets
+            while (grown.getLast() + grown.size() < (5 * wave * tile) / 2) {
+                double u = 1 - random.nextDouble();
+                grown.add(grown.getLast() + (long) Math.min(50_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
+            }
+            long[] offsets = grown.stream().mapToLong(Long::longValue).toArray();
+            long n = offsets[offsets.length - 1];
+            assertTrue(SegmentedReducePolicy.mergePathTiles(n, offsets.length - 1, tile) > 2 * wave, "tiles beyond two waves");
+            try (Arena arena = Arena.ofConfined()) {
                 checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
                         Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets, 0,
                         -1, -1, arena);
@@ -415,13 +460,14 @@ class GpuSegmentedReduceTest {
                 assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max");
                 long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
                 try {
-                    assertOverflowIn("segment 1",
-                            () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out,
-                                    values.length));
+                    for (Route r : FORCED_ROUTES) {
+                        assertOverflowIn("segment 1",
+                                () -> reduceBy(r, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out, values.length));
+                        assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max, after segment 1 overflowed " + r);
+                    }
                 } finally {
                     ctx.free(offsetsOverflow);
                 }
-                assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max, after segment 1 overflowed");
             } finally {
                 ctx.free(in);
                 ctx.free(out);
@@ -430,48 +476,53 @@ class GpuSegmentedReduceTest {
         }
     }
 
+    /**
+     * int64 SUM overflow in chunked rows, and in long segments by the one launch and by the classic
+     * kernels (whose long kernel finishes a one-item segment itself, overflow flag included): the
+     * first overflowing segment is named, and a call without an overflow writes every result.
+     */
     @Test
     void longSumOverflowIsFoundInChunkedRowsAndLongSegments() {
         long n = 300_000;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment host = arena.allocate(ValueLayout.JAVA_LONG, n);
-            for (long i = 0; i < n; i++) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE / 100_000);
-            long in = upload(host);
+            long in = ctx.allocate(8 * n);
             long out = ctx.allocate(8 * 3);
             long offsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 50_000, 100_000, 300_000));
-            // Both segments here are long (more than C elements) but a single work item each, which the
-            // long kernel finishes itself, overflow flag included; segment 2 above has several items.
+            // Both segments here are long (more than C elements) but a single work item each; segment 2
+            // above has several items.
             long c = SegmentedReducePolicy.longChunkLength(33_000);
             assertTrue(30_000 > c && 3_000 > c, "both segments are long");
             assertEquals(0, (29_999 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 0 is one work item");
             assertEquals(0, (32_999 / c - 30_000 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 1 is one work item");
             long oneItemOffsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 30_000, 33_000));
             try {
-                assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
-                assertOverflowIn("segment 2",
-                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, offsets, 3, out, n));
-                // Both one-item segments overflow: the smaller index is reported.
-                for (long i : new long[] {20_000, 20_001, 30_000, 30_001}) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE);
-                ctx.copyToDevice(in, host, 8 * n);
-                assertOverflowIn("segment 0",
-                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
-                // Segment 1 alone overflows (segment 0's two large values now cancel).
-                host.setAtIndex(ValueLayout.JAVA_LONG, 20_000, -Long.MAX_VALUE);
-                ctx.copyToDevice(in, host, 8 * n);
-                assertOverflowIn("segment 1",
-                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
-                // Without an overflow no flag is raised, and both results are written by this call.
-                host.setAtIndex(ValueLayout.JAVA_LONG, 30_000, -Long.MAX_VALUE);
-                ctx.copyToDevice(in, host, 8 * n);
-                ctx.memset8(out, (byte) 0xA5, 16);
-                GpuSegmentedReduce.reduceSegments(ctx, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n);
-                MemorySegment result = download(arena, out, 16);
-                for (int seg = 0; seg < 2; seg++) {
-                    long expected = 0;
-                    for (long i = seg == 0 ? 0 : 30_000; i < (seg == 0 ? 30_000 : 33_000); i++) {
-                        expected += host.getAtIndex(ValueLayout.JAVA_LONG, i);
+                for (Route r : new Route[] {Route.ONE_LAUNCH, Route.CLASSIC}) {
+                    for (long i = 0; i < n; i++) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE / 100_000);
+                    ctx.copyToDevice(in, host, 8 * n);
+                    assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
+                    assertOverflowIn("segment 2", () -> reduceBy(r, DType.LONG, Op.SUM, in, offsets, 3, out, n));
+                    // Both one-item segments overflow: the smaller index is reported.
+                    for (long i : new long[] {20_000, 20_001, 30_000, 30_001}) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE);
+                    ctx.copyToDevice(in, host, 8 * n);
+                    assertOverflowIn("segment 0", () -> reduceBy(r, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
+                    // Segment 1 alone overflows (segment 0's two large values now cancel).
+                    host.setAtIndex(ValueLayout.JAVA_LONG, 20_000, -Long.MAX_VALUE);
+                    ctx.copyToDevice(in, host, 8 * n);
+                    assertOverflowIn("segment 1", () -> reduceBy(r, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n));
+                    // Without an overflow no flag is raised, and both results are written by this call.
+                    host.setAtIndex(ValueLayout.JAVA_LONG, 30_000, -Long.MAX_VALUE);
+                    ctx.copyToDevice(in, host, 8 * n);
+                    ctx.memset8(out, (byte) 0xA5, 16);
+                    reduceBy(r, DType.LONG, Op.SUM, in, oneItemOffsets, 2, out, n);
+                    MemorySegment result = download(arena, out, 16);
+                    for (int seg = 0; seg < 2; seg++) {
+                        long expected = 0;
+                        for (long i = seg == 0 ? 0 : 30_000; i < (seg == 0 ? 30_000 : 33_000); i++) {
+                            expected += host.getAtIndex(ValueLayout.JAVA_LONG, i);
+                        }
+                        assertEquals(expected, result.getAtIndex(ValueLayout.JAVA_LONG, seg), r + ": segment " + seg);
                     }
-                    assertEquals(expected, result.getAtIndex(ValueLayout.JAVA_LONG, seg), "segment " + seg);
                 }
             } finally {
                 ctx.free(in);
@@ -482,7 +533,7 @@ class GpuSegmentedReduceTest {
         }
     }
 
-    /** Float sums of the chunked and segmented paths are bitwise identical run to run. */
+    /** Float sums of the chunked and segmented paths (by every route) are bitwise identical run to run. */
     @Test
     void floatResultsAreReproducible() {
         long[] offsets = layout("powerLaw", new Random(99));
@@ -493,13 +544,18 @@ class GpuSegmentedReduceTest {
             long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
             int segments = offsets.length - 1;
             long out = ctx.allocate(4L * Math.max(segments, 1));
-            Runnable segmentSums = () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, out, n);
             Runnable rowSums = () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
             try {
-                MemorySegment first = afterPoisoned(arena, out, 4L * segments, segmentSums);
+                for (Route r : FORCED_ROUTES) {
+                    Runnable segmentSums = () -> reduceBy(r, DType.FLOAT, Op.SUM, in, off, segments, out, n);
+                    MemorySegment first = afterPoisoned(arena, out, 4L * segments, segmentSums);
+                    for (int run = 0; run < 3; run++) {
+                        assertEquals(-1, first.mismatch(afterPoisoned(arena, out, 4L * segments, segmentSums)),
+                                r + ": segments, run " + run);
+                    }
+                }
                 MemorySegment firstRows = afterPoisoned(arena, out, 12, rowSums);
                 for (int run = 0; run < 3; run++) {
-                    assertEquals(-1, first.mismatch(afterPoisoned(arena, out, 4L * segments, segmentSums)), "segments, run " + run);
                     assertEquals(-1, firstRows.mismatch(afterPoisoned(arena, out, 12, rowSums)), "rows, run " + run);
                 }
             } finally {
@@ -578,16 +634,20 @@ class GpuSegmentedReduceTest {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
                     try {
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
-                                DType.FLOAT, Op.SUM, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
-                                DType.FLOAT, Op.MAX, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
-                                DType.FLOAT, true, inFloat, off, segments, o, 6));
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
-                                DType.LONG, Op.SUM, inLong, off, segments, o, 6));  // int64 SUM: the overflow flag shares the readback
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
-                                DType.LONG, false, inLong, off, segments, o, 6));
+                        for (Route r : FORCED_ROUTES) {
+                            String f = fragment;
+                            assertOffsetsRejected(arena, out, f, () -> reduceBy(r, DType.FLOAT, Op.SUM, inFloat, off,
+                                    segments, o, 6));
+                            assertOffsetsRejected(arena, out, f, () -> reduceBy(r, DType.FLOAT, Op.MAX, inFloat, off,
+                                    segments, o, 6));
+                            assertOffsetsRejected(arena, out, f, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                                    DType.FLOAT, true, inFloat, off, segments, o, 6, r));
+                            // int64 SUM: behind the verdict, its overflow flag shares the final readback
+                            assertOffsetsRejected(arena, out, f, () -> reduceBy(r, DType.LONG, Op.SUM, inLong, off,
+                                    segments, o, 6));
+                            assertOffsetsRejected(arena, out, f, () -> GpuSegmentedReduce.argExtremeSegments(ctx,
+                                    DType.LONG, false, inLong, off, segments, o, 6, r));
+                        }
                     } finally {
                         ctx.free(off);
                     }
@@ -619,10 +679,13 @@ class GpuSegmentedReduceTest {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
                     try {
-                        assertOffsetsRejected(arena, out, "not non-decreasing",
-                                () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, o, n));
-                        assertOffsetsRejected(arena, out, "not non-decreasing",
-                                () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, false, in, off, segments, o, n));
+                        for (Route r : FORCED_ROUTES) {
+                            assertOffsetsRejected(arena, out, "not non-decreasing",
+                                    () -> reduceBy(r, DType.FLOAT, Op.SUM, in, off, segments, o, n));
+                            assertOffsetsRejected(arena, out, "not non-decreasing",
+                                    () -> GpuSegmentedReduce.argExtremeSegments(ctx, DType.FLOAT, false, in, off, segments,
+                                            o, n, r));
+                        }
                     } finally {
                         ctx.free(off);
                     }
@@ -681,8 +744,10 @@ class GpuSegmentedReduceTest {
                     assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), fragment + ": merge path");
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     try {
-                        assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
-                                DType.LONG, Op.SUM, inLong, off, segments, o, n));
+                        for (Route r : new Route[] {Route.ONE_LAUNCH, Route.MERGE_PATH}) {  // int64 SUM: MERGE_PATH as its rule says
+                            assertOffsetsRejected(arena, out, fragment, () -> reduceBy(r, DType.LONG, Op.SUM, inLong, off,
+                                    segments, o, n));
+                        }
                         assertOffsetsRejected(arena, out, fragment, () -> GpuSegmentedReduce.reduceSegments(ctx,
                                 DType.INT, Op.SUM, inInt, off, segments, o, n, 0));
                     } finally {
@@ -780,9 +845,9 @@ class GpuSegmentedReduceTest {
                         else GpuSegmentedReduce.reduceRows(ctx, type, op, in, shape[0], shape[1], out);
                         k = readResults(arena, out, type, op, (int) shape[0], got, k);
                     }
-                    // int32 segments by both routes (the verdict would pick the classic kernels here).
-                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH}
-                            : new Route[] {Route.BY_OFFSETS}) {
+                    // int32 segments by every route (the verdict would pick the classic kernels here).
+                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH, Route.ONE_LAUNCH}
+                            : new Route[] {Route.AUTO}) {
                         ctx.memset8(out, (byte) 0xA5, 8 * 8);
                         if (op == null) {
                             GpuSegmentedReduce.argExtremeSegments(ctx, type, true, in, off, segments, out, n, path);
@@ -1002,6 +1067,12 @@ class GpuSegmentedReduceTest {
             max[k] = m;
             argmax[k] = arg < 0 ? -1 : arg - begin;
         }
+    }
+
+    /** A segmented reduce by {@code r}. */
+    private void reduceBy(Route r, DType type, Op op, long in, long offsets, long segments, long out, long inLength) {
+        GpuSegmentedReduce.reduceSegments(ctx, type, op, in, offsets, segments, out, inLength,
+                Reductions.INT_SUM_EXACT_ELEMENTS, r);
     }
 
     /**

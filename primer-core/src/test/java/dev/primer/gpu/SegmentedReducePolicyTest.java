@@ -156,6 +156,7 @@ class SegmentedReducePolicyTest {
         host.put("MERGE_PATH_ITEMS_NARROW", (long) SegmentedReducePolicy.MERGE_PATH_ITEMS_NARROW);
         host.put("IDLE_COUNTER_OFFSET", SegmentedReducePolicy.IDLE_COUNTER_OFFSET);
         host.put("CHECK_TICKET_OFFSET", SegmentedReducePolicy.CHECK_TICKET_OFFSET);
+        host.put("ARRIVALS_OFFSET", SegmentedReducePolicy.ARRIVALS_OFFSET);
         host.put("SLOT_BYTES", SegmentedReducePolicy.SLOT_BYTES);
         host.put("HEADER_BYTES", SegmentedReducePolicy.HEADER_BYTES);
         host.put("OVERFLOW_FLAG_OFFSET", SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);

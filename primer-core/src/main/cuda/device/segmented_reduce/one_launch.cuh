@@ -1,0 +1,74 @@
+// A segmented reduce in one launch: the offsets' check, the merge path's partition, its tiles and
+// its fixup (segmented_reduce_merge_path.cuh) as phases of one cooperative kernel, a grid barrier
+// (grid_barrier.cuh) between phases where kernel boundaries stood. Its verdict reaches the host in
+// pinned memory as the kernel ends, so a call costs one launch and one wait.
+//
+// Why: a segmented reduce otherwise costs the check, a round trip for its verdict, and three more
+// launches; on 2^16 values that was 27-30 us against 5.6 for a plain sum. So inputs whose tiles fit
+// one wave of resident blocks take this path (GpuSegmentedReduce); it serves larger ones too (each
+// block walks every gridDim.x-th tile), where the host's choice between the classic kernels and the
+// merge path pays for its round trip.
+//
+//   phase 1  the check (check_offsets.cuh, with no verdict of its own) and the partition, side by
+//            side: neither reads what the other writes
+//   barrier
+//   phase 2  the tiles: tile t by block t % gridDim.x (nothing when the check refused the offsets)
+//   barrier
+//   phase 3  the fixup: tiles 8g .. 8g + 7 by block g % gridDim.x
+//   the last block out (grid_depart) writes verdict[0..3] = offsets[0], offsets[nseg], the
+//   first-decrease word and the overflow flag, and puts those flags back to zero; the host throws
+//   for bad offsets (nothing was written) or an overflow.
+#pragma once
+#include "../grid_barrier.cuh"
+#include "../segmented_reduce_merge_path.cuh"
+#include "check_offsets.cuh"
+
+namespace primer {
+namespace segmented {
+
+__device__ __forceinline__ unsigned long long* grid_arrivals_word(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::ARRIVALS_OFFSET);
+}
+
+/** See the header comment; grid: at most one wave of resident blocks, launched cooperatively. */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_one_launch(const typename Rc::T* __restrict__ in,
+                                                      const long long* __restrict__ offsets, long long nseg,
+                                                      long long in_length, long long tiles,
+                                                      typename Rc::Out* __restrict__ out,
+                                                      unsigned char* __restrict__ scratch,
+                                                      unsigned long long* verdict) {
+    constexpr long long TILE = (long long)BLOCK * ITEMS;
+    constexpr long long FIXUP_TILES = BLOCK / 32;  // a warp each
+    unsigned long long* arrivals = grid_arrivals_word(scratch);
+
+    check_offsets(offsets, nseg, in_length, scratch, nullptr);
+    for (long long t = (long long)blockIdx.x * BLOCK + threadIdx.x; t <= tiles; t += (long long)gridDim.x * BLOCK)
+        merge_path_partition(offsets, nseg, in_length, TILE, t, scratch);
+    grid_barrier(arrivals, 1);
+
+    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {
+        if (t != blockIdx.x) __syncthreads();
+        merge_path_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);
+    }
+    grid_barrier(arrivals, 2);
+
+    for (long long first = (long long)blockIdx.x * FIXUP_TILES; first < tiles;
+         first += (long long)gridDim.x * FIXUP_TILES) {
+        if (first != (long long)blockIdx.x * FIXUP_TILES) __syncthreads();
+        merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, TILE, tiles, first, out, scratch);
+    }
+
+    if (grid_depart(arrivals, 2) && threadIdx.x == 0) {
+        verdict[0] = (unsigned long long)offsets[0];
+        verdict[1] = (unsigned long long)offsets[nseg];
+        verdict[2] = *first_decrease(scratch);
+        verdict[3] = *overflow_flag(scratch);
+        *malformed_flags(scratch) = 0;
+        *first_decrease(scratch) = 0;
+        *overflow_flag(scratch) = 0;
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer
