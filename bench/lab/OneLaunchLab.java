@@ -36,6 +36,7 @@ public final class OneLaunchLab {
         Method call = reduce.getDeclaredMethod("reduceSegments", CudaContext.class, DType.class, Op.class, long.class,
                 long.class, long.class, long.class, long.class, long.class, routeClass);
         call.setAccessible(true);
+        launchCosts(ctx);
         String[] routes = {"ONE_LAUNCH", "CLASSIC", "MERGE_PATH"};
         System.out.println("| lengths | values | segments | tiles | one launch us | classic us | merge path us |");
         System.out.println("|---|---|---|---|---|---|---|");
@@ -73,6 +74,81 @@ public final class OneLaunchLab {
                     ctx.free(out);
                 }
             }
+        }
+    }
+
+    /**
+     * What one call's pieces cost on 2^16 power-law float32 values (14 tiles), median of 500 in us:
+     * the one launch launched cooperatively and launched plainly (safe here: 14 blocks on an idle
+     * GPU), each waited for by its verdict (host wall time) and timed by events around it (GPU time);
+     * the offsets' check alone with its verdict; a one-block fill and a synchronize; the merge path's
+     * three kernels alone (after the check); a fill of 14 blocks.
+     */
+    private static void launchCosts(CudaContext ctx) {
+        long n = 1 << 16;
+        long[] offsets = offsets("powerlaw", n, new SplittableRandom(16));
+        long segments = offsets.length - 1, tiles = Math.ceilDiv(n + segments, 256 * 23);
+        try (Arena arena = Arena.ofConfined()) {
+            long in = ctx.allocate(4 * n), off = ctx.allocate(8 * (segments + 1)), out = ctx.allocate(4 * segments);
+            long scratchBytes = 1 << 20, scratch = ctx.allocate(scratchBytes);
+            ctx.memset8(in, (byte) 0, 4 * n);
+            ctx.memset8(scratch, (byte) 0, scratchBytes);
+            ctx.copyToDevice(off, arena.allocateFrom(JAVA_LONG, offsets), 8 * (segments + 1));
+            var one = ctx.module("segmented_reduce").kernel("segreduce_one_launch_sum_f32");
+            var check = ctx.module("segmented_reduce").kernel("segreduce_check_offsets");
+            var fill = ctx.module("fill").kernel("fill_u64");
+            var start = ctx.newEvent();
+            var stop = ctx.newEvent();
+            var partition = ctx.module("segmented_reduce").kernel("segreduce_merge_path_partition");
+            var walk = ctx.module("segmented_reduce").kernel("segreduce_merge_path_sum_f32");
+            var fixup = ctx.module("segmented_reduce").kernel("segreduce_merge_path_fixup_sum_f32");
+            String[] names = {"one launch, cooperative", "one launch, plain", "check alone", "fill + synchronize",
+                    "partition alone", "tiles alone", "fixup alone", "fill, 14 blocks"};
+            int kinds = names.length;
+            double[][] wall = new double[kinds][500], gpu = new double[kinds][500];
+            for (int rep = -100; rep < 500; rep++) {
+                for (int k = 0; k < kinds; k++) {
+                    final int kind = k;
+                    long t0 = System.nanoTime();
+                    start.record();
+                    if (kind >= 3) {
+                        switch (kind) {
+                            case 3 -> fill.launch(1, 32, 0, out, 8L, 1L);
+                            case 4 -> partition.launch(Math.ceilDiv(tiles + 1, 8), 256, 0, off, segments, n, 256L * 23, tiles,
+                                    scratch);
+                            case 5 -> walk.launch(tiles, 256, 0, in, off, segments, n, tiles, out, scratch);
+                            case 6 -> fixup.launch(Math.ceilDiv(tiles, 8), 256, 0, off, segments, n, 256L * 23, tiles, out,
+                                    scratch);
+                            default -> fill.launch(tiles, 256, 0, out, 8L, 1L);
+                        }
+                        stop.record();
+                        ctx.synchronize();
+                    } else {
+                        ctx.launchAndAwait(4, 0x5E6D_F00D_7CAF_E000L, verdict -> {
+                            Object[] a = {in, off, segments, n, tiles, out, scratch, verdict};
+                            if (kind == 0) one.launchCooperative(tiles, 256, 0, a);
+                            else if (kind == 1) one.launch(tiles, 256, 0, a);
+                            else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict);
+                        });
+                        stop.record();
+                    }
+                    long t1 = System.nanoTime();
+                    ctx.synchronize();
+                    if (rep >= 0) {
+                        wall[k][rep] = (t1 - t0) / 1e3;
+                        gpu[k][rep] = stop.elapsedMillis(start) * 1e3;
+                    }
+                }
+            }
+            System.out.println("| launch | host wall us (to the verdict) | GPU us (events) |");
+            System.out.println("|---|---|---|");
+            for (int k = 0; k < kinds; k++) {
+                Arrays.sort(wall[k]);
+                Arrays.sort(gpu[k]);
+                System.out.println(String.format(Locale.ROOT, "| %s | %.1f | %.1f |", names[k], wall[k][250], gpu[k][250]));
+            }
+            System.out.println();
+            for (long p : new long[] {in, off, out, scratch}) ctx.free(p);
         }
     }
 

@@ -20,45 +20,44 @@ namespace primer {
 namespace segmented {
 
 /**
- * Grid-stride over k in [0, nseg): offsets[k] > offsets[k + 1] raises DECREASING and keeps the
- * smallest such k (first_decrease); the first thread raises BAD_BOUNDS unless
- * 0 <= offsets[0] <= offsets[nseg] <= in_length. Both flags sit in the scratch header, for the gate
- * and the host. A pass over the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs
- * of loads in flight (the second of a pair mostly hits the line of the first).
- *
- * On the way it measures what the classic kernels would waste on these segments: a warp of
- * segments_small folds its short segments (<= SHORT_SEGMENT) a lane each, for as many steps as the
- * longest of them, so the warp's lanes idle for 32 * (longest short) - (sum of short lengths)
- * steps. A warp's 32 lanes here read the same 32 consecutive segments as one warp there. Heavy-tailed
- * lengths idle most (power law: 2.6 idle steps per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all
- * alike 0), and that is where the merge path, which gives every thread the same number of steps,
- * wins (GpuSegmentedReduce routes by it).
- *
- * The sum goes to the idle counter of the header, one atomic per block; the last block through
- * (a ticket) takes it and puts counter and ticket back to zero, so they are zero between calls, and
- * when `verdict` (pinned host memory the host polls; null for none) is given writes verdict[0..3] =
- * offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k) and the idle steps.
+ * Raises BAD_BOUNDS unless 0 <= offsets[0] <= offsets[nseg] <= in_length, and hands back both ends.
+ * One thread of the grid calls it.
  */
-__device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
-                                              long long in_length, unsigned char* __restrict__ scratch,
-                                              unsigned long long* verdict) {
+__device__ __forceinline__ void check_offset_ends(const long long* __restrict__ offsets, long long nseg,
+                                                  long long in_length, unsigned char* __restrict__ scratch,
+                                                  long long& begin, long long& end) {
+    begin = offsets[0];
+    end = offsets[nseg];
+    if (begin < 0 || end < begin || end > in_length) {
+        atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
+        __threadfence();  // bad offsets only: before whatever tells the other blocks
+    }
+}
+
+/**
+ * Grid-stride over k in [0, nseg): offsets[k] > offsets[k + 1] raises DECREASING and keeps the
+ * smallest such k (first_decrease), in the scratch header, for the gate and the host. A pass over
+ * the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs of loads in flight (the
+ * second of a pair mostly hits the line of the first). Called by whole warps.
+ *
+ * With COUNT_IDLE it also measures what the classic kernels would waste on these segments, and
+ * returns it (the warp's, in every lane): a warp of segments_small folds its short segments (<=
+ * SHORT_SEGMENT) a lane each, for as many steps as the longest of them, so the warp's lanes idle for
+ * 32 * (longest short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32
+ * consecutive segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps
+ * per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path,
+ * which gives every thread the same number of steps, wins (GpuSegmentedReduce routes by it).
+ */
+template <bool COUNT_IDLE>
+__device__ __forceinline__ unsigned long long check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
+                                                                 unsigned char* __restrict__ scratch) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
-    __shared__ unsigned long long warp_idle[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int lane = threadIdx.x & 31;
     const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
-    if (threadIdx.x == 0) {
-        begin = offsets[0];
-        end = offsets[nseg];
-        if (first == 0 && (begin < 0 || end < begin || end > in_length)) {
-            atomicOr(malformed_flags(scratch), Constants::BAD_BOUNDS);
-            __threadfence();  // bad offsets only: before the ticket that follows the barrier
-        }
-    }
     const long long stride = (long long)gridDim.x * blockDim.x;
     bool decreased = false;
-    unsigned long long idle = 0;  // lane 0's: its warp's
+    unsigned long long idle = 0;
     // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
     // reduce together below), and that segment is a multiple of 32, as in segments_small.
     for (long long k0 = first; k0 - lane < nseg; k0 += ROUNDS * stride) {
@@ -77,13 +76,38 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
                 mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
                 __threadfence();
             }
-            const long long length = next[r] - here[r];
-            const unsigned short_length = length >= 0 && length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
-            const unsigned longest = __reduce_max_sync(FULL, short_length);
-            const unsigned folded = __reduce_add_sync(FULL, short_length);
-            idle += 32ull * longest - folded;
+            if constexpr (COUNT_IDLE) {
+                const long long length = next[r] - here[r];
+                const unsigned short_length =
+                    length >= 0 && length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
+                const unsigned longest = __reduce_max_sync(FULL, short_length);
+                const unsigned folded = __reduce_add_sync(FULL, short_length);
+                idle += 32ull * longest - folded;
+            }
         }
     }
+    return idle;
+}
+
+/**
+ * The check: the end offsets (the grid's first thread) and every pair (check_offset_pairs, counting
+ * idle steps). The idle steps go to the idle counter of the header, one atomic per block; the last
+ * block through (a ticket) takes them and puts counter and ticket back to zero, so they are zero
+ * between calls, and when `verdict` (pinned host memory the host polls; null for none) is given
+ * writes verdict[0..3] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else
+ * 2^63 - k) and the idle steps.
+ */
+__device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
+                                              long long in_length, unsigned char* __restrict__ scratch,
+                                              unsigned long long* verdict) {
+    __shared__ unsigned long long warp_idle[32];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
+    if (threadIdx.x == 0) {
+        if (blockIdx.x == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
+        else begin = offsets[0], end = offsets[nseg];
+    }
+    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch);
     if (lane == 0) warp_idle[warp] = idle;
     __syncthreads();
     if (threadIdx.x == 0) {

@@ -9,8 +9,9 @@
 // block walks every gridDim.x-th tile), where the host's choice between the classic kernels and the
 // merge path pays for its round trip.
 //
-//   phase 1  the check (check_offsets.cuh, with no verdict of its own) and the partition, side by
-//            side: neither reads what the other writes
+//   phase 1  the check (check_offsets.cuh: the flags alone, no idle steps, no ticket) and the
+//            partition (a warp per tile boundary), one after the other in each thread: neither
+//            reads what the other writes
 //   barrier
 //   phase 2  the tiles: tile t by block t % gridDim.x (nothing when the check refused the offsets)
 //   barrier
@@ -42,8 +43,13 @@ __device__ __forceinline__ void merge_path_one_launch(const typename Rc::T* __re
     constexpr long long FIXUP_TILES = BLOCK / 32;  // a warp each
     unsigned long long* arrivals = grid_arrivals_word(scratch);
 
-    check_offsets(offsets, nseg, in_length, scratch, nullptr);
-    for (long long t = (long long)blockIdx.x * BLOCK + threadIdx.x; t <= tiles; t += (long long)gridDim.x * BLOCK)
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        long long begin, end;
+        check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
+    }
+    check_offset_pairs<false>(offsets, nseg, scratch);
+    constexpr int WARPS = BLOCK / 32;
+    for (long long t = (long long)blockIdx.x * WARPS + (threadIdx.x >> 5); t <= tiles; t += (long long)gridDim.x * WARPS)
         merge_path_partition(offsets, nseg, in_length, TILE, t, scratch);
     grid_barrier(arrivals, 1);
 

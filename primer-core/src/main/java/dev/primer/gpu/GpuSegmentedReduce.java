@@ -260,12 +260,12 @@ public final class GpuSegmentedReduce {
      */
     static void launchMergePathKernels(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets,
                                        long segments, long out, long inLength, long tile, long tiles, long scratch) {
-        int block = SegmentedReducePolicy.BLOCK_THREADS;
-        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block),
-                block, 0, offsets, segments, inLength, tile, tiles, scratch);
+        int block = SegmentedReducePolicy.BLOCK_THREADS, warps = block / 32;
+        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, warps),
+                block, 0, offsets, segments, inLength, tile, tiles, scratch);  // a warp per tile boundary
         walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
-        fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0, offsets, segments, inLength, tile, tiles,
-                out, scratch);
+        fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, warps), block, 0, offsets, segments, inLength, tile, tiles, out,
+                scratch);
     }
 
     /** The merge path's launches, given the scratch and the tiles. */
