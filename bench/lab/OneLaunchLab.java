@@ -114,8 +114,7 @@ public final class OneLaunchLab {
                     if (kind >= 3) {
                         switch (kind) {
                             case 3 -> fill.launch(1, 32, 0, out, 8L, 1L);
-                            case 4 -> partition.launch(Math.ceilDiv(tiles + 1, 8), 256, 0, off, segments, n, 256L * 23, tiles,
-                                    scratch);
+                            case 4 -> partition.launch(1, 256, 0, off, segments, n, 256L * 23, tiles, scratch);
                             case 5 -> walk.launch(tiles, 256, 0, in, off, segments, n, tiles, out, scratch);
                             case 6 -> fixup.launch(Math.ceilDiv(tiles, 8), 256, 0, off, segments, n, 256L * 23, tiles, out,
                                     scratch);

@@ -32,7 +32,7 @@
 // ceil((offsets[nseg] - offsets[0] + nseg) / TILE):
 //   segreduce_merge_path_partition      (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, unsigned char* scratch)
-//                                        grid: ceil((tiles + 1) / 8), a warp per tile boundary
+//                                        grid: ceil((tiles + 1) / 256)
 //   segreduce_merge_path_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
 //                                        long long tiles, Out* out, unsigned char* scratch)   grid: tiles
 //   segreduce_merge_path_fixup_*        (const long long* offsets, long long nseg, long long in_length,
@@ -172,7 +172,7 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_merge_path_partition(const long long* __restrict__ offsets, long long nseg, long long in_length,
                                long long tile_items, long long tiles, unsigned char* __restrict__ scratch) {
-    const long long t = ((long long)blockIdx.x * seg::Constants::BLOCK_THREADS + threadIdx.x) / 32;  // a warp each
+    const long long t = (long long)blockIdx.x * seg::Constants::BLOCK_THREADS + threadIdx.x;
     if (t <= tiles) seg::merge_path_partition(offsets, nseg, in_length, tile_items, t, scratch);
 }
 

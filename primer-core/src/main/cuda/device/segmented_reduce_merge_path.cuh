@@ -10,8 +10,8 @@
 //   segment or closes that segment: segment i closes before value j when end(i) <= j. So among the
 //   first d steps, the A items are the segments with key(i) = end(i) + i + 1 <= d: a binary search.
 //
-//   merge_path_partition  a warp per tile boundary d = t * TILE: its A count, by a 32-ary search of
-//                         the offsets.
+//   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
+//                         the offsets (the one launch: a warp each, merge_path_partition_warp).
 //   merge_path_tile       a block per tile of BLOCK * ITEMS steps: the tile's values (cp.async) and
 //                         offsets (checked and clamped on the way) go to shared memory; each thread
 //                         finds its first step by a binary search there and walks ITEMS steps, the
@@ -32,6 +32,9 @@
 //   bits keeps the classic kernels: a merge step costs what it costs for int64 while the classic
 //   kernels read half the bytes; they were 1.29-1.91x faster on uniform 1-8, 1-32, all 100 and one
 //   giant segment after short ones, 1.20-1.45x slower on the power laws and all-ones.)
+//
+// For inputs whose tiles fit one wave of resident blocks, the partition, tiles and fixup run as
+// phases of one cooperative kernel behind the check instead (segmented_reduce/one_launch.cuh).
 //
 // Every combination keeps the earlier operand on the left and which thread folds what depends only
 // on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
@@ -85,16 +88,37 @@ __device__ __forceinline__ bool read_flat_range(const long long* offsets, long l
 }
 
 /**
- * Tile boundary t in [0, tiles], by a whole warp: splits[t] = the number of segments closed within
+ * Tile boundary t in [0, tiles] (a thread each): splits[t] = the number of segments closed within
  * the first d = min(t * tile_items, nseg + values) merge steps (segment c closes there when
- * end(c) + c + 1 <= d). A 32-ary search: each round the lanes probe 32 evenly spaced counts at
- * once and a ballot keeps the stretch where closing stops, so 11,000 segments take 3 rounds of
- * loads where a binary search waited for 14 loads one after another (the partition's whole cost at
- * small sizes). Nothing for bad end offsets (the check refuses them).
+ * end(c) + c + 1 <= d), by binary search. Nothing for bad end offsets (the check refuses them).
  */
 __device__ __forceinline__ void merge_path_partition(const long long* __restrict__ offsets, long long nseg,
                                                      long long in_length, long long tile_items, long long t,
                                                      unsigned char* __restrict__ scratch) {
+    FlatRange range;
+    if (!read_flat_range(offsets, nseg, in_length, range)) return;
+    const long long values = range.values(), steps = nseg + values;
+    const long long d = t * tile_items < steps ? t * tile_items : steps;
+    long long lo = d - values > 0 ? d - values : 0, hi = d < nseg ? d : nseg;  // the count lies in [lo, hi]
+    while (lo < hi) {
+        const long long mid = lo + (hi - lo) / 2;
+        if (range.clamp(__ldg(offsets + mid + 1)) + mid + 1 <= d) lo = mid + 1;
+        else hi = mid;
+    }
+    merge_path_splits(scratch)[t] = lo;
+}
+
+/**
+ * The same by a whole warp, for the one launch (segmented_reduce/one_launch.cuh), where the
+ * partition's dependent loads are most of its cost: a 32-ary search, each round the lanes probe 32
+ * evenly spaced counts at once and a ballot keeps the stretch where closing stops, so 11,000
+ * segments take 3 rounds of loads where the binary search waits for 14 loads one after another
+ * (2^16 values: 2.9 -> 1.5 us above an empty kernel's time). The merge path's own partition keeps
+ * the binary search: over 13,000 tiles the probes would read some 30 times the lines.
+ */
+__device__ __forceinline__ void merge_path_partition_warp(const long long* __restrict__ offsets, long long nseg,
+                                                          long long in_length, long long tile_items, long long t,
+                                                          unsigned char* __restrict__ scratch) {
     const int lane = threadIdx.x & 31;
     FlatRange range;
     if (!read_flat_range(offsets, nseg, in_length, range)) return;

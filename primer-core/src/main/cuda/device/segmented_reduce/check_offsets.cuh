@@ -10,7 +10,9 @@
 // Since step 57 it also measures how unevenly the classic kernels would share the segments among
 // their lanes and hands that, with the end offsets and the first decrease, to the host as a verdict
 // in pinned memory: the host then launches the classic kernels or the merge path
-// (GpuSegmentedReduce.launchRouted), or nothing for bad offsets.
+// (GpuSegmentedReduce.launchRouted), or nothing for bad offsets. Since step 58 the one launch
+// (one_launch.cuh) runs the same pair check as its first phase, without the idle steps, its grid
+// barrier in place of the ticket.
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"

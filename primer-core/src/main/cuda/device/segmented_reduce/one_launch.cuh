@@ -3,11 +3,14 @@
 // (grid_barrier.cuh) between phases where kernel boundaries stood. Its verdict reaches the host in
 // pinned memory as the kernel ends, so a call costs one launch and one wait.
 //
-// Why: a segmented reduce otherwise costs the check, a round trip for its verdict, and three more
-// launches; on 2^16 values that was 27-30 us against 5.6 for a plain sum. So inputs whose tiles fit
-// one wave of resident blocks take this path (GpuSegmentedReduce); it serves larger ones too (each
-// block walks every gridDim.x-th tile), where the host's choice between the classic kernels and the
-// merge path pays for its round trip.
+// Why: behind the check, a call cost the check, a round trip for its verdict and three more
+// launches: 25-39 us for float32 sums of 2^16 to 2^20 values. In one launch the same took 21-27 us
+// (bench/lab/OneLaunchLab.java on an H200, 2026-11-24: power-law and uniform 1-8 lengths). What is
+// left is the phases' own chains of dependent loads: each phase alone costs 1.5-6 us above an
+// empty kernel. So GpuSegmentedReduce takes this path when a block per tile fits one wave of
+// resident blocks. It serves larger inputs too (each block walks every gridDim.x-th tile), but
+// there the classic kernels, picked by the check's verdict, win on even lengths (2^22 values of
+// uniform 1-8 lengths: 41 us in one launch, 34 by the classic kernels).
 //
 //   phase 1  the check (check_offsets.cuh: the flags alone, no idle steps, no ticket) and the
 //            partition (a warp per tile boundary), one after the other in each thread: neither
@@ -50,7 +53,7 @@ __device__ __forceinline__ void merge_path_one_launch(const typename Rc::T* __re
     check_offset_pairs<false>(offsets, nseg, scratch);
     constexpr int WARPS = BLOCK / 32;
     for (long long t = (long long)blockIdx.x * WARPS + (threadIdx.x >> 5); t <= tiles; t += (long long)gridDim.x * WARPS)
-        merge_path_partition(offsets, nseg, in_length, TILE, t, scratch);
+        merge_path_partition_warp(offsets, nseg, in_length, TILE, t, scratch);
     grid_barrier(arrivals, 1);
 
     for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {

@@ -12,16 +12,18 @@ import java.util.Objects;
 /**
  * Batched and segmented reduce with a user-defined operator: the order-preserving kernels of
  * {@code device/ordered_segmented_reduce_kernels.cuh} instantiated for the operator through NVRTC
- * and the merge path of {@code device/segmented_reduce_merge_path.cuh} (one source, nine entry
- * points, compiled once and cached as {@link GpuCustomReduce#compile} says).
+ * and the merge path of {@code device/segmented_reduce_merge_path.cuh}, alone and in one launch
+ * ({@code device/segmented_reduce/one_launch.cuh}): one source, ten entry points, compiled once and
+ * cached as {@link GpuCustomReduce#compile} says.
  * Each row or segment is folded in index order with an association fixed by the shape, the offsets
  * and the input address, so the operator need be associative only, and float results are the same
  * bits every run. An empty row or segment gives the identity.
  *
  * <p>The frame is the built-in segmented reduce's ({@link GpuSegmentedReduce}): the same scratch,
  * layout and launch sequences, the same offsets check first (bad offsets throw
- * {@link IllegalArgumentException} naming {@code offsets}, with nothing written), whose verdict the
- * host waits for and which picks the kernels: the classic ones (a warp per 32 segments; long ones
+ * {@link IllegalArgumentException} naming {@code offsets}, with nothing written). Inputs whose
+ * merge path fits one wave of resident blocks take it in one launch, the check its first phase;
+ * over larger ones the host waits for the check's verdict, which picks the kernels: the classic ones (a warp per 32 segments; long ones
  * queued for persistent blocks; a combine) or, for heavy-tailed lengths, the merge path (every
  * thread the same number of steps; it keeps every combination in index order, so it serves
  * operators that do not commute). Rows, of one length, mostly take one kernel

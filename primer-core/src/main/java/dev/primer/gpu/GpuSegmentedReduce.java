@@ -41,9 +41,9 @@ import java.util.function.LongConsumer;
  * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
  * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
  * non-decreasing"). A check kernel runs first, and nothing behind it reads or writes anything
- * when it refused the offsets (routed calls launch nothing more; the others' kernels find the gate
- * shut), so {@code out} is left as it was, and so are the context and the
- * scratch (the flags are cleared). Behind the check every segment is still clamped into
+ * when it refused the offsets (one launch: its later phases find the gate shut; routed calls
+ * launch nothing more; the others' kernels find the gate shut), so {@code out} is left as it was,
+ * and so are the context and the scratch (the flags are cleared). Behind the check every segment is still clamped into
  * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
  * capacity, so that not even offsets changed while the call runs make a kernel touch memory
  * outside {@code in}, {@code out}, {@code offsets} and the scratch. The offsets buffer itself must
@@ -53,15 +53,18 @@ import java.util.function.LongConsumer;
  *
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment) or by the
  * merge path (every thread the same number of steps whatever the lengths), as
- * {@link SegmentedReducePolicy} says: over int32, int64, float32 and float64 values (int64 SUM
- * aside), and for the user-defined operators of {@link GpuCustomSegmentedReduce}, the offsets' check
- * measures how unevenly the classic kernels would share the work and picks; int64 SUM takes the
- * merge path over many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
+ * {@link SegmentedReducePolicy} says. Over int32, int64, float32 and float64 values, and for the
+ * user-defined operators of {@link GpuCustomSegmentedReduce}, inputs whose merge path fits one wave
+ * of resident blocks take it in one cooperative launch, the check its first phase
+ * ({@link #launchOneLaunch}); over larger ones (int64 SUM aside) the offsets' check measures how
+ * unevenly the classic kernels would share the work and picks; int64 SUM takes the merge path over
+ * many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
  *
- * <p>Work is issued on the context's stream. A segmented call waits once: the routed ones for the
- * check's verdict, which the check writes to pinned memory the host polls, before launching the
- * reduce, and they return while it runs; the others (int8, int64 SUM, 128-bit int32 SUM) at the
- * end, a single small readback of the scratch header for the offsets' flags and the overflow flag.
+ * <p>Work is issued on the context's stream. A segmented call waits once: in one launch, for the
+ * verdict its last block writes to pinned memory the host polls as the kernel ends; the routed
+ * ones for the check's verdict, written the same way, before launching the reduce, and they return
+ * while it runs; the others (int8, int64 SUM, 128-bit int32 SUM) at the end, a single small
+ * readback of the scratch header for the offsets' flags and the overflow flag.
  * Batched rows wait only for the 128-bit sums. Calls from several threads on one context are safe:
  * each holds the context's scratch lock for this class while it uses the shared scratch.
  */
@@ -261,8 +264,8 @@ public final class GpuSegmentedReduce {
     static void launchMergePathKernels(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets,
                                        long segments, long out, long inLength, long tile, long tiles, long scratch) {
         int block = SegmentedReducePolicy.BLOCK_THREADS, warps = block / 32;
-        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, warps),
-                block, 0, offsets, segments, inLength, tile, tiles, scratch);  // a warp per tile boundary
+        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block),
+                block, 0, offsets, segments, inLength, tile, tiles, scratch);
         walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
         fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, warps), block, 0, offsets, segments, inLength, tile, tiles, out,
                 scratch);

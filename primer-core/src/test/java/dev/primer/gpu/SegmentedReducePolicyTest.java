@@ -129,6 +129,10 @@ class SegmentedReducePolicyTest {
         assertFalse(SegmentedReducePolicy.prefersMergePath(0, 10));
         assertFalse(SegmentedReducePolicy.prefersMergePath(0, 0));
         assertTrue(SegmentedReducePolicy.prefersMergePath(Long.MAX_VALUE, Long.MAX_VALUE / 2));
+        // Before the verdict: the one launch while a block per tile fits one wave of resident blocks.
+        assertTrue(SegmentedReducePolicy.takesOneLaunch(1, 396));
+        assertTrue(SegmentedReducePolicy.takesOneLaunch(396, 396));
+        assertFalse(SegmentedReducePolicy.takesOneLaunch(397, 396));
     }
 
     /**
