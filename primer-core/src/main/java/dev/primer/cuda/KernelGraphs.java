@@ -16,9 +16,9 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * that graph; shapes beyond the first {@link #MAX_SHAPES} launch by cuLaunchKernel (or
  * cuLaunchCooperativeKernel), so a kernel called with ever new grids costs what it did before
  * graphs, never an instantiation per launch. A cooperative shape's node carries the cooperative
- * launch attribute: the driver runs it only with every block resident at once, or refuses it. Why graphs, and why one per
- * shape rather than one per kernel (moving a graph to another grid was slow): docs/internals.md,
- * from {@code bench/lab/sync_poll_lab.cu}.
+ * launch attribute: the driver runs it only with every block resident at once, or refuses it. Why
+ * graphs, and why one per shape rather than one per kernel (moving a graph to another grid was
+ * slow): docs/internals.md, from {@code bench/lab/sync_poll_lab.cu}.
  *
  * <p>Graphs live as long as the kernel (its context never unloads modules). Not thread-safe: the
  * owning {@link CudaKernel} calls it under its lock.

@@ -183,8 +183,9 @@ public final class GpuSegmentedReduce {
      * tiles fit one wave, {@link SegmentedReducePolicy#takesOneLaunch}; else, for routed recipes
      * ({@link #routed}), the offsets' check's verdict, {@link SegmentedReducePolicy#prefersMergePath}),
      * or, for tests, always by the one launch, or always behind the verdict by the classic kernels or
-     * by the merge path. Recipes without a merge path (int8, int32 SUM in 128 bits) ignore it; int64
-     * SUM heeds ONE_LAUNCH alone.
+     * by the merge path. Recipes without a merge path (int8, int32 SUM in 128 bits) ignore it. int64
+     * SUM takes the one launch as the others do; CLASSIC and MERGE_PATH both send it behind the check,
+     * where its own rule ({@link #takesMergePath}) picks.
      */
     enum Route { AUTO, ONE_LAUNCH, CLASSIC, MERGE_PATH }
 
