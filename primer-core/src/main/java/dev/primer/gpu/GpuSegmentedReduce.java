@@ -40,10 +40,11 @@ import java.util.function.LongConsumer;
  * <p>Offsets are checked, like the CPU backend's, and bad ones throw {@link IllegalArgumentException}
  * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
  * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
- * non-decreasing"). A check kernel runs first, and nothing behind it reads or writes anything
- * when it refused the offsets (one launch: its later phases find the gate shut; routed calls
- * launch nothing more; the others' kernels find the gate shut), so {@code out} is left as it was,
- * and so are the context and the scratch (the flags are cleared). Behind the check every segment is still clamped into
+ * non-decreasing"). The check runs first (the one launch's first phase, or a kernel of its own),
+ * and nothing behind it reads or writes anything when it refused the offsets (the one launch's
+ * later phases find the gate shut; routed calls launch nothing more; the others' kernels find the
+ * gate shut), so {@code out} is left as it was, and so are the context and the scratch (the flags
+ * are cleared). Behind the check every segment is still clamped into
  * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
  * capacity, so that not even offsets changed while the call runs make a kernel touch memory
  * outside {@code in}, {@code out}, {@code offsets} and the scratch. The offsets buffer itself must
