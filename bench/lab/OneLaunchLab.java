@@ -18,9 +18,10 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 /**
  * Where the segmented reduce's one launch (device/segmented_reduce/one_launch.cuh) stops paying
  * (design measurements for SegmentedReducePolicy.takesOneLaunch). float32 SUM over power-law
- * (Pareto 1.1, up to 2^20) and uniform 1-8 lengths, 2^16 to 2^24 values, by each route, forced:
- * ONE_LAUNCH, CLASSIC and MERGE_PATH (the last two behind the offsets' check and its verdict's round
- * trip, as AUTO takes them beyond one wave). Host wall time of a call and a synchronize, in us,
+ * (Pareto 1.1, up to 2^20) and uniform 1-8 lengths, 2^16 to 2^24 values, by each route: AUTO (the
+ * one launch while its tiles fit one wave, then the verdict's choice), and forced CLASSIC and
+ * MERGE_PATH (behind the offsets' check and its verdict's round trip, as AUTO takes them beyond one
+ * wave). Host wall time of a call and a synchronize, in us,
  * median of 200 after 50 warm-up calls, routes interleaved. The routes are package-private:
  * reflection reaches them (a lab, not an API).
  *
@@ -37,8 +38,8 @@ public final class OneLaunchLab {
                 long.class, long.class, long.class, long.class, long.class, routeClass);
         call.setAccessible(true);
         launchCosts(ctx);
-        String[] routes = {"ONE_LAUNCH", "CLASSIC", "MERGE_PATH"};
-        System.out.println("| lengths | values | segments | tiles | one launch us | classic us | merge path us |");
+        String[] routes = {"AUTO", "CLASSIC", "MERGE_PATH"};
+        System.out.println("| lengths | values | segments | one launch: items, tiles | AUTO us | classic us | merge path us |");
         System.out.println("|---|---|---|---|---|---|---|");
         for (String lengths : new String[] {"powerlaw", "uniform8"}) {
             for (int log2 = 16; log2 <= 24; log2++) {
@@ -62,8 +63,9 @@ public final class OneLaunchLab {
                             if (rep >= 0) times[k][rep] = (System.nanoTime() - t0) / 1e3;
                         }
                     }
-                    StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | 2^%d | %d | %d |", lengths, log2,
-                            segments, Math.ceilDiv(n + segments, 256 * 23)));
+                    int items = oneLaunchItems(ctx, n + segments);
+                    StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "| %s | 2^%d | %d | %d, %d |", lengths,
+                            log2, segments, items, Math.ceilDiv(n + segments, 256L * items)));
                     for (double[] t : times) {
                         Arrays.sort(t);
                         row.append(String.format(Locale.ROOT, " %.1f |", t[t.length / 2]));
@@ -77,17 +79,26 @@ public final class OneLaunchLab {
         }
     }
 
+    /** SegmentedReducePolicy.oneLaunchItems on this GPU for float32 (the merge path's 23 steps at most). */
+    private static int oneLaunchItems(CudaContext ctx, long steps) {
+        long perSm = Math.ceilDiv(steps, 256L * ctx.device().multiprocessorCount());
+        return (int) Math.min(23, Math.max(4, perSm));
+    }
+
     /**
-     * What one call's pieces cost on 2^16 power-law float32 values (14 tiles), median of 500 in us:
-     * the one launch launched cooperatively and launched plainly (safe here: 14 blocks on an idle
-     * GPU), each waited for by its verdict (host wall time) and timed by events around it (GPU time);
-     * the offsets' check alone with its verdict; a one-block fill and a synchronize; the merge path's
-     * three kernels alone (after the check); a fill of 14 blocks.
+     * What one call's pieces cost on 2^16 power-law float32 values, median of 500 in us: the one
+     * launch (at the host's steps per thread) launched cooperatively and launched plainly (safe here:
+     * under a hundred blocks on an idle GPU), each waited for by its verdict (host wall time) and
+     * timed by events around it (GPU time); the offsets' check alone with its verdict; a one-block
+     * fill and a synchronize; the merge path's three kernels alone (after the check; 14 tiles of 23
+     * steps per thread); a fill of 14 blocks.
      */
     private static void launchCosts(CudaContext ctx) {
         long n = 1 << 16;
         long[] offsets = offsets("powerlaw", n, new SplittableRandom(16));
         long segments = offsets.length - 1, tiles = Math.ceilDiv(n + segments, 256 * 23);
+        int items = oneLaunchItems(ctx, n + segments);
+        long oneTiles = Math.ceilDiv(n + segments, 256L * items);
         try (Arena arena = Arena.ofConfined()) {
             long in = ctx.allocate(4 * n), off = ctx.allocate(8 * (segments + 1)), out = ctx.allocate(4 * segments);
             long scratchBytes = 1 << 20, scratch = ctx.allocate(scratchBytes);
@@ -124,9 +135,9 @@ public final class OneLaunchLab {
                         ctx.synchronize();
                     } else {
                         ctx.launchAndAwait(4, 0x5E6D_F00D_7CAF_E000L, verdict -> {
-                            Object[] a = {in, off, segments, n, tiles, out, scratch, verdict};
-                            if (kind == 0) one.launchCooperative(tiles, 256, 0, a);
-                            else if (kind == 1) one.launch(tiles, 256, 0, a);
+                            Object[] a = {in, off, segments, n, items, out, scratch, verdict};
+                            if (kind == 0) one.launchCooperative(oneTiles, 256, 0, a);
+                            else if (kind == 1) one.launch(oneTiles, 256, 0, a);
                             else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict);
                         });
                         stop.record();

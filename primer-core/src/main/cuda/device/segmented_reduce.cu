@@ -39,10 +39,12 @@
 //                                        long long tile_items, long long tiles, Out* out, unsigned char* scratch)
 //                                        grid: ceil(tiles / 8)
 //   segreduce_one_launch_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
-//                                        long long tiles, Out* out, unsigned char* scratch,
-//                                        unsigned long long* verdict)   all of the above and the check in one
-//                                        cooperative launch (segmented_reduce/one_launch.cuh); grid: at most
-//                                        one wave of resident blocks; verdict: 4 words of pinned host memory
+//                                        int items, Out* out, unsigned char* scratch,
+//                                        unsigned long long* verdict)   the check and the merge path in one
+//                                        cooperative launch (segmented_reduce/one_launch.cuh), tiles of
+//                                        256 * items steps (items <= the merge path's); grid: the tiles,
+//                                        ceil((in_length + nseg) / (256 * items)), at most one wave of
+//                                        resident blocks; verdict: 4 words of pinned host memory
 //
 // Output element Out (the accumulator A in brackets), matching the CPU backend:
 //   int8, int32 SUM:            int64 (64-bit, always exact: the host gives these kernels no row or
@@ -156,11 +158,11 @@ namespace seg = primer::segmented;
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, ONE_LAUNCH_BLOCKS)                   \
     segreduce_one_launch_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
-                                         long long nseg, long long in_length, long long tiles,                       \
+                                         long long nseg, long long in_length, int items,                             \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch,                 \
                                          unsigned long long* verdict) {                                              \
         seg::merge_path_one_launch<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(  \
-            in, offsets, nseg, in_length, tiles, out, scratch, verdict);                                             \
+            in, offsets, nseg, in_length, items, out, scratch, verdict);                                             \
     }
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)

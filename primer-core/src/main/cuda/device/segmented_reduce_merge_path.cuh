@@ -11,7 +11,7 @@
 //   first d steps, the A items are the segments with key(i) = end(i) + i + 1 <= d: a binary search.
 //
 //   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
-//                         the offsets (the one launch: a warp each, merge_path_partition_warp).
+//                         the offsets (the one launch: a warp each, merge_path_search_warp).
 //   merge_path_tile       a block per tile of BLOCK * ITEMS steps: the tile's values (cp.async) and
 //                         offsets (checked and clamped on the way) go to shared memory; each thread
 //                         finds its first step by a binary search there and walks ITEMS steps, the
@@ -33,8 +33,8 @@
 //   kernels read half the bytes; they were 1.29-1.91x faster on uniform 1-8, 1-32, all 100 and one
 //   giant segment after short ones, 1.20-1.45x slower on the power laws and all-ones.)
 //
-// For inputs whose tiles fit one wave of resident blocks, the partition, tiles and fixup run as
-// phases of one cooperative kernel behind the check instead (segmented_reduce/one_launch.cuh).
+// For inputs whose tiles fit one wave of resident blocks, one cooperative kernel does the check, the
+// partition, the tiles and the fixup instead (segmented_reduce/one_launch.cuh), a tile per block.
 //
 // Every combination keeps the earlier operand on the left and which thread folds what depends only
 // on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
@@ -109,19 +109,17 @@ __device__ __forceinline__ void merge_path_partition(const long long* __restrict
 }
 
 /**
- * The same by a whole warp, for the one launch (segmented_reduce/one_launch.cuh), where the
- * partition's dependent loads are most of its cost: a 32-ary search, each round the lanes probe 32
- * evenly spaced counts at once and a ballot keeps the stretch where closing stops, so 11,000
- * segments take 3 rounds of loads where the binary search waits for 14 loads one after another
- * (2^16 values: 2.9 -> 1.5 us above an empty kernel's time). The merge path's own partition keeps
- * the binary search: over 13,000 tiles the probes would read some 30 times the lines.
+ * The same count by a whole warp (every lane gets it), for the one launch
+ * (segmented_reduce/one_launch.cuh), where the search's dependent loads are most of its cost: a
+ * 32-ary search, each round the lanes probe 32 evenly spaced counts at once and a ballot keeps the
+ * stretch where closing stops, so 11,000 segments take 3 rounds of loads where the binary search
+ * waits for 14 loads one after another (2^16 values: 2.9 -> 1.5 us above an empty kernel's time).
+ * The merge path's own partition keeps the binary search: over 13,000 tiles the probes would read
+ * some 30 times the lines.
  */
-__device__ __forceinline__ void merge_path_partition_warp(const long long* __restrict__ offsets, long long nseg,
-                                                          long long in_length, long long tile_items, long long t,
-                                                          unsigned char* __restrict__ scratch) {
+__device__ __forceinline__ long long merge_path_search_warp(const long long* __restrict__ offsets, long long nseg,
+                                                            const FlatRange& range, long long tile_items, long long t) {
     const int lane = threadIdx.x & 31;
-    FlatRange range;
-    if (!read_flat_range(offsets, nseg, in_length, range)) return;
     const long long values = range.values(), steps = nseg + values;
     const long long d = t * tile_items < steps ? t * tile_items : steps;
     long long lo = d - values > 0 ? d - values : 0, hi = d < nseg ? d : nseg;  // the count lies in [lo, hi]
@@ -137,7 +135,7 @@ __device__ __forceinline__ void merge_path_partition_warp(const long long* __res
             hi = next_hi;
         }
     }
-    if (lane == 0) merge_path_splits(scratch)[t] = lo;
+    return lo;
 }
 
 /** Merge steps per thread for values of type T: as many as shared memory and registers allow. */
@@ -175,45 +173,51 @@ struct MergePathSpan {
 };
 
 /**
- * Tile t's span, from the splits at its two boundaries; false (the block does nothing) for a tile
- * past the end (the host sizes the grid from an upper bound), for offsets the check refused (the
- * gate, loaded beside the end offsets), for bad end offsets and for splits that do not chain.
+ * Tile t's span, given the splits at its two boundaries (i0, i1) and tiles of tile_items steps;
+ * false (the block does nothing) for a tile past the end (the host sizes the grid from an upper
+ * bound) and for splits that do not chain.
  */
-template <int TILE>
-__device__ __forceinline__ bool merge_path_span(const long long* offsets, long long nseg, long long in_length,
-                                                long long t, unsigned char* scratch, FlatRange& range,
-                                                MergePathSpan& span) {
-    const bool refused = offsets_refused(scratch);
-    if (!read_flat_range(offsets, nseg, in_length, range) || refused) return false;
+__device__ __forceinline__ bool merge_path_span_of(const FlatRange& range, long long nseg, long long tile_items,
+                                                   long long t, long long i0, long long i1, MergePathSpan& span) {
     const long long steps = nseg + range.values();
-    const long long d0 = t * TILE < steps ? t * TILE : steps;
-    const long long d1 = d0 + TILE < steps ? d0 + TILE : steps;
+    const long long d0 = t * tile_items < steps ? t * tile_items : steps;
+    const long long d1 = d0 + tile_items < steps ? d0 + tile_items : steps;
     if (d0 >= d1) return false;
-    const long long* splits = merge_path_splits(scratch);
-    const long long i0 = splits[t], i1 = splits[t + 1];  // segments [i0, i1) close in this tile
-    const long long j0 = d0 - i0, j1 = d1 - i1;          // values [j0, j1) are folded in it
+    const long long j0 = d0 - i0, j1 = d1 - i1;  // segments [i0, i1) close in this tile, values [j0, j1) fold in it
     if (i0 < 0 || i1 < i0 || i1 > nseg || j0 < 0 || j1 < j0 || j1 > range.values()) return false;
     span = {i0, j0, (int)(i1 - i0), (int)(j1 - j0)};
     return true;
 }
 
 /**
+ * Tile t's span, from the partition's splits in scratch; false also for offsets the check refused
+ * (the gate, loaded beside the end offsets) and for bad end offsets.
+ */
+__device__ __forceinline__ bool merge_path_span(const long long* offsets, long long nseg, long long in_length,
+                                                long long tile_items, long long t, unsigned char* scratch,
+                                                FlatRange& range, MergePathSpan& span) {
+    const bool refused = offsets_refused(scratch);
+    if (!read_flat_range(offsets, nseg, in_length, range) || refused) return false;
+    const long long* splits = merge_path_splits(scratch);
+    return merge_path_span_of(range, nseg, tile_items, t, splits[t], splits[t + 1], span);
+}
+
+/**
  * A tile's end, once each thread has walked its steps: a block-wide segmented scan of the threads'
  * open partials (a thread that closed a segment starts anew) gives each thread what precedes its
  * first closed segment. That segment's result goes to results[first_closed] (segment i0 +
- * first_closed), or to the tile's first slot when it is segment i0 and began in an earlier tile
- * (first_start, in shared memory, before the tile's first value j0): the fixup finishes it. Thread 0
- * leaves the tile's open partial in its slot.
+ * first_closed), or to *first_part when it is segment i0 and began in an earlier tile (first_start,
+ * in shared memory, before the tile's first value j0): a fixup finishes it. Thread 0 leaves the
+ * tile's open partial in *open_part (null: not wanted).
  */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool closed, typename Rc::A first_partial,
                                                     int first_closed, const long long& first_start, long long j0,
-                                                    long long i0, long long t, long long tiles,
-                                                    BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
+                                                    long long i0, BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
+                                                    typename Rc::A* first_part, typename Rc::A* open_part,
                                                     unsigned char* scratch, typename Rc::Out* results) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
-    using Out = typename Rc::Out;
     Op op;
     const Segmented<A> mine[1] = {{acc, closed ? 1 : 0}};
     Segmented<A> before[1];
@@ -223,38 +227,25 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
     if (closed) {
         const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
         const bool first_continues = first_start < j0;  // read after the scan: no register held across it
-        if (first_closed == 0 && first_continues) *merge_path_first_slot<A>(scratch, tiles, t) = value;
+        if (first_closed == 0 && first_continues) *first_part = value;
         else results[first_closed] = finish<Rc>(value, i0 + first_closed, overflow_flag(scratch));
     }
-    if (threadIdx.x == 0) *merge_path_open_slot<A>(scratch, tiles, t) = tile_open.value;
+    if (threadIdx.x == 0 && open_part != nullptr) *open_part = tile_open.value;
 }
 
 /**
- * Tile t of BLOCK * ITEMS merge steps, by the whole block; see the header comment. A block that
- * walks another tile after this one must __syncthreads first (the shared memory is reused).
+ * Stages a tile: its values (cp.async; no registers held across the round trip) and its offsets,
+ * each clamped into the tile, go to shared memory; ends with a barrier.
  */
 template <class Rc, int BLOCK, int ITEMS>
-__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
-                                                const long long* __restrict__ offsets, long long nseg,
-                                                long long in_length, long long tiles, long long t,
-                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+__device__ __forceinline__ void merge_path_stage(const typename Rc::T* __restrict__ in,
+                                                 const long long* __restrict__ offsets, const FlatRange& range,
+                                                 const MergePathSpan& span, MergePathStorage<Rc, BLOCK, ITEMS>& smem) {
     using T = typename Rc::T;
-    using A = typename Rc::A;
-    using Out = typename Rc::Out;
-    using Op = typename Rc::Op;
-    constexpr int TILE = BLOCK * ITEMS;
-    __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
-    Op op;
     const int tid = threadIdx.x;
-    FlatRange range;
-    MergePathSpan span;
-    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
-    const long long i0 = span.i0, j0 = span.j0;
+    const long long i0 = span.i0;
     const int na = span.na, nb = span.nb;
-
-    // Stage the values (no registers held across the round trip) and the offsets, each clamped
-    // into the tile.
-    const long long first_value = range.base + j0;
+    const long long first_value = range.base + span.j0;
     const T* tile_values = in + first_value;
     for (int k = tid; k < nb; k += BLOCK) {
         if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
@@ -283,10 +274,28 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     }
     asm volatile("cp.async.wait_all;" ::: "memory");
     __syncthreads();
+}
 
+/**
+ * Walks a staged tile, `items` (<= ITEMS) merge steps per thread: each thread finds its first step
+ * by a binary search in shared memory and walks its steps, the open segment's end in a register,
+ * writing the segments it closes; then merge_path_tile_end.
+ */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_walk(int items, const MergePathSpan& span,
+                                                MergePathStorage<Rc, BLOCK, ITEMS>& smem,
+                                                typename Rc::A* first_part, typename Rc::A* open_part,
+                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Out = typename Rc::Out;
+    using Op = typename Rc::Op;
+    Op op;
+    const long long i0 = span.i0, j0 = span.j0;
+    const int na = span.na, nb = span.nb;
     // This thread's steps [k_begin, k_begin + count): where it enters the merge, then the walk.
-    const int k_begin = tid * ITEMS < na + nb ? tid * ITEMS : na + nb;
-    const int count = (k_begin + ITEMS < na + nb ? k_begin + ITEMS : na + nb) - k_begin;
+    const int k_begin = threadIdx.x * items < na + nb ? threadIdx.x * items : na + nb;
+    const int count = (k_begin + items < na + nb ? k_begin + items : na + nb) - k_begin;
     int lo = k_begin - nb > 0 ? k_begin - nb : 0, hi = k_begin < na ? k_begin : na;
     while (lo < hi) {  // the segments closed within the tile's first k_begin steps
         const int mid = (lo + hi) >> 1;
@@ -321,8 +330,28 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
         }
     }
 
-    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
-                                   smem.scan, scratch, tile_out);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
+                                   first_part, open_part, scratch, tile_out);
+}
+
+/**
+ * Tile t of BLOCK * ITEMS merge steps, by the whole block, its partials to the tile's slots in
+ * scratch; see the header comment. A block that walks another tile after this one must
+ * __syncthreads first (the shared memory is reused).
+ */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
+                                                const long long* __restrict__ offsets, long long nseg,
+                                                long long in_length, long long tiles, long long t,
+                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
+    FlatRange range;
+    MergePathSpan span;
+    if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
+    merge_path_stage<Rc, BLOCK, ITEMS>(in, offsets, range, span, smem);
+    merge_path_walk<Rc, BLOCK, ITEMS>(ITEMS, span, smem, merge_path_first_slot<A>(scratch, tiles, t),
+                                      merge_path_open_slot<A>(scratch, tiles, t), out, scratch);
 }
 
 /** Open partials a fixup thread keeps in flight: a fold is a few rounds of loads, not one load per tile. */

@@ -11,7 +11,7 @@
 // their lanes and hands that, with the end offsets and the first decrease, to the host as a verdict
 // in pinned memory: the host then launches the classic kernels or the merge path
 // (GpuSegmentedReduce.launchRouted), or nothing for bad offsets. Since step 58 the one launch
-// (one_launch.cuh) runs the same pair check as its first phase, without the idle steps, its grid
+// (one_launch.cuh) runs the same pair check in its first phase, without the idle steps, its grid
 // barrier in place of the ticket.
 #pragma once
 #include "policy.cuh"
@@ -37,10 +37,11 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
 }
 
 /**
- * Grid-stride over k in [0, nseg): offsets[k] > offsets[k + 1] raises DECREASING and keeps the
- * smallest such k (first_decrease), in the scratch header, for the gate and the host. A pass over
- * the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs of loads in flight (the
- * second of a pair mostly hits the line of the first). Called by whole warps.
+ * Strided over k in [0, nseg) from `first` (this thread's index among the threads that check; a
+ * multiple of 32 at lane 0) by `stride` (how many check): offsets[k] > offsets[k + 1] raises
+ * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
+ * the host. A pass over the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs of
+ * loads in flight (the second of a pair mostly hits the line of the first). Called by whole warps.
  *
  * With COUNT_IDLE it also measures what the classic kernels would waste on these segments, and
  * returns it (the warp's, in every lane): a warp of segments_small folds its short segments (<=
@@ -52,12 +53,11 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
  */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ unsigned long long check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
-                                                                 unsigned char* __restrict__ scratch) {
+                                                                 unsigned char* __restrict__ scratch, long long first,
+                                                                 long long stride) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
-    const long long first = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long stride = (long long)gridDim.x * blockDim.x;
     bool decreased = false;
     unsigned long long idle = 0;
     // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
@@ -109,7 +109,9 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         if (blockIdx.x == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
         else begin = offsets[0], end = offsets[nseg];
     }
-    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch);
+    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch,
+                                                             (long long)blockIdx.x * blockDim.x + threadIdx.x,
+                                                             (long long)gridDim.x * blockDim.x);
     if (lane == 0) warp_idle[warp] = idle;
     __syncthreads();
     if (threadIdx.x == 0) {

@@ -22,7 +22,7 @@ import java.util.Objects;
  * <p>The frame is the built-in segmented reduce's ({@link GpuSegmentedReduce}): the same scratch,
  * layout and launch sequences, the same offsets check first (bad offsets throw
  * {@link IllegalArgumentException} naming {@code offsets}, with nothing written). Inputs whose
- * merge path fits one wave of resident blocks take it in one launch, the check its first phase;
+ * merge path fits one wave of resident blocks, a tile each, take it in one launch with the check;
  * over larger ones the host waits for the check's verdict, which picks the kernels: the classic ones (a warp per 32 segments; long ones
  * queued for persistent blocks; a combine) or, for heavy-tailed lengths, the merge path (every
  * thread the same number of steps; it keeps every combination in index order, so it serves
@@ -108,9 +108,9 @@ public final class GpuCustomSegmentedReduce {
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %12$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg,
-                      long long in_length, long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch,
+                      long long in_length, int items, T* __restrict__ out, unsigned char* __restrict__ scratch,
                       unsigned long long* verdict) {
-                    seg::merge_path_one_launch<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles,
+                    seg::merge_path_one_launch<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, items,
                                                                                       out, scratch, verdict);
                 }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,

@@ -40,10 +40,10 @@ import java.util.function.LongConsumer;
  * <p>Offsets are checked, like the CPU backend's, and bad ones throw {@link IllegalArgumentException}
  * naming {@code offsets}: {@code offsets[0] < 0}, {@code offsets[segments] < offsets[0]},
  * {@code offsets[segments] > inLength}, or any {@code offsets[s] > offsets[s+1]} ("not
- * non-decreasing"). The check runs first (the one launch's first phase, or a kernel of its own),
- * and nothing behind it reads or writes anything when it refused the offsets (the one launch's
- * later phases find the gate shut; routed calls launch nothing more; the others' kernels find the
- * gate shut), so {@code out} is left as it was, and so are the context and the scratch (the flags
+ * non-decreasing"). The check runs first (in the one launch, before its grid barrier; else a
+ * kernel of its own), and nothing behind it writes anything when it refused the offsets (past the
+ * one launch's barrier every block finds the gate shut; routed calls launch nothing more; the
+ * others' kernels find the gate shut), so {@code out} is left as it was, and so are the context and the scratch (the flags
  * are cleared). Behind the check every segment is still clamped into
  * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
  * capacity, so that not even offsets changed while the call runs make a kernel touch memory
@@ -56,7 +56,7 @@ import java.util.function.LongConsumer;
  * merge path (every thread the same number of steps whatever the lengths), as
  * {@link SegmentedReducePolicy} says. Over int32, int64, float32 and float64 values, and for the
  * user-defined operators of {@link GpuCustomSegmentedReduce}, inputs whose merge path fits one wave
- * of resident blocks take it in one cooperative launch, the check its first phase
+ * of resident blocks, a tile each, take it in one cooperative launch with the check
  * ({@link #launchOneLaunch}); over larger ones (int64 SUM aside) the offsets' check measures how
  * unevenly the classic kernels would share the work and picks; int64 SUM takes the merge path over
  * many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
@@ -181,14 +181,14 @@ public final class GpuSegmentedReduce {
 
     /**
      * How segments are reduced: as their size and offsets decide (AUTO: the one launch where its
-     * tiles fit one wave, {@link SegmentedReducePolicy#takesOneLaunch}; else, for routed recipes
-     * ({@link #routed}), the offsets' check's verdict, {@link SegmentedReducePolicy#prefersMergePath}),
-     * or, for tests, always by the one launch, or always behind the verdict by the classic kernels or
-     * by the merge path. Recipes without a merge path (int8, int32 SUM in 128 bits) ignore it. int64
-     * SUM takes the one launch as the others do; CLASSIC and MERGE_PATH both send it behind the check,
-     * where its own rule ({@link #takesMergePath}) picks.
+     * tiles fit one wave, {@link #oneLaunchShape}; else, for routed recipes ({@link #routed}), the
+     * offsets' check's verdict, {@link SegmentedReducePolicy#prefersMergePath}), or, for tests,
+     * always behind the verdict by the classic kernels or by the merge path. Recipes without a merge
+     * path (int8, int32 SUM in 128 bits) ignore it. int64 SUM takes the one launch as the others do;
+     * CLASSIC and MERGE_PATH both send it behind the check, where its own rule
+     * ({@link #takesMergePath}) picks.
      */
-    enum Route { AUTO, ONE_LAUNCH, CLASSIC, MERGE_PATH }
+    enum Route { AUTO, CLASSIC, MERGE_PATH }
 
     // ---- launches ----
     //
@@ -287,26 +287,24 @@ public final class GpuSegmentedReduce {
     /**
      * Segments by the merge path in one cooperative launch ({@code segreduce_one_launch_*} or a
      * user-defined operator's {@code kernel}; {@code device/segmented_reduce/one_launch.cuh}): the
-     * offsets' check, the partition, the tiles and the fixup, grid barriers between them, a block per
-     * tile of {@code tile} steps up to one wave of resident blocks (beyond it, forced, each block walks
-     * several). The host waits for the verdict its last block writes to pinned memory as it ends
-     * (no synchronize) and throws for bad offsets, with nothing written, or an int64 SUM that does not
-     * fit a long; the kernel has put the scratch header back itself. Returns false, launching nothing,
-     * when the tiles would not fit one wave ({@link SegmentedReducePolicy#takesOneLaunch}) and the
-     * route does not force it, or the route forces another path.
+     * offsets' check and the merge path, a grid barrier between them, a block per tile of
+     * {@link #oneLaunchShape}'s steps. The host waits for the verdict its last block writes to pinned
+     * memory as it ends (no synchronize) and throws for bad offsets, with nothing written, or an
+     * int64 SUM that does not fit a long; the kernel has put the scratch header back itself. Returns
+     * false, launching nothing, when the tiles would not fit one wave or the route forces another
+     * path.
      */
     static boolean launchOneLaunch(CudaContext ctx, CudaKernel kernel, long in, long offsets, long segments, long out,
                                    long inLength, long tile, Route route) {
-        if (route == Route.CLASSIC || route == Route.MERGE_PATH) return false;
-        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
-        long wave = persistentGrid(ctx, kernel);
-        if (route != Route.ONE_LAUNCH && !SegmentedReducePolicy.takesOneLaunch(tiles, wave)) return false;
-        long grid = Math.min(tiles, wave);
+        if (route != Route.AUTO) return false;
+        OneLaunchShape shape = oneLaunchShape(ctx, kernel, inLength, segments, tile);
+        if (shape == null) return false;
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
-                    SegmentedReducePolicy.mergePathScratchBytes(tiles)));
-            MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON, verdict -> kernel.launchCooperative(grid,
-                    SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, tiles, out, scratch, verdict));
+                    SegmentedReducePolicy.mergePathScratchBytes(shape.tiles())));
+            MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON, verdict -> kernel.launchCooperative(shape.tiles(),
+                    SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, shape.items(), out, scratch,
+                    verdict));
             long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
             long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), overflow = words.get(ValueLayout.JAVA_LONG, 24);
             if (begin < 0 || end < begin || end > inLength) throwBadEnds(segments, inLength, begin, end);
@@ -314,6 +312,24 @@ public final class GpuSegmentedReduce {
             if (overflow != 0) throwOverflow(overflow, "segment");
         }
         return true;
+    }
+
+    /** The one launch's grid (a block per tile) and merge steps per thread. */
+    record OneLaunchShape(long tiles, int items) {}
+
+    /**
+     * The one launch's shape for segments over {@code inLength} elements, given the merge path's
+     * {@code tile} of steps ({@link SegmentedReducePolicy#oneLaunchItems}), or null when its tiles
+     * would not fit one wave of {@code kernel}'s resident blocks
+     * ({@link SegmentedReducePolicy#takesOneLaunch}).
+     */
+    static OneLaunchShape oneLaunchShape(CudaContext ctx, CudaKernel kernel, long inLength, long segments, long tile) {
+        int block = SegmentedReducePolicy.BLOCK_THREADS;
+        int items = SegmentedReducePolicy.oneLaunchItems(inLength + segments, ctx.device().multiprocessorCount(),
+                (int) (tile / block));
+        long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, (long) block * items);
+        return SegmentedReducePolicy.takesOneLaunch(tiles, persistentGrid(ctx, kernel)) ? new OneLaunchShape(tiles, items)
+                : null;
     }
 
     /**

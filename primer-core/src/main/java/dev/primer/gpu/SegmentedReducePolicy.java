@@ -146,11 +146,31 @@ public final class SegmentedReducePolicy {
     }
 
     /**
-     * Whether segments whose merge path has {@code tiles} tiles take the one launch (check,
-     * partition, tiles and fixup in one cooperative kernel: {@code device/segmented_reduce/one_launch.cuh})
-     * rather than the check's verdict and the kernels it picks: when a block per tile fits one
-     * {@code wave} of resident blocks. There the round trip and the three launches it saves weigh
-     * more than what the classic kernels gain over the merge path on even lengths.
+     * Merge steps per thread in the one launch, at least: below it more blocks cost more than
+     * shorter walks save (bench/lab/one_launch_lab.cu on an H200, 2^16 float32 values: 15.6 us at
+     * one step, 14.8 at two to four, 17.4 at the merge path's 23).
+     */
+    static final int ONE_LAUNCH_MIN_ITEMS = 4;
+
+    /**
+     * Merge steps per thread of the one launch over {@code steps} merge steps (values and
+     * segments) on {@code sms} SMs: enough for about a tile per SM, so that the walks, chains of
+     * dependent steps with nothing to hide them behind, are as short as the SMs allow; at least
+     * {@link #ONE_LAUNCH_MIN_ITEMS}, at most {@code maxItems} (the merge path's). The lab measured
+     * this choice within 0.1-0.5 us of the best of 1-23 steps at 2^16 to 2^19 values.
+     */
+    static int oneLaunchItems(long steps, int sms, int maxItems) {
+        long perSm = ceilDiv(steps, (long) sms * BLOCK_THREADS);
+        return (int) Math.min(maxItems, Math.max(ONE_LAUNCH_MIN_ITEMS, perSm));
+    }
+
+    /**
+     * Whether segments whose one launch has {@code tiles} tiles take it (the check and the merge
+     * path in one cooperative kernel: {@code device/segmented_reduce/one_launch.cuh}) rather than
+     * the check's verdict and the kernels it picks: when a block per tile fits one {@code wave} of
+     * resident blocks, which the kernel needs (a block holds its tile in shared memory across the
+     * grid barrier). There the round trip and the three launches it saves weigh more than what the
+     * classic kernels gain over the merge path on even lengths.
      */
     static boolean takesOneLaunch(long tiles, long wave) {
         return tiles <= wave;

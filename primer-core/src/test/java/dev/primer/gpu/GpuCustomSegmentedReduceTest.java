@@ -108,7 +108,7 @@ class GpuCustomSegmentedReduceTest {
             for (long[] offsets : layouts) {
                 long n = offsets[offsets.length - 1] + 2;
                 shift = shift % 3 + 1;
-                for (GpuSegmentedReduce.Route route : new GpuSegmentedReduce.Route[] {GpuSegmentedReduce.Route.ONE_LAUNCH,
+                for (GpuSegmentedReduce.Route route : new GpuSegmentedReduce.Route[] {GpuSegmentedReduce.Route.AUTO,
                         GpuSegmentedReduce.Route.CLASSIC, GpuSegmentedReduce.Route.MERGE_PATH}) {
                     checkSegments(ctx, op, offsets, n, shift, route);
                 }

@@ -1,6 +1,8 @@
 package dev.primer.gpu;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -51,10 +53,11 @@ class GpuSegmentedReduceTest {
     /** The route segmented calls take where there is a choice (segmentsMatchReferenceForEveryOperator forces each). */
     private Route route = Route.AUTO;
     /**
-     * The routes the malformed-offsets and overflow tests take each call by: the one launch (AUTO's
-     * choice at their sizes), and behind the offsets' verdict the classic kernels and the merge path.
+     * The routes the malformed-offsets and overflow tests take each call by: AUTO (the one launch,
+     * where it fits one wave: at most of their sizes), and behind the offsets' verdict the classic
+     * kernels and the merge path.
      */
-    private static final Route[] FORCED_ROUTES = {Route.ONE_LAUNCH, Route.CLASSIC, Route.MERGE_PATH};
+    private static final Route[] ROUTES = Route.values();
     /** Poison bytes either side of an output: eight results of the widest type. */
     private static final long GUARD_BYTES = 64;
     /** The poison of wide outputs: 0xFF bytes read as -1 (an empty segment's index) or NaN, results in their own right. */
@@ -168,7 +171,7 @@ class GpuSegmentedReduceTest {
                 long n = offsets[offsets.length - 1] + 2 * tile + 9;  // beyond the last offset: tiles of no work
                 assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, offsets.length - 1), "merge path");
                 Host values = Host.random(arena, DType.LONG, n, false, new Random(n));
-                for (Route r : new Route[] {Route.ONE_LAUNCH, Route.MERGE_PATH}) {  // in one launch, and behind the check
+                for (Route r : new Route[] {Route.AUTO, Route.MERGE_PATH}) {  // in one launch where it fits, and behind the check
                     this.route = r;
                     runAndCheck(values, Op.SUM, false, offsets, 0, -1, -1, arena);
                 }
@@ -250,7 +253,7 @@ class GpuSegmentedReduceTest {
                 cases.add(Arguments.of(t, layout, Route.CLASSIC));
                 if (t != DType.BYTE) {
                     cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
-                    cases.add(Arguments.of(t, layout, Route.ONE_LAUNCH));
+                    cases.add(Arguments.of(t, layout, Route.AUTO));  // the one launch, where it fits one wave
                 }
             }
         }
@@ -327,7 +330,7 @@ class GpuSegmentedReduceTest {
      * for the sanitizers (gpu-suite.sh), which so reach the kernels of every route.
      */
     @ParameterizedTest(name = "{0}")
-    @EnumSource(value = Route.class, names = {"ONE_LAUNCH", "CLASSIC", "MERGE_PATH"})
+    @EnumSource(Route.class)
     void everyRecipeByEachRoute(Route route) {
         this.route = route;
         long[] offsets = layout("powerLawSmall", new Random(57));
@@ -343,30 +346,38 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every recipe with a merge path, int64 SUM among them, in one launch over more tiles than one
-     * wave of resident blocks (forced: AUTO takes the verdict's route there), so that each block walks
-     * several tiles and fixes up several groups of them, and power-law segments span tiles of
-     * different blocks.
+     * Every recipe with a merge path, int64 SUM among them, in one launch at its largest: as many
+     * merge steps as one wave of resident blocks holds at the merge path's steps per thread, in
+     * power-law segments, one of them spanning most of the tiles, so that a block folds the open
+     * partials of hundreds of earlier tiles (several per lane) in front of its first segment. Then
+     * one more element than fits: AUTO takes the verdict's route, which must agree.
      */
     @Test
-    void theOneLaunchWalksMoreTilesThanOneWave() {
-        this.route = Route.ONE_LAUNCH;
+    void theOneLaunchFillsOneWave() {
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
             CudaKernel sum = ctx.module(GpuSegmentedReduce.MODULE).kernel("segreduce_one_launch_sum_" + type.kernelSuffix());
             long wave = GpuSegmentedReduce.persistentGrid(ctx, sum), tile = SegmentedReducePolicy.mergePathTile(type);
+            long capacity = wave * tile;  // merge steps
             Random random = new Random(61 + type.ordinal());
             List<Long> grown = new ArrayList<>(List.of(3L));  // offsets
-            while (grown.getLast() + grown.size() < (5 * wave * tile) / 2) {
+            while (grown.getLast() + grown.size() < capacity / 8) {
                 double u = 1 - random.nextDouble();
-                grown.add(grown.getLast() + (long) Math.min(50_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
+                grown.add(grown.getLast() + (long) Math.min(20_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
             }
+            grown.add(grown.getLast() + (capacity * 3) / 4);  // the long one
+            while (grown.getLast() + grown.size() < capacity - 2 * tile) grown.add(grown.getLast() + random.nextInt(9));
             long[] offsets = grown.stream().mapToLong(Long::longValue).toArray();
-            long n = offsets[offsets.length - 1];
-            assertTrue(SegmentedReducePolicy.mergePathTiles(n, offsets.length - 1, tile) > 2 * wave, "tiles beyond two waves");
-            try (Arena arena = Arena.ofConfined()) {
-                checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
-                        Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets, 0,
-                        -1, -1, arena);
+            long segments = offsets.length - 1, fits = capacity - segments, beyond = fits + 1;
+            GpuSegmentedReduce.OneLaunchShape shape = GpuSegmentedReduce.oneLaunchShape(ctx, sum, fits, segments, tile);
+            assertNotNull(shape, "one launch at " + fits + " elements");
+            assertEquals(wave, shape.tiles(), "a block per tile, one wave");
+            assertNull(GpuSegmentedReduce.oneLaunchShape(ctx, sum, beyond, segments, tile), "no one launch past it");
+            for (long n : new long[] {fits, beyond}) {
+                try (Arena arena = Arena.ofConfined()) {
+                    checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
+                            Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets,
+                            0, -1, -1, arena);
+                }
             }
         }
     }
@@ -460,7 +471,7 @@ class GpuSegmentedReduceTest {
                 assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max");
                 long offsetsOverflow = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 8, 12, 16, 20));
                 try {
-                    for (Route r : FORCED_ROUTES) {
+                    for (Route r : ROUTES) {
                         assertOverflowIn("segment 1",
                                 () -> reduceBy(r, DType.LONG, Op.SUM, in, offsetsOverflow, 3, out, values.length));
                         assertEquals(0, row0AsASegment.getAsLong(), "max + max - max - max, after segment 1 overflowed " + r);
@@ -497,7 +508,7 @@ class GpuSegmentedReduceTest {
             assertEquals(0, (32_999 / c - 30_000 / c) / SegmentedReducePolicy.ITEM_CHUNKS, "segment 1 is one work item");
             long oneItemOffsets = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, 0, 30_000, 33_000));
             try {
-                for (Route r : new Route[] {Route.ONE_LAUNCH, Route.CLASSIC}) {
+                for (Route r : new Route[] {Route.AUTO, Route.CLASSIC}) {
                     for (long i = 0; i < n; i++) host.setAtIndex(ValueLayout.JAVA_LONG, i, Long.MAX_VALUE / 100_000);
                     ctx.copyToDevice(in, host, 8 * n);
                     assertOverflowIn("row 0", () -> GpuSegmentedReduce.reduceRows(ctx, DType.LONG, Op.SUM, in, 1, n, out));
@@ -546,7 +557,7 @@ class GpuSegmentedReduceTest {
             long out = ctx.allocate(4L * Math.max(segments, 1));
             Runnable rowSums = () -> GpuSegmentedReduce.reduceRows(ctx, DType.FLOAT, Op.SUM, in, 3, n / 3, out);
             try {
-                for (Route r : FORCED_ROUTES) {
+                for (Route r : ROUTES) {
                     Runnable segmentSums = () -> reduceBy(r, DType.FLOAT, Op.SUM, in, off, segments, out, n);
                     MemorySegment first = afterPoisoned(arena, out, 4L * segments, segmentSums);
                     for (int run = 0; run < 3; run++) {
@@ -634,7 +645,7 @@ class GpuSegmentedReduceTest {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
                     try {
-                        for (Route r : FORCED_ROUTES) {
+                        for (Route r : ROUTES) {
                             String f = fragment;
                             assertOffsetsRejected(arena, out, f, () -> reduceBy(r, DType.FLOAT, Op.SUM, inFloat, off,
                                     segments, o, 6));
@@ -679,7 +690,7 @@ class GpuSegmentedReduceTest {
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     long segments = offsets.length - 1;
                     try {
-                        for (Route r : FORCED_ROUTES) {
+                        for (Route r : ROUTES) {
                             assertOffsetsRejected(arena, out, "not non-decreasing",
                                     () -> reduceBy(r, DType.FLOAT, Op.SUM, in, off, segments, o, n));
                             assertOffsetsRejected(arena, out, "not non-decreasing",
@@ -744,7 +755,7 @@ class GpuSegmentedReduceTest {
                     assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, segments), fragment + ": merge path");
                     long off = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                     try {
-                        for (Route r : new Route[] {Route.ONE_LAUNCH, Route.MERGE_PATH}) {  // int64 SUM: MERGE_PATH as its rule says
+                        for (Route r : new Route[] {Route.AUTO, Route.MERGE_PATH}) {  // int64 SUM: MERGE_PATH as its rule says
                             assertOffsetsRejected(arena, out, fragment, () -> reduceBy(r, DType.LONG, Op.SUM, inLong, off,
                                     segments, o, n));
                         }
@@ -845,8 +856,8 @@ class GpuSegmentedReduceTest {
                         else GpuSegmentedReduce.reduceRows(ctx, type, op, in, shape[0], shape[1], out);
                         k = readResults(arena, out, type, op, (int) shape[0], got, k);
                     }
-                    // int32 segments by every route (the verdict would pick the classic kernels here).
-                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH, Route.ONE_LAUNCH}
+                    // int32 segments by both routes behind the verdict (the one launch does not fit here).
+                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH}
                             : new Route[] {Route.AUTO}) {
                         ctx.memset8(out, (byte) 0xA5, 8 * 8);
                         if (op == null) {

@@ -133,6 +133,14 @@ class SegmentedReducePolicyTest {
         assertTrue(SegmentedReducePolicy.takesOneLaunch(1, 396));
         assertTrue(SegmentedReducePolicy.takesOneLaunch(396, 396));
         assertFalse(SegmentedReducePolicy.takesOneLaunch(397, 396));
+        // Its steps per thread: about a tile per SM (132 SMs, 256 threads), from 4 up to the merge path's 23.
+        assertEquals(4, SegmentedReducePolicy.oneLaunchItems(1, 132, 23));
+        assertEquals(4, SegmentedReducePolicy.oneLaunchItems(4 * 132 * 256, 132, 23));
+        assertEquals(5, SegmentedReducePolicy.oneLaunchItems(4 * 132 * 256 + 1, 132, 23));
+        assertEquals(10, SegmentedReducePolicy.oneLaunchItems(65536 * 4 + 45999, 132, 23));
+        assertEquals(23, SegmentedReducePolicy.oneLaunchItems(23L * 132 * 256, 132, 23));
+        assertEquals(23, SegmentedReducePolicy.oneLaunchItems(Long.MAX_VALUE / 2, 132, 23));
+        assertEquals(13, SegmentedReducePolicy.oneLaunchItems(1L << 40, 132, 13));
     }
 
     /**
