@@ -208,11 +208,13 @@ int main(int argc, char** argv) {
     CK(cudaMemset(scratch, 0, 1 << 20));
     CK(cudaHostAlloc(&verdict, 64, cudaHostAllocMapped));
     CK(cudaMalloc(&dstamps, 8 * 2 * STAMPS * 4096));
-    int occ;
+    int occ, occ_timed;
     CK(cudaDeviceGetAttribute(&sms_here, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, k_one, BLOCK, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ_timed, k_one_timed, BLOCK, 0));
     wave = occ * sms_here;
-    printf("one wave: %d blocks (%d per SM)\n\n", wave, occ);
+    const int wave_timed = occ_timed * sms_here;
+    printf("one wave: %d blocks (%d per SM; the stamped copy %d)\n\n", wave, occ, occ_timed);
     std::vector<Case> cases;
     for (int log2 = 16; log2 <= 21; ++log2) {
         const long long n = 1LL << log2;
@@ -238,7 +240,7 @@ int main(int argc, char** argv) {
         if (!selected(only, c.name.c_str())) continue;
         const int items = policy_items(c.n() + c.nseg());
         const long long tiles = (c.n() + c.nseg() + (long long)BLOCK * items - 1) / ((long long)BLOCK * items);
-        if (tiles > wave) continue;
+        if (tiles > wave_timed) continue;
         CK(cudaMemset(c.dout, 0xff, 4 * c.nseg()));
         const double one = time_ms([&] { coop(k_one, tiles, df, (const long long*)c.doff, c.nseg(), c.n(), items, c.dout, scratch, verdict); }, 50, 400);
         long long bad = bad_segments(c, hf);

@@ -106,7 +106,7 @@ class CudaLayerTest {
         try (Arena arena = Arena.ofConfined()) {
             ctx.memset8(offsets, (byte) 0, 16);
             ctx.memset8(scratch, (byte) 0, 4096);
-            Object[] args = {in, offsets, 1L, 0L, 1L, out, scratch, verdict};
+            Object[] args = {in, offsets, 1L, 0L, 4, out, scratch, verdict};  // items: 4 steps per thread
             CudaException graph = assertThrows(CudaException.class, () -> one.launchCooperative(wave + 1, 256, 0, args));
             assertTrue(graph.getMessage().contains("COOPERATIVE_LAUNCH_TOO_LARGE")
                     && graph.getMessage().contains("segreduce_one_launch_sum_f32"), graph.getMessage());
