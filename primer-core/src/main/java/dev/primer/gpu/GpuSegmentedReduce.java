@@ -43,8 +43,8 @@ import java.util.function.LongConsumer;
  * non-decreasing"). The check runs first (in the one launch, before its grid barrier; else a
  * kernel of its own), and nothing behind it writes anything when it refused the offsets (past the
  * one launch's barrier every block finds the gate shut; routed calls launch nothing more; the
- * others' kernels find the gate shut), so {@code out} is left as it was, and so are the context and the scratch (the flags
- * are cleared). Behind the check every segment is still clamped into
+ * others' kernels find the gate shut), so {@code out} is left as it was, and so are the context
+ * and the scratch (the flags are cleared). Behind the check every segment is still clamped into
  * {@code [offsets[0], offsets[segments]]} and the long-segment work queue never writes past its
  * capacity, so that not even offsets changed while the call runs make a kernel touch memory
  * outside {@code in}, {@code out}, {@code offsets} and the scratch. The offsets buffer itself must

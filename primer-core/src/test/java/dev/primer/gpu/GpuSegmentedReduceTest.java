@@ -171,7 +171,7 @@ class GpuSegmentedReduceTest {
                 long n = offsets[offsets.length - 1] + 2 * tile + 9;  // beyond the last offset: tiles of no work
                 assertTrue(GpuSegmentedReduce.takesMergePath(DType.LONG, "sum", n, offsets.length - 1), "merge path");
                 Host values = Host.random(arena, DType.LONG, n, false, new Random(n));
-                for (Route r : new Route[] {Route.AUTO, Route.MERGE_PATH}) {  // in one launch where it fits, and behind the check
+                for (Route r : new Route[] {Route.AUTO, Route.MERGE_PATH}) {  // one launch where it fits; behind the check
                     this.route = r;
                     runAndCheck(values, Op.SUM, false, offsets, 0, -1, -1, arena);
                 }
@@ -346,11 +346,12 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every recipe with a merge path, int64 SUM among them, in one launch at its largest: as many
-     * merge steps as one wave of resident blocks holds at the merge path's steps per thread, in
-     * power-law segments, one of them spanning most of the tiles, so that a block folds the open
-     * partials of hundreds of earlier tiles (several per lane) in front of its first segment. Then
-     * one more element than fits: AUTO takes the verdict's route, which must agree.
+     * Every recipe with a merge path, int64 SUM among them, at the one launch's largest input: as
+     * many merge steps as one wave of the SUM kernel's resident blocks holds at the merge path's steps
+     * per thread, in power-law segments, one of them spanning most of the tiles, so that a block
+     * folds the open partials of hundreds of earlier tiles (several per lane) in front of its first
+     * segment. (An operator whose kernel holds fewer blocks per SM takes the verdict's route there.)
+     * Then one more element than fits: AUTO takes the verdict's route, which must agree.
      */
     @Test
     void theOneLaunchFillsOneWave() {
