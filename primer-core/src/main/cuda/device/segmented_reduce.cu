@@ -63,6 +63,7 @@
 //   ARGMIN, ARGMAX:             int64 index within the row / segment, -1 when it is empty
 #include "segmented_reduce_kernels.cuh"
 #include "segmented_reduce_merge_path.cuh"
+#include "segmented_reduce/marked_tile.cuh"
 #include "segmented_reduce/one_launch.cuh"
 
 using primer::KeyIndex;

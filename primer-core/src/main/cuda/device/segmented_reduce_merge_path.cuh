@@ -12,14 +12,16 @@
 //
 //   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
 //                         the offsets (the one launch: a warp each, merge_path_search_warp).
-//   merge_path_tile       a block per tile of BLOCK * ITEMS steps: the tile's values (cp.async) and
-//                         offsets (checked and clamped on the way) go to shared memory; each thread
-//                         finds its first step by a binary search there and walks ITEMS steps, the
-//                         open segment's end in a register; a block-wide segmented scan of the
-//                         threads' open partials (a closed segment starts anew) gives each thread
-//                         what precedes the first segment it closes. The tile's open partial goes to
-//                         scratch, and so does its first segment's part when that segment began in
-//                         an earlier tile.
+//   merge_path_walk       a block per tile of BLOCK * ITEMS steps (merge_path_stage first): the
+//                         tile's values (cp.async) and offsets (clamped on the way) go to shared
+//                         memory; each thread finds its first step by a binary search there and walks
+//                         ITEMS steps, the open segment's end in a register; a block-wide segmented
+//                         scan of the threads' open partials (a closed segment starts anew) gives
+//                         each thread what precedes the first segment it closes. The tile's open
+//                         partial goes to scratch, and so does its first segment's part when that
+//                         segment began in an earlier tile. The standalone kernel walks this way only
+//                         for ArgMin/ArgMax; the other recipes fold the same tiles by runs of values
+//                         (segmented_reduce/marked_tile.cuh, merge_path_tile).
 //   merge_path_fixup      a warp per such tile: folds the open partials of the tiles the segment
 //                         spans, in tile order (each lane a contiguous run, eight loads in flight,
 //                         then in lane order), then the tile's part, and writes the result; the
@@ -233,6 +235,22 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
     if (threadIdx.x == 0 && open_part != nullptr) *open_part = tile_open.value;
 }
 
+/** An offset relative to the tile's first value, clamped into [0, nb]; garbage offsets wrap (no overflow) and clamp all the same. */
+__device__ __forceinline__ int merge_path_local(long long offset, long long first_value, int nb) {
+    const long long local = (long long)((unsigned long long)offset - (unsigned long long)first_value);
+    return (int)(local < 0 ? 0 : local > nb ? nb : local);
+}
+
+/** Starts copying a tile's nb values to shared memory (cp.async, committed; 1-byte values by plain loads). */
+template <typename T, int BLOCK>
+__device__ __forceinline__ void merge_path_stage_values(const T* __restrict__ tile_values, int nb, T* values) {
+    for (int k = threadIdx.x; k < nb; k += BLOCK) {
+        if constexpr (sizeof(T) >= 4) copy_async(&values[k], tile_values + k);
+        else values[k] = tile_values[k];
+    }
+    asm volatile("cp.async.commit_group;" ::: "memory");
+}
+
 /**
  * Stages a tile: its values (cp.async; no registers held across the round trip) and its offsets,
  * each clamped into the tile, go to shared memory; ends with a barrier.
@@ -241,17 +259,11 @@ template <class Rc, int BLOCK, int ITEMS>
 __device__ __forceinline__ void merge_path_stage(const typename Rc::T* __restrict__ in,
                                                  const long long* __restrict__ offsets, const FlatRange& range,
                                                  const MergePathSpan& span, MergePathStorage<Rc, BLOCK, ITEMS>& smem) {
-    using T = typename Rc::T;
     const int tid = threadIdx.x;
     const long long i0 = span.i0;
     const int na = span.na, nb = span.nb;
     const long long first_value = range.base + span.j0;
-    const T* tile_values = in + first_value;
-    for (int k = tid; k < nb; k += BLOCK) {
-        if constexpr (sizeof(T) >= 4) copy_async(&smem.values[k], tile_values + k);
-        else smem.values[k] = tile_values[k];
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    merge_path_stage_values<typename Rc::T, BLOCK>(in + first_value, nb, smem.values);
     constexpr int ROUNDS = 4;  // offsets in flight per thread
     for (int k0 = 0; k0 <= na; k0 += ROUNDS * BLOCK) {
         long long offset[ROUNDS];
@@ -264,10 +276,7 @@ __device__ __forceinline__ void merge_path_stage(const typename Rc::T* __restric
         for (int r = 0; r < ROUNDS; ++r) {
             const int k = k0 + r * BLOCK + tid;
             if (k <= na) {
-                // Relative to the tile's first value, wrapping (no overflow) for garbage offsets, which
-                // the clamp then keeps inside the tile all the same.
-                const long long local = (long long)((unsigned long long)offset[r] - (unsigned long long)first_value);
-                smem.bounds[k] = (unsigned short)(local < 0 ? 0 : local > nb ? nb : local);
+                smem.bounds[k] = (unsigned short)merge_path_local(offset[r], first_value, nb);
                 if (k == 0) smem.first_start = range.clamp(offset[r]);
             }
         }
@@ -332,26 +341,6 @@ __device__ __forceinline__ void merge_path_walk(int items, const MergePathSpan& 
 
     merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
                                    first_part, open_part, scratch, tile_out);
-}
-
-/**
- * Tile t of BLOCK * ITEMS merge steps, by the whole block, its partials to the tile's slots in
- * scratch; see the header comment. A block that walks another tile after this one must
- * __syncthreads first (the shared memory is reused).
- */
-template <class Rc, int BLOCK, int ITEMS>
-__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
-                                                const long long* __restrict__ offsets, long long nseg,
-                                                long long in_length, long long tiles, long long t,
-                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    using A = typename Rc::A;
-    __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
-    FlatRange range;
-    MergePathSpan span;
-    if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
-    merge_path_stage<Rc, BLOCK, ITEMS>(in, offsets, range, span, smem);
-    merge_path_walk<Rc, BLOCK, ITEMS>(ITEMS, span, smem, merge_path_first_slot<A>(scratch, tiles, t),
-                                      merge_path_open_slot<A>(scratch, tiles, t), out, scratch);
 }
 
 /** Open partials a fixup thread keeps in flight: a fold is a few rounds of loads, not one load per tile. */

@@ -1,0 +1,205 @@
+// The standalone merge path's tile (segreduce_merge_path_*): the same split of the merge into tiles
+// as segmented_reduce_merge_path.cuh, but inside a tile the threads fold runs of VALUES, not merge
+// steps.
+//
+// Why: the merge walk decides at every step whether to fold a value or close a segment, and the
+// lanes of a warp take different sides: ncu (H200, 2^26 float32 values in 12.8M power-law segments,
+// 2026-11-24) had the tile kernel at 208 us, 82% of issue slots busy, the ALU pipe 69%, 21 of 32
+// threads active, DRAM 42%: bound by instructions, some 70 a step.
+//
+// Here the block first marks, in shared memory, the last value of every segment that closes in the
+// tile with the segment's number (last_of[p] = k for segment i0 + k), and writes the empty ones
+// (the identity's result) itself, a segment per thread. Then each thread takes 4G consecutive
+// values (G odd, so that its 16-byte loads of values and 8-byte loads of marks are free of bank
+// conflicts) and folds them in order, writing a segment's result when it meets that segment's mark.
+// A value costs a load, the operator and a test; the merge steps' comparisons are gone. The tile's
+// end is the merge path's: a block-wide segmented scan of the threads' open partials gives each
+// thread what precedes its first segment (merge_path_tile_end).
+//
+// ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
+// a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
+// one_launch.cuh): it walks tiles of the host's chosen step count.
+#pragma once
+#include "../segmented_reduce_merge_path.cuh"
+
+namespace primer {
+namespace segmented {
+
+/** A value no segment ends at (last_of). */
+constexpr unsigned short NO_SEGMENT_ENDS = 0xffff;
+
+template <class Rc, int BLOCK, int ITEMS>
+struct MarkedTileStorage {
+    static constexpr int TILE = BLOCK * ITEMS;
+    static constexpr int PAD = 32;  // a thread's last group of four may reach up to 4G - 1 < 32 past nb
+    static_assert(TILE < NO_SEGMENT_ENDS && (TILE + PAD) % 8 == 0, "16-bit marks, cleared 16 bytes at a time");
+    alignas(32) typename Rc::T values[TILE + PAD];
+    alignas(16) unsigned short last_of[TILE + PAD];  // k: segment i0 + k ends at this value; else NO_SEGMENT_ENDS
+    BlockScanStorage<Segmented<typename Rc::A>, BLOCK> scan;
+    long long first_start;  // offsets[i0] relative to the first value of all (clamped)
+};
+
+/** Four consecutive values or marks, read from shared memory in one access. */
+template <typename T>
+struct alignas(4 * sizeof(T)) FourOf {
+    T x[4];
+};
+
+/**
+ * Marks a staged tile: last_of[e - 1] = k for each segment i0 + k that closes in the tile with
+ * values in it (e: its end, relative to the tile's first value); an empty segment's result is
+ * written here; segment i0, when it began in an earlier tile and has no value here, leaves the
+ * identity as the tile's part of it. The marks must be cleared before, and a barrier must follow.
+ */
+template <class Rc, int BLOCK, int ITEMS, int ROUNDS>
+__device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
+                                           long long first_value, const FlatRange& range, const MergePathSpan& span,
+                                           MarkedTileStorage<Rc, BLOCK, ITEMS>& smem, typename Rc::A* first_part,
+                                           typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using Op = typename Rc::Op;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+        const int k = k0 + r * BLOCK + (int)threadIdx.x;
+        if (k >= span.na) continue;
+        const int s = merge_path_local(start[r], first_value, span.nb);
+        const int e = merge_path_local(end[r], first_value, span.nb);
+        if (k == 0) smem.first_start = range.clamp(start[r]);
+        if (k == 0 && start[r] < first_value) {  // began in an earlier tile: its part here ends at e
+            if (e > 0) smem.last_of[e - 1] = 0;
+            else *first_part = Op::identity();
+        } else if (e <= s) {
+            out[span.i0 + k] = finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
+        } else {
+            smem.last_of[e - 1] = (unsigned short)k;
+        }
+    }
+}
+
+/** Loads the start and end offsets of segments i0 + k for this thread's k of round k0. */
+template <int BLOCK, int ROUNDS>
+__device__ __forceinline__ void load_round(const long long* __restrict__ offsets, const MergePathSpan& span, int k0,
+                                           long long (&start)[ROUNDS], long long (&end)[ROUNDS]) {
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+        const int k = k0 + r * BLOCK + (int)threadIdx.x;
+        start[r] = k < span.na ? __ldg(offsets + span.i0 + k) : 0;
+        end[r] = k < span.na ? __ldg(offsets + span.i0 + k + 1) : 0;
+    }
+}
+
+/**
+ * Folds value p into acc; at a segment's last value (mark k), writes the segment's result (or keeps
+ * it as this thread's first, whose earlier part the block scan supplies) and starts anew.
+ */
+template <class Rc>
+__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, typename Rc::A& acc, bool& closed,
+                                            typename Rc::A& first_partial, int& first_closed,
+                                            typename Rc::Out* __restrict__ tile_out, long long i0,
+                                            unsigned long long* flag) {
+    using A = typename Rc::A;
+    using Op = typename Rc::Op;
+    acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
+    if (mark != NO_SEGMENT_ENDS) {
+        if (closed) {
+            tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
+        } else {
+            first_partial = acc;
+            first_closed = mark;
+        }
+        closed = true;
+        acc = Op::identity();
+    }
+}
+
+/** Tile t of BLOCK * ITEMS merge steps, folded by runs of values (see the top of this file). */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __restrict__ in,
+                                                       const long long* __restrict__ offsets, long long nseg,
+                                                       long long in_length, long long tiles, long long t,
+                                                       typename Rc::Out* __restrict__ out,
+                                                       unsigned char* __restrict__ scratch) {
+    using T = typename Rc::T;
+    using A = typename Rc::A;
+    using Op = typename Rc::Op;
+    using Storage = MarkedTileStorage<Rc, BLOCK, ITEMS>;
+    constexpr int ROUNDS = 4;  // segments per thread whose offsets are in flight at once
+    __shared__ Storage smem;
+    FlatRange range;
+    MergePathSpan span;
+    if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
+    const int tid = threadIdx.x, nb = span.nb;
+    const long long first_value = range.base + span.j0;
+    A* first_part = merge_path_first_slot<A>(scratch, tiles, t);
+
+    merge_path_stage_values<T, BLOCK>(in + first_value, nb, smem.values);
+    long long start[ROUNDS], end[ROUNDS];
+    load_round<BLOCK>(offsets, span, 0, start, end);
+    const int cleared = nb + Storage::PAD < Storage::TILE + Storage::PAD ? nb + Storage::PAD : Storage::TILE + Storage::PAD;
+    for (int q = tid; q * 8 < cleared; q += BLOCK)
+        reinterpret_cast<uint4*>(smem.last_of)[q] = make_uint4(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu);
+    __syncthreads();
+    for (int k0 = 0;;) {
+        mark_round<Rc, BLOCK, ITEMS>(k0, start, end, first_value, range, span, smem, first_part, out, scratch);
+        k0 += ROUNDS * BLOCK;
+        if (k0 >= span.na) break;
+        load_round<BLOCK>(offsets, span, k0, start, end);
+    }
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    __syncthreads();
+
+    // This thread's values: 4G from v0 on, G odd (conflict-free 16- and 8-byte shared loads).
+    const int groups = ((nb + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
+    const int v0 = tid * 4 * groups;
+    A acc = Op::identity(), first_partial = Op::identity();
+    bool closed = false;
+    int first_closed = 0;
+    typename Rc::Out* tile_out = out + span.i0;
+    unsigned long long* flag = overflow_flag(scratch);
+    if (v0 < nb) {
+        for (int g = 0; g < groups; ++g) {
+            const int p0 = v0 + 4 * g;
+            const FourOf<T> v = *reinterpret_cast<const FourOf<T>*>(&smem.values[p0]);
+            const FourOf<unsigned short> m = *reinterpret_cast<const FourOf<unsigned short>*>(&smem.last_of[p0]);
+            if (p0 + 4 <= nb) {
+#pragma unroll
+                for (int i = 0; i < 4; ++i)
+                    fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+            } else {
+#pragma unroll
+                for (int i = 0; i < 4; ++i) {
+                    if (p0 + i < nb)
+                        fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+                }
+            }
+        }
+    }
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
+                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, tile_out);
+}
+
+/**
+ * Tile t of BLOCK * ITEMS merge steps, by the whole block, its partials to the tile's slots in
+ * scratch (segmented_reduce_merge_path.cuh's header): by runs of values, or by the merge walk for
+ * ArgMin/ArgMax.
+ */
+template <class Rc, int BLOCK, int ITEMS>
+__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
+                                                const long long* __restrict__ offsets, long long nseg,
+                                                long long in_length, long long tiles, long long t,
+                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    using A = typename Rc::A;
+    if constexpr (CarriesIndex<A>::value) {
+        __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
+        FlatRange range;
+        MergePathSpan span;
+        if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
+        merge_path_stage<Rc, BLOCK, ITEMS>(in, offsets, range, span, smem);
+        merge_path_walk<Rc, BLOCK, ITEMS>(ITEMS, span, smem, merge_path_first_slot<A>(scratch, tiles, t),
+                                          merge_path_open_slot<A>(scratch, tiles, t), out, scratch);
+    } else {
+        merge_path_marked_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);
+    }
+}
+
+}  // namespace segmented
+}  // namespace primer
