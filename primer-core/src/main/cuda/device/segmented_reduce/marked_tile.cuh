@@ -46,10 +46,21 @@ struct alignas(4 * sizeof(T)) FourOf {
 };
 
 /**
+ * Where a tile's results go: with STAGED (Out as wide as T) beside each segment's last value, over
+ * that value in shared memory, and from there to out in segment order (coalesced: each thread's own
+ * writes would land a lane per sector); otherwise straight to out.
+ */
+template <class Rc>
+struct MarkedResults {
+    static constexpr bool STAGED = sizeof(typename Rc::Out) == sizeof(typename Rc::T);
+};
+
+/**
  * Marks a staged tile: last_of[e - 1] = k for each segment i0 + k that closes in the tile with
- * values in it (e: its end, relative to the tile's first value); an empty segment's result is
- * written here; segment i0, when it began in an earlier tile and has no value here, leaves the
- * identity as the tile's part of it. The marks must be cleared before, and a barrier must follow.
+ * values in it (e: its end, relative to the tile's first value). Segment i0, when it began in an
+ * earlier tile and has no value here, leaves the identity as the tile's part of it. Unstaged, the
+ * empty segments' results are written here. The marks must be cleared before, and a barrier must
+ * follow.
  */
 template <class Rc, int BLOCK, int ITEMS, int ROUNDS>
 __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
@@ -67,11 +78,28 @@ __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUN
         if (k == 0 && start[r] < first_value) {  // began in an earlier tile: its part here ends at e
             if (e > 0) smem.last_of[e - 1] = 0;
             else *first_part = Op::identity();
-        } else if (e <= s) {
-            out[span.i0 + k] = finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
-        } else {
+        } else if (e > s) {
             smem.last_of[e - 1] = (unsigned short)k;
+        } else if constexpr (!MarkedResults<Rc>::STAGED) {
+            out[span.i0 + k] = finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
         }
+    }
+}
+
+/** Staged results to out, segment by segment: the values' results, and the identity's for empty segments. */
+template <class Rc, int BLOCK, int ROUNDS>
+__device__ __forceinline__ void write_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
+                                            long long first_value, const MergePathSpan& span,
+                                            const typename Rc::Out* staged, typename Rc::Out* __restrict__ out,
+                                            unsigned char* __restrict__ scratch) {
+    using Op = typename Rc::Op;
+#pragma unroll
+    for (int r = 0; r < ROUNDS; ++r) {
+        const int k = k0 + r * BLOCK + (int)threadIdx.x;
+        if (k >= span.na || (k == 0 && start[r] < first_value)) continue;  // the fixup writes segment i0 then
+        const int s = merge_path_local(start[r], first_value, span.nb);
+        const int e = merge_path_local(end[r], first_value, span.nb);
+        out[span.i0 + k] = e > s ? staged[e - 1] : finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
     }
 }
 
@@ -88,23 +116,26 @@ __device__ __forceinline__ void load_round(const long long* __restrict__ offsets
 }
 
 /**
- * Folds value p into acc; at a segment's last value (mark k), writes the segment's result (or keeps
- * it as this thread's first, whose earlier part the block scan supplies) and starts anew.
+ * Folds value p into acc; at a segment's last value (mark k), writes the segment's result to
+ * results[at] (at: p when staged, else k), or keeps it as this thread's first, whose earlier part
+ * the block scan supplies, and starts anew.
  */
 template <class Rc>
-__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, typename Rc::A& acc, bool& closed,
-                                            typename Rc::A& first_partial, int& first_closed,
-                                            typename Rc::Out* __restrict__ tile_out, long long i0,
+__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, int p, typename Rc::A& acc,
+                                            bool& closed, typename Rc::A& first_partial, int& first_closed,
+                                            int& first_at, typename Rc::Out* results, long long i0,
                                             unsigned long long* flag) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
     if (mark != NO_SEGMENT_ENDS) {
+        const int at = MarkedResults<Rc>::STAGED ? p : mark;
         if (closed) {
-            tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
+            results[at] = finish<Rc>(acc, i0 + mark, flag);
         } else {
             first_partial = acc;
             first_closed = mark;
+            first_at = at;
         }
         closed = true;
         acc = Op::identity();
@@ -120,8 +151,10 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
                                                        unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
+    using Out = typename Rc::Out;
     using Op = typename Rc::Op;
     using Storage = MarkedTileStorage<Rc, BLOCK, ITEMS>;
+    constexpr bool STAGED = MarkedResults<Rc>::STAGED;
     constexpr int ROUNDS = 4;  // segments per thread whose offsets are in flight at once
     __shared__ Storage smem;
     FlatRange range;
@@ -152,8 +185,9 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const int v0 = tid * 4 * groups;
     A acc = Op::identity(), first_partial = Op::identity();
     bool closed = false;
-    int first_closed = 0;
-    typename Rc::Out* tile_out = out + span.i0;
+    int first_closed = 0, first_at = 0;
+    Out* staged = reinterpret_cast<Out*>(smem.values);  // STAGED: a result over its segment's last value
+    Out* results = STAGED ? staged : out + span.i0;
     unsigned long long* flag = overflow_flag(scratch);
     if (v0 < nb) {
         for (int g = 0; g < groups; ++g) {
@@ -163,18 +197,28 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
             if (p0 + 4 <= nb) {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+                    fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, closed, first_partial, first_closed, first_at,
+                                    results, span.i0, flag);
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     if (p0 + i < nb)
-                        fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+                        fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, closed, first_partial, first_closed, first_at,
+                                        results, span.i0, flag);
                 }
             }
         }
     }
     merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
-                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, tile_out);
+                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, results,
+                                   first_at);
+    if constexpr (STAGED) {
+        __syncthreads();
+        for (int k0 = 0; k0 < span.na; k0 += ROUNDS * BLOCK) {
+            load_round<BLOCK>(offsets, span, k0, start, end);
+            write_round<Rc, BLOCK>(k0, start, end, first_value, span, staged, out, scratch);
+        }
+    }
 }
 
 /**
