@@ -117,29 +117,24 @@ __device__ __forceinline__ void load_round(const long long* __restrict__ offsets
 
 /**
  * Folds value p into acc; at a segment's last value (mark k), writes the segment's result to
- * results[at] (at: p when staged, else k), or keeps it as this thread's first, whose earlier part
- * the block scan supplies, and starts anew.
+ * results[at] (at: p when staged, else k), or keeps it as this thread's first (first_at < 0 until
+ * then), whose earlier part the block scan supplies, and starts anew. Selects rather than branches:
+ * a warp's lanes meet ends at different values, and a branch per value cost its whole body nearly
+ * every time (ncu).
  */
 template <class Rc>
 __device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, int p, typename Rc::A& acc,
-                                            bool& closed, typename Rc::A& first_partial, int& first_closed,
-                                            int& first_at, typename Rc::Out* results, long long i0,
-                                            unsigned long long* flag) {
+                                            typename Rc::A& first_partial, int& first_at, typename Rc::Out* results,
+                                            long long i0, unsigned long long* flag) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
-    if (mark != NO_SEGMENT_ENDS) {
-        const int at = MarkedResults<Rc>::STAGED ? p : mark;
-        if (closed) {
-            results[at] = finish<Rc>(acc, i0 + mark, flag);
-        } else {
-            first_partial = acc;
-            first_closed = mark;
-            first_at = at;
-        }
-        closed = true;
-        acc = Op::identity();
-    }
+    const bool end = mark != NO_SEGMENT_ENDS, first = end && first_at < 0;
+    const int at = MarkedResults<Rc>::STAGED ? p : mark;
+    if (end && first_at >= 0) results[at] = finish<Rc>(acc, i0 + mark, flag);
+    first_partial = first ? acc : first_partial;
+    first_at = first ? at : first_at;
+    acc = end ? Op::identity() : acc;
 }
 
 /** Tile t of BLOCK * ITEMS merge steps, folded by runs of values (see the top of this file). */
@@ -184,8 +179,7 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const int groups = ((nb + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
     const int v0 = tid * 4 * groups;
     A acc = Op::identity(), first_partial = Op::identity();
-    bool closed = false;
-    int first_closed = 0, first_at = 0;
+    int first_at = -1;  // where this thread's first closed segment's result goes; -1: none closed
     Out* staged = reinterpret_cast<Out*>(smem.values);  // STAGED: a result over its segment's last value
     Out* results = STAGED ? staged : out + span.i0;
     unsigned long long* flag = overflow_flag(scratch);
@@ -197,21 +191,21 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
             if (p0 + 4 <= nb) {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, closed, first_partial, first_closed, first_at,
-                                    results, span.i0, flag);
+                    fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, first_partial, first_at, results, span.i0, flag);
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     if (p0 + i < nb)
-                        fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, closed, first_partial, first_closed, first_at,
-                                        results, span.i0, flag);
+                        fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, first_partial, first_at, results, span.i0, flag);
                 }
             }
         }
     }
+    const bool closed = first_at >= 0;
+    const int first_closed = !closed ? 0 : STAGED ? (int)smem.last_of[first_at] : first_at;  // its segment, i0 + k
     merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
                                    smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, results,
-                                   first_at);
+                                   closed ? first_at : 0);
     if constexpr (STAGED) {
         __syncthreads();
         for (int k0 = 0; k0 < span.na; k0 += ROUNDS * BLOCK) {
