@@ -139,11 +139,10 @@ namespace seg = primer::segmented;
 
 /**
  * The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared, and its one
- * launch. The tile kernel at TILE_BLOCKS blocks per SM or more (five; four for the 128-bit int64
- * sum, which spills at five on sm_80 to sm_90; six spilled for most), the one launch at three.
+ * launch at three blocks per SM or more.
  */
-#define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT, TILE_BLOCKS)                                                    \
-    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, TILE_BLOCKS)                         \
+#define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT)                                                                 \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
@@ -199,24 +198,24 @@ segreduce_merge_path_partition(const long long* __restrict__ offsets, long long 
     PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
 /** The merge paths of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
-#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)                   \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long, 5)            \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T, 5)                     \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T, 5)                     \
-    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T, 5)                     \
-    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T, 5)                      \
-    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T, 5)                     \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long, 5)          \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long, 5)
+#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)                \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long)            \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T)                      \
+    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)          \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
 
 /** The merge paths of PRIMER_SEGRED_FLOATING's recipes. */
-#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T)                   \
-    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T, 5)                      \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T, 5)                     \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T, 5)                      \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T, 5)                      \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long, 5)           \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long, 5)
+#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T)               \
+    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T)                    \
+    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)          \
+    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
 
 // Merge paths for every recipe of 4- and 8-byte values but int32 sum_exact (whose classic kernels
 // won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md); int8 keeps the classic
@@ -224,12 +223,12 @@ segreduce_merge_path_partition(const long long* __restrict__ offsets, long long 
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
-PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long, 5)
+PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
 PRIMER_SEGRED_INTEGER_MERGE_PATHS(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
-PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long, 4)
+PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
 PRIMER_SEGRED_INTEGER_MERGE_PATHS(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3)

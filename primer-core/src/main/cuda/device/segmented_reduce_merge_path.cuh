@@ -207,18 +207,17 @@ __device__ __forceinline__ bool merge_path_span(const long long* offsets, long l
 /**
  * A tile's end, once each thread has walked its steps: a block-wide segmented scan of the threads'
  * open partials (a thread that closed a segment starts anew) gives each thread what precedes its
- * first closed segment. That segment's result goes to results[first_at] (segment i0 +
- * first_closed; first_at is first_closed where results are the tile's part of out), or to
- * *first_part when it is segment i0 and began in an earlier tile (first_start, in shared memory,
- * before the tile's first value j0): a fixup finishes it. Thread 0 leaves the tile's open partial
- * in *open_part (null: not wanted).
+ * first closed segment. That segment's result goes to results[first_closed] (segment i0 +
+ * first_closed), or to *first_part when it is segment i0 and began in an earlier tile (first_start,
+ * in shared memory, before the tile's first value j0): a fixup finishes it. Thread 0 leaves the
+ * tile's open partial in *open_part (null: not wanted).
  */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool closed, typename Rc::A first_partial,
                                                     int first_closed, const long long& first_start, long long j0,
                                                     long long i0, BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
                                                     typename Rc::A* first_part, typename Rc::A* open_part,
-                                                    unsigned char* scratch, typename Rc::Out* results, int first_at) {
+                                                    unsigned char* scratch, typename Rc::Out* results) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     Op op;
@@ -231,7 +230,7 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
         const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
         const bool first_continues = first_start < j0;  // read after the scan: no register held across it
         if (first_closed == 0 && first_continues) *first_part = value;
-        else results[first_at] = finish<Rc>(value, i0 + first_closed, overflow_flag(scratch));
+        else results[first_closed] = finish<Rc>(value, i0 + first_closed, overflow_flag(scratch));
     }
     if (threadIdx.x == 0 && open_part != nullptr) *open_part = tile_open.value;
 }
@@ -341,7 +340,7 @@ __device__ __forceinline__ void merge_path_walk(int items, const MergePathSpan& 
     }
 
     merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
-                                   first_part, open_part, scratch, tile_out, first_closed);
+                                   first_part, open_part, scratch, tile_out);
 }
 
 /** Open partials a fixup thread keeps in flight: a fold is a few rounds of loads, not one load per tile. */

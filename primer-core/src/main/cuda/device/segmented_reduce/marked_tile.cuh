@@ -4,17 +4,25 @@
 //
 // Why: the merge walk decides at every step whether to fold a value or close a segment, and the
 // lanes of a warp take different sides: ncu (H200, 2^26 float32 values in 12.8M power-law segments,
-// 2026-11-24) had the tile kernel at 208 us, 82% of issue slots busy, the ALU pipe 69%, 21 of 32
-// threads active, DRAM 42%: bound by instructions, some 70 a step.
+// 2026-11-24) had the tile kernel at 208 us, 82% of issue slots busy, 21 of 32 threads active, DRAM
+// 42%: bound by instructions, some 70 thread instructions a merge step.
 //
 // Here the block first marks, in shared memory, the last value of every segment that closes in the
 // tile with the segment's number (last_of[p] = k for segment i0 + k), and writes the empty ones
 // (the identity's result) itself, a segment per thread. Then each thread takes 4G consecutive
 // values (G odd, so that its 16-byte loads of values and 8-byte loads of marks are free of bank
 // conflicts) and folds them in order, writing a segment's result when it meets that segment's mark.
-// A value costs a load, the operator and a test; the merge steps' comparisons are gone. The tile's
-// end is the merge path's: a block-wide segmented scan of the threads' open partials gives each
-// thread what precedes its first segment (merge_path_tile_end).
+// The tile's end is the merge path's: a block-wide segmented scan of the threads' open partials
+// gives each thread what precedes its first segment (merge_path_tile_end).
+//
+// Measured (the same input; bench/results/2026-11-24-nvidia-h200-step60-marked-tile.md): the tile
+// kernel 208 -> 187 us, 173 -> 144 M warp instructions; the whole call 0.274-0.275 -> 0.258 ms
+// (float32), 0.381-0.383 -> 0.340-0.341 ms (int64, 128-bit sums). Still bound by issue (76%), and
+// L2 is 90% busy: a thread writes its results straight to out, a lane per sector. Tried and not
+// kept: the results staged over their last values and written in segment order (L2 61% busy, but
+// no faster, and int64 lost a block per SM), and the fold by selects instead of branches (no
+// faster). Where the instructions go (ncu's source view): about 40% the fold, 45% each tile's
+// fixed work (its span, staging, marks), which only longer tiles would spread thinner.
 //
 // ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
 // a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
@@ -46,21 +54,10 @@ struct alignas(4 * sizeof(T)) FourOf {
 };
 
 /**
- * Where a tile's results go: with STAGED (Out as wide as T) beside each segment's last value, over
- * that value in shared memory, and from there to out in segment order (coalesced: each thread's own
- * writes would land a lane per sector); otherwise straight to out.
- */
-template <class Rc>
-struct MarkedResults {
-    static constexpr bool STAGED = sizeof(typename Rc::Out) == sizeof(typename Rc::T);
-};
-
-/**
  * Marks a staged tile: last_of[e - 1] = k for each segment i0 + k that closes in the tile with
- * values in it (e: its end, relative to the tile's first value). Segment i0, when it began in an
- * earlier tile and has no value here, leaves the identity as the tile's part of it. Unstaged, the
- * empty segments' results are written here. The marks must be cleared before, and a barrier must
- * follow.
+ * values in it (e: its end, relative to the tile's first value); an empty segment's result is
+ * written here; segment i0, when it began in an earlier tile and has no value here, leaves the
+ * identity as the tile's part of it. The marks must be cleared before, and a barrier must follow.
  */
 template <class Rc, int BLOCK, int ITEMS, int ROUNDS>
 __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
@@ -78,28 +75,11 @@ __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUN
         if (k == 0 && start[r] < first_value) {  // began in an earlier tile: its part here ends at e
             if (e > 0) smem.last_of[e - 1] = 0;
             else *first_part = Op::identity();
-        } else if (e > s) {
-            smem.last_of[e - 1] = (unsigned short)k;
-        } else if constexpr (!MarkedResults<Rc>::STAGED) {
+        } else if (e <= s) {
             out[span.i0 + k] = finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
+        } else {
+            smem.last_of[e - 1] = (unsigned short)k;
         }
-    }
-}
-
-/** Staged results to out, segment by segment: the values' results, and the identity's for empty segments. */
-template <class Rc, int BLOCK, int ROUNDS>
-__device__ __forceinline__ void write_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
-                                            long long first_value, const MergePathSpan& span,
-                                            const typename Rc::Out* staged, typename Rc::Out* __restrict__ out,
-                                            unsigned char* __restrict__ scratch) {
-    using Op = typename Rc::Op;
-#pragma unroll
-    for (int r = 0; r < ROUNDS; ++r) {
-        const int k = k0 + r * BLOCK + (int)threadIdx.x;
-        if (k >= span.na || (k == 0 && start[r] < first_value)) continue;  // the fixup writes segment i0 then
-        const int s = merge_path_local(start[r], first_value, span.nb);
-        const int e = merge_path_local(end[r], first_value, span.nb);
-        out[span.i0 + k] = e > s ? staged[e - 1] : finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
     }
 }
 
@@ -116,25 +96,27 @@ __device__ __forceinline__ void load_round(const long long* __restrict__ offsets
 }
 
 /**
- * Folds value p into acc; at a segment's last value (mark k), writes the segment's result to
- * results[at] (at: p when staged, else k), or keeps it as this thread's first (first_at < 0 until
- * then), whose earlier part the block scan supplies, and starts anew. Selects rather than branches:
- * a warp's lanes meet ends at different values, and a branch per value cost its whole body nearly
- * every time (ncu).
+ * Folds value p into acc; at a segment's last value (mark k), writes the segment's result (or keeps
+ * it as this thread's first, whose earlier part the block scan supplies) and starts anew.
  */
 template <class Rc>
-__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, int p, typename Rc::A& acc,
-                                            typename Rc::A& first_partial, int& first_at, typename Rc::Out* results,
-                                            long long i0, unsigned long long* flag) {
+__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, typename Rc::A& acc, bool& closed,
+                                            typename Rc::A& first_partial, int& first_closed,
+                                            typename Rc::Out* __restrict__ tile_out, long long i0,
+                                            unsigned long long* flag) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
-    const bool end = mark != NO_SEGMENT_ENDS, first = end && first_at < 0;
-    const int at = MarkedResults<Rc>::STAGED ? p : mark;
-    if (end && first_at >= 0) results[at] = finish<Rc>(acc, i0 + mark, flag);
-    first_partial = first ? acc : first_partial;
-    first_at = first ? at : first_at;
-    acc = end ? Op::identity() : acc;
+    if (mark != NO_SEGMENT_ENDS) {
+        if (closed) {
+            tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
+        } else {
+            first_partial = acc;
+            first_closed = mark;
+        }
+        closed = true;
+        acc = Op::identity();
+    }
 }
 
 /** Tile t of BLOCK * ITEMS merge steps, folded by runs of values (see the top of this file). */
@@ -146,10 +128,8 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
                                                        unsigned char* __restrict__ scratch) {
     using T = typename Rc::T;
     using A = typename Rc::A;
-    using Out = typename Rc::Out;
     using Op = typename Rc::Op;
     using Storage = MarkedTileStorage<Rc, BLOCK, ITEMS>;
-    constexpr bool STAGED = MarkedResults<Rc>::STAGED;
     constexpr int ROUNDS = 4;  // segments per thread whose offsets are in flight at once
     __shared__ Storage smem;
     FlatRange range;
@@ -179,9 +159,9 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const int groups = ((nb + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
     const int v0 = tid * 4 * groups;
     A acc = Op::identity(), first_partial = Op::identity();
-    int first_at = -1;  // where this thread's first closed segment's result goes; -1: none closed
-    Out* staged = reinterpret_cast<Out*>(smem.values);  // STAGED: a result over its segment's last value
-    Out* results = STAGED ? staged : out + span.i0;
+    bool closed = false;
+    int first_closed = 0;
+    typename Rc::Out* tile_out = out + span.i0;
     unsigned long long* flag = overflow_flag(scratch);
     if (v0 < nb) {
         for (int g = 0; g < groups; ++g) {
@@ -191,28 +171,18 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
             if (p0 + 4 <= nb) {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, first_partial, first_at, results, span.i0, flag);
+                    fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
             } else {
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     if (p0 + i < nb)
-                        fold_marked<Rc>(v.x[i], m.x[i], p0 + i, acc, first_partial, first_at, results, span.i0, flag);
+                        fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
                 }
             }
         }
     }
-    const bool closed = first_at >= 0;
-    const int first_closed = !closed ? 0 : STAGED ? (int)smem.last_of[first_at] : first_at;  // its segment, i0 + k
     merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
-                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, results,
-                                   closed ? first_at : 0);
-    if constexpr (STAGED) {
-        __syncthreads();
-        for (int k0 = 0; k0 < span.na; k0 += ROUNDS * BLOCK) {
-            load_round<BLOCK>(offsets, span, k0, start, end);
-            write_round<Rc, BLOCK>(k0, start, end, first_value, span, staged, out, scratch);
-        }
-    }
+                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, tile_out);
 }
 
 /**
