@@ -38,7 +38,7 @@ struct ArgScanPolicy {
     static constexpr int BLOCK_THREADS = 256;        // tile kernels
     static constexpr int CHUNKS = 8;                 // 16-byte chunks per thread per tile, consecutive
     static constexpr int PREFIX_THREADS = 1024;      // the one block of the prefix kernel
-    static constexpr int PREFIX_ITEMS = 4;           // tile totals a prefix thread loads at a time
+    static constexpr int PREFIX_ITEMS = 4;           // tile totals per thread per round
     static constexpr int PREFETCH_TILES_AHEAD = 128; // outputs kernel: 4 MB ahead (../scan_kernels.cuh)
 };
 
@@ -152,43 +152,27 @@ __device__ __forceinline__ void chunk_keys(const T (&x)[VEC], long long index, l
 
 /**
  * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] under Op (the
- * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS, each
- * thread a contiguous run of the totals: it folds its run (PREFIX_ITEMS loads in flight), one block
- * scan gives each run its prefix, and the thread walks its run again writing the prefixes. V =
- * KeyIndex<Key> and FirstOfLargestKey for the plain scan, ArgRun and TileRunThen for the segmented
- * scan (arg_scan_tile.cuh). (Before: rounds of PREFIX_THREADS x PREFIX_ITEMS totals, a block scan
- * each; 32768 tiles, 2^28 float32 elements, took 78 us in 8 rounds, ncu, H200.)
+ * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS,
+ * PREFIX_ITEMS consecutive totals per thread per round. V = KeyIndex<Key> and FirstOfLargestKey for
+ * the plain scan, ArgRun and TileRunThen for the segmented scan (arg_scan_tile.cuh).
  */
 template <typename V, typename Op>
 __device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tiles) {
     constexpr int THREADS = ArgScanPolicy::PREFIX_THREADS, ITEMS = ArgScanPolicy::PREFIX_ITEMS;
     __shared__ BlockScanStorage<V, THREADS> storage;
     const Op op{};
-    const long long per_thread = (tiles + THREADS - 1) / THREADS;
-    const long long first = min(tiles, threadIdx.x * per_thread), last = min(tiles, first + per_thread);
-    V run[1] = {Op::identity()};
-    for (long long b = first; b < last; b += ITEMS) {
+    V carry = Op::identity();
+    for (long long base = 0; base < tiles; base += (long long)THREADS * ITEMS) {
+        const long long first = base + (long long)threadIdx.x * ITEMS;
         V items[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) items[k] = b + k < last ? totals[b + k] : Op::identity();
+        for (int k = 0; k < ITEMS; ++k) items[k] = first + k < tiles ? totals[first + k] : Op::identity();
+        const V round_total = block_exclusive_scan<THREADS>(items, carry, op, storage);
 #pragma unroll
         for (int k = 0; k < ITEMS; ++k) {
-            if (b + k < last) run[0] = op(run[0], items[k]);
+            if (first + k < tiles) totals[first + k] = items[k];
         }
-    }
-    block_exclusive_scan<THREADS>(run, Op::identity(), op, storage);  // run[0]: what precedes this run
-    V prefix = run[0];
-    for (long long b = first; b < last; b += ITEMS) {
-        V items[ITEMS];
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) items[k] = b + k < last ? totals[b + k] : Op::identity();
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if (b + k < last) {
-                totals[b + k] = prefix;
-                prefix = op(prefix, items[k]);
-            }
-        }
+        carry = op(carry, round_total);
     }
 }
 
