@@ -3,23 +3,23 @@
 // torch.cummax return these indices beside the values).
 //
 // This file holds what the plain and the segmented scans share: keys (ArgScanKey: each element as a
-// signed integer in Java's order, every NaN one key, the extreme), the order searched, the tiles'
-// shape, and the tile prefixes. Both scans run the same tile code (arg_scan_tile.cuh):
-// the plain scan is the segmented one over a single segment that starts at element 0, and its
-// totals and prefixes keep (key, index) alone, the start being known. Everything is exact, so the
+// signed integer in Java's order, every NaN one key, the extreme), the order searched and the
+// tiles' shape. Both scans run the same tile code (arg_scan_tile.cuh): the plain scan is the
+// segmented one over a single segment that starts at element 0. Everything is exact, so the
 // results are the same on every run.
 //
-// SCAN THEN PROPAGATE, three launches and no look-back:
-//   tile totals:   a block per tile combines its elements to the tile's extreme and first index;
-//   tile prefixes: one block turns the totals, in place, into each tile's exclusive prefix (keys
-//                  kept as "larger is better", so one kernel per key width serves argmin and argmax);
-//   outputs:       a block per tile, in REVERSE tile order (the totals kernel read the input's tail
-//                  last, so some of it is still in L2), from the tile's prefix.
-// Why not the single-pass scan of scan_kernels.cuh: its status words carry values of 4 or 8 bytes,
-// and a tile's (key, index) takes 16. This form reads the input twice and writes 8 bytes per
-// element: 16 bytes of traffic per float32 element where a single pass would move 12, 24 against
-// 16 for float64.
-// Measured on an H200 (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md): keys and
+// SINGLE PASS (arg_scan_single_pass), the device scan's decoupled look-back (scan_kernels.cuh):
+// a block draws its tile's number from a ticket, scans the tile, and warp 0 publishes the tile's
+// run (key, first position, last segment start: 24 bytes, in WideTileStatus words), looks back
+// for the runs before it (combined as a tree: the operator is exact) and hands the block its
+// carry, from which it writes the outputs. A tile that holds a segment start publishes its run as
+// its inclusive prefix at once. Input read once, 8 bytes written per element: 12 bytes of traffic
+// per float32 element, 16 per float64.
+// Before, SCAN THEN PROPAGATE in three launches (tile totals; one block of 1024 turning them into
+// prefixes; outputs in reverse tile order, from the prefixes) read the input twice: 16 and 24
+// bytes per element. 2^28 float32 elements on an H200 took 1.42 ms (ncu: totals 292 us, prefixes
+// 78.5, outputs 993; bench/results/2026-11-24-nvidia-h200-step60*).
+// Earlier measurements (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md): keys and
 // records in rows of chunks striped across each warp (two warp scans a row) took float32 1.491 ms,
 // int32 1.231, float64 3.018; before that, (key, 64-bit index) pairs combined at every item, as a
 // reduce's ArgMax does, 1.615 / 1.454 / 3.156. ncu: both bound by the integer pipe, not by memory.
@@ -27,8 +27,8 @@
 // elements before in[0], so every whole chunk is one aligned 16-byte load.
 #pragma once
 #include "../ops.cuh"
-#include "../block/block_scan.cuh"
 #include "../warp/warp_scan.cuh"
+#include "scan/lookback.cuh"
 #include "scan/tile_io.cuh"
 
 namespace primer {
@@ -37,9 +37,7 @@ namespace primer {
 struct ArgScanPolicy {
     static constexpr int BLOCK_THREADS = 256;        // tile kernels
     static constexpr int CHUNKS = 8;                 // 16-byte chunks per thread per tile, consecutive
-    static constexpr int PREFIX_THREADS = 1024;      // the one block of the prefix kernel
-    static constexpr int PREFIX_ITEMS = 4;           // tile totals per thread per round
-    static constexpr int PREFETCH_TILES_AHEAD = 128; // outputs kernel: 4 MB ahead (../scan_kernels.cuh)
+    static constexpr int PREFETCH_TILES_AHEAD = 128; // 4 MB ahead, as the device scan (../scan_kernels.cuh)
 };
 
 template <typename T>
@@ -47,12 +45,17 @@ struct ArgScanShape {
     static constexpr int VEC = 16 / (int)sizeof(T);              // items per chunk
     static constexpr int ITEMS = ArgScanPolicy::CHUNKS * VEC;    // per thread, consecutive
     static constexpr int TILE_ITEMS = ArgScanPolicy::BLOCK_THREADS * ITEMS;
-    // Register budget (__launch_bounds__): as many blocks per SM as the stage's shared memory lets
-    // in (six of 33 KB), where the kernel compiles without spilling at that budget (40 registers;
-    // scripts/build-kernels.sh refuses spills). The segmented outputs kernels need more; int8's
-    // sixteen keys a chunk more still.
-    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 6;
-    static constexpr int SEGMENTED_OUTPUTS_BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
+    // Register budget (__launch_bounds__): the most blocks per SM at which the single-pass kernel
+    // compiles without spilling (scripts/build-kernels.sh refuses spills). Six of 33 KB would fit the
+    // shared memory, and the old outputs kernel ran there at 40 registers; with the look-back it
+    // needs 48, and on sm_80 and sm_89 8-byte keys need more (4 blocks there). Segmented, 54-59
+    // registers: 4; int8's sixteen keys a chunk more still.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : sizeof(T) == 8 ? 4 : 5;
+#else
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
+#endif
+    static constexpr int SEGMENTED_BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 4;
 };
 
 /**
@@ -103,23 +106,13 @@ template <typename T, bool MAX> struct ArgScanOrder {
     static __device__ __forceinline__ Key key(T x) { return ArgScanKey<T>::template of<MAX>(x); }
     /** Whether a is strictly more extreme than b: a later item must be, to take over. */
     static __device__ __forceinline__ bool beats(Key a, Key b) { return MAX ? a > b : a < b; }
-    /** Totals and prefixes keep keys with "larger is more extreme", so one prefix kernel serves both. */
+    /** Published runs keep keys with "larger is more extreme", so one look-back serves both orders. */
     static __device__ __forceinline__ Key larger_is_better(Key k) { return MAX ? k : Key(~k); }
     /** The more extreme key (a maximum or a minimum: one instruction for 32-bit keys). */
     struct Extreme {
         static __device__ __forceinline__ Key identity() { return WORST; }
         __device__ __forceinline__ Key operator()(Key a, Key b) const { return beats(b, a) ? b : a; }
     };
-};
-
-/** Tile totals and prefixes with global indices: the larger key, of equal keys the smaller index. */
-template <typename Key> struct FirstOfLargestKey {
-    static __device__ __forceinline__ KeyIndex<Key> identity() {
-        return {Key(Key(1) << (8 * sizeof(Key) - 1)), 0x7fffffffffffffffLL};
-    }
-    __device__ __forceinline__ KeyIndex<Key> operator()(KeyIndex<Key> a, KeyIndex<Key> b) const {
-        return b.key > a.key || (b.key == a.key && b.index < a.index) ? b : a;
-    }
 };
 
 namespace arg_scan_detail {
@@ -149,31 +142,5 @@ __device__ __forceinline__ void chunk_keys(const T (&x)[VEC], long long index, l
 }
 
 }  // namespace arg_scan_detail
-
-/**
- * Tile prefixes, in place: totals[t] becomes the combination of totals[0 .. t-1] under Op (the
- * identity for t = 0), in order (Op need not be commutative). One block of PREFIX_THREADS,
- * PREFIX_ITEMS consecutive totals per thread per round. V = KeyIndex<Key> and FirstOfLargestKey for
- * the plain scan, ArgRun and TileRunThen for the segmented scan (arg_scan_tile.cuh).
- */
-template <typename V, typename Op>
-__device__ __forceinline__ void arg_scan_tile_prefixes(V* totals, long long tiles) {
-    constexpr int THREADS = ArgScanPolicy::PREFIX_THREADS, ITEMS = ArgScanPolicy::PREFIX_ITEMS;
-    __shared__ BlockScanStorage<V, THREADS> storage;
-    const Op op{};
-    V carry = Op::identity();
-    for (long long base = 0; base < tiles; base += (long long)THREADS * ITEMS) {
-        const long long first = base + (long long)threadIdx.x * ITEMS;
-        V items[ITEMS];
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) items[k] = first + k < tiles ? totals[first + k] : Op::identity();
-        const V round_total = block_exclusive_scan<THREADS>(items, carry, op, storage);
-#pragma unroll
-        for (int k = 0; k < ITEMS; ++k) {
-            if (first + k < tiles) totals[first + k] = items[k];
-        }
-        carry = op(carry, round_total);
-    }
-}
 
 }  // namespace primer

@@ -1,7 +1,7 @@
 // The tile of the running argmin and argmax, plain and segmented. Segmented: out[i] = the index,
 // counted from the first element s of i's segment, of the first minimum (maximum) of in[s .. i]
 // (inclusive), or of in[s .. i-1] (exclusive; -1 at s). The plain scan is the segmented one over a
-// single segment, which element 0 starts. Keys, order, tiles and prefixes: arg_scan_kernels.cuh.
+// single segment, which element 0 starts. Keys, order and tiles: arg_scan_kernels.cuh.
 //
 // RUNS. A run is what a range of elements leaves behind for the elements after it: the most
 // extreme key since its last segment start, that key's first position, and the position of that
@@ -33,11 +33,12 @@
 // store, 1.58 and 2.37; each thread's own, 1.55 and 2.16 (2^28 elements, random heads about one
 // in 1024; bench/results 2026-11-23-nvidia-h200-suite.md, step 51).
 //
-// The same three launches for both: tile totals (a run per tile, positions in the array, keys kept
-// as "larger is better"), tile prefixes (arg_scan_tile_prefixes), outputs. Within a tile positions
-// are ints counted from the tile's first position. Segment starts come from head flags or offsets
-// (scan/segment_heads.cuh, scan/offset_heads.cuh); by offsets the kernels scan in[offsets[0] ..
-// offsets[last]) as an array of its own.
+// Both run in one pass (arg_scan_single_pass, at the end): a tile's run (positions in the array,
+// keys kept as "larger is better") is published for the look-back, and the block writes its
+// outputs from the run of the tiles before it. Within a tile positions are ints counted from the
+// tile's first position. Segment starts come from head flags or offsets (scan/segment_heads.cuh,
+// scan/offset_heads.cuh); by offsets the kernels scan in[offsets[0] .. offsets[last]) as an array
+// of its own.
 #pragma once
 #include "arg_scan_kernels.cuh"
 #include "scan/offset_heads.cuh"
@@ -60,19 +61,19 @@ template <typename Order, typename Run> struct RunThen {
     }
 };
 
-/** The order of tile totals and prefixes, whose keys are "larger is better" (ArgScanOrder::larger_is_better). */
+/** The order of published runs, whose keys are "larger is better" (ArgScanOrder::larger_is_better). */
 template <typename Key> struct LargerKeyWins {
     static __device__ __forceinline__ bool beats(Key a, Key b) { return a > b; }
 };
 
-/** Tile prefixes' operator: identity() is the least key with no start, only ever combined on the left. */
+/** Published runs' operator: identity() is the least key with no start, only ever combined on the left. */
 template <typename Key> struct TileRunThen : RunThen<LargerKeyWins<Key>, ArgRun<Key, long long>> {
     static __device__ __forceinline__ ArgRun<Key, long long> identity() {
         return {Key(Key(1) << (8 * sizeof(Key) - 1)), 0, -1};
     }
 };
 
-/** The work of one tile, shared by the totals and the outputs kernels. */
+/** The work of one tile. */
 template <typename T, bool MAX, typename Heads>
 struct ArgScanTile {
     using S = ArgScanShape<T>;
@@ -100,14 +101,18 @@ struct ArgScanTile {
     const T* in;
     long long n;
     Heads heads;
-    long long tile, start;  // start: element index of the tile's position 0
-    unsigned zero_bit;      // element 0's head bit in this thread's chunk 0 (it always starts a segment), or 0
+    // The tile's number, drawn from the ticket into shared memory and read there at each use
+    // (volatile: the compiler may not keep it): a 64-bit start held in registers across the
+    // kernel spilled at 5 blocks per SM, where a number from blockIdx would be made again.
+    const volatile unsigned& number;
     unsigned flag_bits[FLAG_WORDS];  // THREAD_FLAGS: bit i % 32 of word i / 32 set if this thread's item i starts a segment
 
-    __device__ __forceinline__ ArgScanTile(const T* in_, long long n_, Heads heads_, long long tile_)
-        : in(in_), n(n_), heads(heads_), tile(tile_), start(arg_scan_detail::tile_start(in_, tile_)) {
-        zero_bit = start <= 0 && threadIdx.x == 0 ? 1u << (int)(-start) : 0u;
-    }
+    __device__ __forceinline__ ArgScanTile(const T* in_, long long n_, Heads heads_, const volatile unsigned& number_)
+        : in(in_), n(n_), heads(heads_), number(number_) {}
+
+    __device__ __forceinline__ long long tile() const { return number; }
+    /** Element index of the tile's position 0. */
+    __device__ __forceinline__ long long start() const { return arg_scan_detail::tile_start(in, tile()); }
 
     /**
      * Where chunk q (thread q / 8's chunk q % 8) lies in the stage, in chunks: a thread's eight in
@@ -125,11 +130,11 @@ struct ArgScanTile {
 #pragma unroll
         for (int r = 0; r < CHUNKS; ++r) {
             const int q = first + r * 32;
-            scan_detail::stage_chunk<VEC>(in, start + q * VEC, n, s.stage + slot(q) * VEC);
+            scan_detail::stage_chunk<VEC>(in, start() + q * VEC, n, s.stage + slot(q) * VEC);
         }
         unsigned flag_words[THREAD_FLAGS ? ITEMS / 4 : 1];
-        if constexpr (THREAD_FLAGS) heads.template fetch_items<ITEMS>(start + (long long)threadIdx.x * ITEMS, n, flag_words);
-        heads.prepare(tile, start, s.heads);
+        if constexpr (THREAD_FLAGS) heads.template fetch_items<ITEMS>(start() + (long long)threadIdx.x * ITEMS, n, flag_words);
+        heads.prepare(tile(), start(), s.heads);
         scan_detail::wait_staged();
         if constexpr (THREAD_FLAGS) Heads::template item_bits<ITEMS>(flag_words, flag_bits);
         __syncthreads();  // threads read chunks other threads staged
@@ -140,7 +145,7 @@ struct ArgScanTile {
         const int q = (int)threadIdx.x * CHUNKS + c;
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + slot(q) * VEC, x);
-        arg_scan_detail::chunk_keys<O>(x, start + q * VEC, n, key);
+        arg_scan_detail::chunk_keys<O>(x, start() + q * VEC, n, key);
         return head_bits(c, s);
     }
 
@@ -157,7 +162,9 @@ struct ArgScanTile {
         } else {
             bits = heads.template bits<VEC>(0u, ((int)threadIdx.x * CHUNKS + c) * VEC, s.heads);
         }
-        return bits | (c == 0 ? zero_bit : 0u);
+        // Element 0 always starts a segment: its bit, in thread 0's chunk 0 of tile 0 (made here, not
+        // kept: one register less across the kernel).
+        return bits | (c == 0 && threadIdx.x == 0 && start() <= 0 ? 1u << (int)(-start()) : 0u);
     }
 
     /**
@@ -219,6 +226,7 @@ struct ArgScanTile {
 
     /** carry (in the array) then a run of this tile. */
     __device__ __forceinline__ Carry then(Carry carry, Run run) const {
+        const long long start = this->start();
         if (run.head >= 0) return {run.key, start + run.pos, start + run.head};
         return O::beats(run.key, carry.key) ? Carry{run.key, start + run.pos, carry.head} : carry;
     }
@@ -229,6 +237,7 @@ struct ArgScanTile {
         Run total = s.warp_total[0];
 #pragma unroll
         for (int w = 1; w < WARPS; ++w) total = op(total, s.warp_total[w]);
+        const long long start = this->start();
         return {O::larger_is_better(total.key), start + total.pos, total.head >= 0 ? start + total.head : -1};
     }
 
@@ -244,6 +253,7 @@ struct ArgScanTile {
         const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
         if (lane > 0) carry = then(carry, left);
         Key running = carry.key;
+        const long long start = this->start();
         long long d = carry.pos - carry.head, h = start - carry.head;
         const int first = (int)threadIdx.x * ITEMS;
         const scan_detail::SectorPairStore<ITEMS> store(out, start + first, n);
@@ -273,83 +283,114 @@ struct ArgScanTile {
     }
 };
 
-/** Tile totals: totals[tile] = the tile's run (keys "larger is better", positions in the array). */
-template <typename T, bool MAX, typename Heads>
-__device__ __forceinline__ void segmented_arg_scan_tile_totals(const T* in, long long n, long long tiles, Heads heads,
-                                                               ArgRun<ArgScanKeyOf<T>, long long>* totals) {
-    using Tile = ArgScanTile<T, MAX, Heads>;
-    __shared__ typename Tile::Storage s;
-    arg_scan_detail::check_tiles(in, n, tiles);
-    Tile t(in, n, heads, blockIdx.x);
-    t.load(s);
-    t.warp_scan(t.thread_run(s), s);
-    if (threadIdx.x == 0) totals[blockIdx.x] = t.tile_total(s);
+namespace arg_scan_detail {
+
+template <int BYTES> struct UnsignedOf;
+template <> struct UnsignedOf<4> { using type = unsigned; };
+template <> struct UnsignedOf<8> { using type = unsigned long long; };
+
+/** The warp's largest x (every lane gets it). */
+__device__ __forceinline__ unsigned warp_max(unsigned x) { return __reduce_max_sync(0xffffffffu, x); }
+/** 64 bits as two 32-bit reductions: the high halves, then the low halves of the lanes that hold the best high. */
+__device__ __forceinline__ unsigned long long warp_max(unsigned long long x) {
+    const unsigned high = __reduce_max_sync(0xffffffffu, (unsigned)(x >> 32));
+    const unsigned low = __reduce_max_sync(0xffffffffu, (unsigned)(x >> 32) == high ? (unsigned)x : 0u);
+    return (unsigned long long)high << 32 | low;
+}
+
+}  // namespace arg_scan_detail
+
+/**
+ * The look-back for published runs (keys "larger is better"): in every lane of warp 0, the run of
+ * tiles 0 .. tile-1. Within a window, the tiles after the nearest P all published A's, and no A
+ * holds a start (a tile that holds one publishes its P at once), so the window's run is the P's
+ * (or none) followed by theirs: the largest key from the P on, of equal keys the earliest tile,
+ * with the P's start. One reduction of keys and a ballot find it; the runs themselves are never
+ * shuffled, which keeps the look-back within the tile kernel's register budget (a warp scan of
+ * 24-byte runs spilled at 5 blocks per SM). Exact, so the same on every run.
+ */
+template <typename Key>
+__device__ __forceinline__ ArgRun<Key, long long> lookback_runs(const WideTileStatus<ArgRun<Key, long long>>& status,
+                                                                long long tile) {
+    using Total = ArgRun<Key, long long>;
+    using Bits = typename arg_scan_detail::UnsignedOf<sizeof(Key)>::type;  // keys with the sign bit flipped: order kept
+    constexpr Bits SIGN = Bits(1) << (8 * sizeof(Key) - 1);
+    const int lane = (int)lane_id();
+    Total prefix{};
+    for (long long window_end = tile - 1;; window_end -= 32) {
+        Total value;
+        const unsigned state = scan_detail::poll_window(status, window_end - 31 + lane, value);
+        const unsigned prefixes = __ballot_sync(0xffffffffu, state == TILE_PREFIX);
+        const int from = prefixes ? 31 - __clz(prefixes) : 0;  // the nearest P, or the whole window
+        const bool counts = lane >= from;
+        const Bits key = counts ? (Bits)value.key ^ SIGN : Bits(0);
+        const Bits best = arg_scan_detail::warp_max(key);
+        const int winner = __ffs(__ballot_sync(0xffffffffu, counts && key == best)) - 1;
+        const Total window{warp_shfl(value.key, winner), warp_shfl(value.pos, winner),
+                           prefixes ? warp_shfl(value.head, from) : -1};
+        prefix = window_end == tile - 1 ? window : TileRunThen<Key>{}(window, prefix);  // this window lies before
+        if (prefixes) return prefix;
+    }
 }
 
 /**
- * Outputs of the tiles, in reverse order (the totals kernel read the input's tail last, so some of it
- * is still in L2), each from the carry into it: carry_into(tile) for tile > 0; tile 0 has nothing
- * before it, and its first real element starts a segment, which replaces the carry.
+ * The whole scan in one pass (see SINGLE PASS in arg_scan_kernels.cuh): each block draws a tile
+ * number, stages and scans its tile, warp 0 publishes the tile's run and looks back for the runs
+ * before it, and the block writes the tile's outputs from that carry. Launch: tiles blocks of
+ * BLOCK_THREADS; scratch as the device scan's (ScanPolicy: a counter, zero, then a 128-byte status
+ * slot per tile), epoch new on this scratch.
  */
-template <typename T, bool MAX, typename Heads, typename CarryInto>
-__device__ __forceinline__ void arg_scan_tile_outputs(const T* in, long long n, long long tiles, Heads heads,
-                                                      CarryInto carry_into, long long* out, bool inclusive) {
+template <typename T, bool MAX, typename Heads>
+__device__ __forceinline__ void arg_scan_single_pass(const T* in, long long n, long long tiles, Heads heads, long long* out,
+                                                     bool inclusive, unsigned char* scratch, unsigned epoch) {
     using Tile = ArgScanTile<T, MAX, Heads>;
     using O = typename Tile::O;
+    using Key = typename Tile::Key;
+    using Total = ArgRun<Key, long long>;  // keys "larger is better": one look-back for argmin and argmax
     __shared__ typename Tile::Storage s;
+    __shared__ unsigned tile_number;
+    __shared__ Total prefix;
     arg_scan_detail::check_tiles(in, n, tiles);
-    const long long tile = tiles - 1 - blockIdx.x;
-    const long long ahead = tile - ArgScanPolicy::PREFETCH_TILES_AHEAD;
-    if (threadIdx.x == 0 && ahead >= 1) {
-        scan_detail::prefetch_tile_l2<ArgScanShape<T>::TILE_ITEMS>(in, ahead, tiles, n, scan_shift(in));
-    }
-    Tile t(in, n, heads, tile);
-    const typename Tile::Carry carry = tile > 0 ? carry_into(tile) : typename Tile::Carry{O::WORST, 0, -1};
-    t.load(s);
-    const auto inclusive_run = t.warp_scan(t.thread_run(s), s);
-    t.outputs(s, carry, inclusive_run, out, inclusive);
-}
-
-/** Segmented outputs, from the tile prefixes (keys "larger is better", which is its own inverse). */
-template <typename T, bool MAX, typename Heads>
-__device__ __forceinline__ void segmented_arg_scan_outputs(const T* in, long long n, long long tiles, Heads heads,
-                                                           const ArgRun<ArgScanKeyOf<T>, long long>* prefixes,
-                                                           long long* out, bool inclusive) {
-    using O = ArgScanOrder<T, MAX>;
-    arg_scan_tile_outputs<T, MAX>(in, n, tiles, heads, [&](long long tile) {
-        const auto prefix = prefixes[tile];
-        return ArgRun<ArgScanKeyOf<T>, long long>{O::larger_is_better(prefix.key), prefix.pos, prefix.head};
-    }, out, inclusive);
-}
-
-// The plain running argmin / argmax is the segmented one over a single segment, which element 0
-// starts (ArgScanTile marks it): totals and prefixes keep (key, index), and the start, always 0,
-// need not travel.
-
-/** Plain tile totals: totals[tile] = (the tile's most extreme key, "larger is better"; its first index). */
-template <typename T, bool MAX>
-__device__ __forceinline__ void arg_scan_tile_totals(const T* in, long long n, long long tiles, KeyIndex<ArgScanKeyOf<T>>* totals) {
-    using Tile = ArgScanTile<T, MAX, NoHeads>;
-    __shared__ typename Tile::Storage s;
-    arg_scan_detail::check_tiles(in, n, tiles);
-    Tile t(in, n, NoHeads{}, blockIdx.x);
-    t.load(s);
-    t.warp_scan(t.thread_run(s), s);
+    const WideTileStatus<Total> status{reinterpret_cast<TileStatusSlot*>(scratch + ScanPolicyConstants::SCRATCH_HEADER_BYTES),
+                                       epoch};
     if (threadIdx.x == 0) {
-        const auto total = t.tile_total(s);
-        totals[blockIdx.x] = {total.key, total.pos};
+        // Tiles start in the order they are numbered, so a tile only waits on tiles already running.
+        unsigned* counter = reinterpret_cast<unsigned*>(scratch);
+        const unsigned drawn = atomicAdd(counter, 1u);
+        if (drawn == gridDim.x - 1) atomicExch(counter, 0u);  // the last ticket: every block has drawn
+        tile_number = drawn;
+        scan_detail::prefetch_tile_l2<ArgScanShape<T>::TILE_ITEMS>(in, (long long)drawn + ArgScanPolicy::PREFETCH_TILES_AHEAD,
+                                                                   tiles, n, scan_shift(in));
     }
-}
-
-/** Plain outputs: out[i] = the index of the first extreme of in[0 .. i] (inclusive), or of in[0 .. i-1] (-1 for i = 0). */
-template <typename T, bool MAX>
-__device__ __forceinline__ void arg_scan_outputs(const T* in, const KeyIndex<ArgScanKeyOf<T>>* prefixes, long long* out,
-                                                 long long n, long long tiles, bool inclusive) {
-    using O = ArgScanOrder<T, MAX>;
-    arg_scan_tile_outputs<T, MAX>(in, n, tiles, NoHeads{}, [&](long long tile) {
-        const auto prefix = prefixes[tile];
-        return ArgRun<ArgScanKeyOf<T>, long long>{O::larger_is_better(prefix.key), prefix.index, 0};
-    }, out, inclusive);
+    __syncthreads();
+    Tile t(in, n, heads, tile_number);
+    t.load(s);
+    // Each thread's inclusive run waits out the look-back in shared memory, not in registers.
+    __shared__ typename Tile::Run runs[ArgScanPolicy::BLOCK_THREADS];
+    runs[threadIdx.x] = t.warp_scan(t.thread_run(s), s);
+    if (threadIdx.x < 32) {
+        // Warp 0: the tile's run is its P at once when the tile holds a start (tile 0 always does),
+        // as nothing before a start matters after it; else A, the look-back, then P.
+        const bool first = threadIdx.x == 0;
+        bool starts = false;
+        if (first) {
+            const Total total = t.tile_total(s);
+            starts = total.head >= 0;
+            status.publish(t.tile(), starts ? TILE_PREFIX : TILE_AGGREGATE, total);
+        }
+        starts = __shfl_sync(0xffffffffu, starts, 0);
+        const long long tile = t.tile();
+        const Total before = tile > 0 ? lookback_runs(status, tile) : TileRunThen<Key>::identity();
+        if (first) {
+            if (!starts) status.publish(tile, TILE_PREFIX, TileRunThen<Key>{}(before, t.tile_total(s)));
+            prefix = before;
+        }
+    }
+    __syncthreads();
+    const typename Tile::Carry carry =
+        t.tile() > 0 ? typename Tile::Carry{O::larger_is_better(prefix.key), prefix.pos, prefix.head}
+                 : typename Tile::Carry{O::WORST, 0, -1};  // tile 0's first real element starts a segment
+    t.outputs(s, carry, runs[threadIdx.x], out, inclusive);
 }
 
 }  // namespace primer

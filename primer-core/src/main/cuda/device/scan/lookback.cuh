@@ -28,9 +28,12 @@ namespace primer {
 
 namespace scan_detail {
 
-/** Waits until none of the 32 predecessors of this window is TILE_NOTHING; returns this lane's state. */
-template <typename V>
-__device__ __forceinline__ unsigned poll_window(const TileStatus<V>& status, long long predecessor, V& value) {
+/**
+ * Waits until none of the 32 predecessors of this window is TILE_NOTHING; returns this lane's state.
+ * Status: TileStatus<V> or WideTileStatus<V>.
+ */
+template <typename Status, typename V>
+__device__ __forceinline__ unsigned poll_window(const Status& status, long long predecessor, V& value) {
     // Before tile 0 there is nothing: such lanes lie below tile 0, which is always a P, so their
     // (zero) value is never combined.
     unsigned state = TILE_AGGREGATE;

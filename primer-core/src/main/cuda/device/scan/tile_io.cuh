@@ -165,17 +165,16 @@ struct SectorPairStore {
     long long* out;
     long long first, n;
     bool odd, whole;
-    uint4* low;   // where this lane's first store of sector 0 goes
-    uint4* high;  // where its second goes
+    // Where this lane's first store of sector 0 goes; its second goes ITEMS items (ITEMS / 2 16-byte
+    // words) further on, for both lanes of a pair.
+    uint4* low;
 
     __device__ __forceinline__ SectorPairStore(long long* out_, long long first_, long long n_) : out(out_), first(first_), n(n_) {
         odd = lane_id() & 1u;
         const bool mine = first >= 0 && first + ITEMS <= n && (reinterpret_cast<unsigned long long>(out + first) & 15) == 0;
         whole = __shfl_xor_sync(0xffffffffu, mine, 1) && mine;  // every lane shuffles
         uint4* even = reinterpret_cast<uint4*>(out + (odd ? first - ITEMS : first));
-        uint4* odd_items = reinterpret_cast<uint4*>(out + (odd ? first : first + ITEMS));
         low = odd ? even + 1 : even;
-        high = odd ? odd_items + 1 : odd_items;
     }
 
     /** Items 4g .. 4g+3 of this lane's. */
@@ -185,7 +184,7 @@ struct SectorPairStore {
         const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
         if (whole) {
             __stcs(low + 2 * g, odd ? received : half[0]);    // the even lane's sector
-            __stcs(high + 2 * g, odd ? half[1] : received);   // the odd lane's sector
+            __stcs(low + ITEMS / 2 + 2 * g, odd ? half[1] : received);   // the odd lane's sector
         } else {
             store_chunk<4>(out, first + 4 * g, n, v);
         }

@@ -2,7 +2,8 @@
 // inclusive prefix P), and how they are read and written under the memory model.
 //
 // STATUS WORDS (scratch, one 128-byte line per tile at a fixed stride, after a 16-byte header
-// holding the tile counter): { u64 word; u64 high; padding }. One tile per line: tiles whose words
+// holding the tile counter): { u64 words[16] }, of which TileStatus uses words[0] (`word` below) and
+// words[1] (`high`), WideTileStatus (at the end) as many as its value needs. One tile per line: tiles whose words
 // shared lines slowed the scan (2^28 float sums 0.569 ms at 16 bytes per tile, 0.559 at 24, 0.555
 // at 32, 0.547 at 64 and 128; int32 -> int64 1.016, 0.993, 0.982, 0.971, 0.961; lab). Each word's high half is a tag, epoch << 3 | head << 2 |
 // state (1 = A, 2 = P); its low half carries 32 bits of the value: `word` all of a 4-byte value, or
@@ -21,7 +22,7 @@
 //   earlier launch read as "nothing yet", so the words need no clearing between launches: no extra
 //   launch, no memset. The host clears the whole buffer when its epoch counter wraps. Because the
 //   stride is fixed and words only ever hold status words, leftovers of any earlier launch (any
-//   dtype, any tile count) sit in the same fields and fail the epoch test.
+//   dtype, any tile count, either kind of status) sit in the same fields and fail the epoch test.
 //   Loads and stores use ld/st.relaxed|acquire|release.gpu (PTX), never volatile: they go to L2,
 //   the point of coherence, and carry the ordering the memory model needs.
 #pragma once
@@ -105,9 +106,10 @@ struct StatusPayload<Segmented<T>> {
 }  // namespace scan_detail
 
 struct TileStatusSlot {
-    unsigned long long word;  // tag | the value (4 bytes) or its low half (8 bytes)
-    unsigned long long high;  // tag | the high half of an 8-byte value
-    unsigned long long padding[14];  // the rest of the line: no other tile's words
+    // TileStatus: words[0] = tag | the value (4 bytes) or its low half (8 bytes), words[1] = tag |
+    // the high half. WideTileStatus: words[k] = tag | the value's k-th 32 bits. The rest of the
+    // line holds no other tile's words.
+    unsigned long long words[16];
 };
 static_assert(sizeof(TileStatusSlot) == ScanPolicyConstants::STATUS_SLOT_BYTES, "slot layout");
 
@@ -125,9 +127,9 @@ struct TileStatus {
         const unsigned long long bits = Payload::bits(value);
         TileStatusSlot& slot = slots[tile];
         if constexpr (Payload::IN_WORD) {
-            scan_detail::store_relaxed(&slot.word, tag | (bits & 0xffffffffull));
+            scan_detail::store_relaxed(&slot.words[0], tag | (bits & 0xffffffffull));
         } else {
-            scan_detail::store_relaxed_pair(&slot.word, tag | (bits & 0xffffffffull), tag | (bits >> 32));
+            scan_detail::store_relaxed_pair(&slot.words[0], tag | (bits & 0xffffffffull), tag | (bits >> 32));
         }
     }
 
@@ -135,8 +137,8 @@ struct TileStatus {
     __device__ __forceinline__ unsigned poll(long long tile, V& value) const {
         const TileStatusSlot& slot = slots[tile];
         unsigned long long w, h = 0;
-        if constexpr (Payload::IN_WORD) w = scan_detail::load_relaxed(&slot.word);
-        else scan_detail::load_relaxed_pair(&slot.word, w, h);
+        if constexpr (Payload::IN_WORD) w = scan_detail::load_relaxed(&slot.words[0]);
+        else scan_detail::load_relaxed_pair(&slot.words[0], w, h);
         unsigned long long bits = w & 0xffffffffull;
         if constexpr (!Payload::IN_WORD) {
             if ((h >> 32) != (w >> 32)) return TILE_NOTHING;  // halves of different publications
@@ -145,6 +147,54 @@ struct TileStatus {
         if ((unsigned)(w >> 35) != epoch) return TILE_NOTHING;
         value = Payload::make(bits, (unsigned)(w >> 34) & 1u);
         return (unsigned)(w >> 32) & 3u;
+    }
+};
+
+/**
+ * Status words for a value of any size up to 64 bytes (the running argmin and argmax publish a run:
+ * a key, a position and a segment start, 24 bytes): words[k] = tag | the value's k-th 32 bits,
+ * written and read a 16-byte pair at a time. A reader takes the value only if every word carries
+ * the same tag of this launch, by the argument of TileStatus: each state is written once per
+ * launch, so equal tags mean every piece comes from the same publication. The pairs' loads are
+ * independent, so a poll is still one round trip. No head bit: the value carries what it needs.
+ */
+template <typename V>
+struct WideTileStatus {
+    static_assert(sizeof(V) % 4 == 0, "values of whole 32-bit pieces");
+    static constexpr int PIECES = (int)sizeof(V) / 4;
+    static constexpr int PAIRS = (PIECES + 1) / 2;
+    static_assert(2 * PAIRS <= 16, "a value fits one slot");
+    TileStatusSlot* slots;
+    unsigned epoch;
+
+    __device__ __forceinline__ void publish(long long tile, unsigned state, V value) const {
+        unsigned piece[2 * PAIRS] = {};
+        __builtin_memcpy(piece, &value, sizeof(V));
+        const unsigned long long tag = (unsigned long long)((epoch << 3) | state) << 32;
+        TileStatusSlot& slot = slots[tile];
+#pragma unroll
+        for (int p = 0; p < PAIRS; ++p) {
+            scan_detail::store_relaxed_pair(&slot.words[2 * p], tag | piece[2 * p], tag | piece[2 * p + 1]);
+        }
+    }
+
+    /** TILE_NOTHING while the tile has published nothing whole in this launch; else its state and value. */
+    __device__ __forceinline__ unsigned poll(long long tile, V& value) const {
+        const TileStatusSlot& slot = slots[tile];
+        unsigned long long w[2 * PAIRS];
+#pragma unroll
+        for (int p = 0; p < PAIRS; ++p) scan_detail::load_relaxed_pair(&slot.words[2 * p], w[2 * p], w[2 * p + 1]);
+        const unsigned tag = (unsigned)(w[0] >> 32);
+        bool whole = tag >> 3 == epoch;
+        unsigned piece[2 * PAIRS];
+#pragma unroll
+        for (int k = 0; k < 2 * PAIRS; ++k) {
+            whole &= (unsigned)(w[k] >> 32) == tag;
+            piece[k] = (unsigned)w[k];
+        }
+        if (!whole) return TILE_NOTHING;
+        __builtin_memcpy(&value, piece, sizeof(V));
+        return tag & 3u;
     }
 };
 

@@ -10,20 +10,17 @@ import java.util.Objects;
  * {@code device/arg_scan_kernels.cuh}): {@code out[i]} = the index of the first minimum (or maximum)
  * of {@code in[0 .. i]} (inclusive) or of {@code in[0 .. i-1]} (exclusive; -1 for i = 0), NaN
  * counting as the extreme and -0.0 below 0.0, as {@link GpuReduce#argExtreme}.
- * Three launches on the context's stream (tile totals, tile prefixes, outputs); nothing waits for them.
- * Deterministic: the operator keeps the first index of equal keys, the same under any association.
+ * One single-pass launch on the context's stream (decoupled look-back over the device scan's status
+ * area, {@link GpuScan#withStatus}); nothing waits for it. Deterministic: the operator keeps the
+ * first index of equal keys, the same under any association.
  */
 public final class GpuArgScan {
     private GpuArgScan() {}
 
     private static final String MODULE = "arg_scan";
-    private static final String SCRATCH = "arg-scan";
     // ArgScanPolicy in device/arg_scan_kernels.cuh (the kernels trap when the tile count disagrees).
     static final int BLOCK_THREADS = 256;
     static final int CHUNKS = 8;
-    static final int PREFIX_THREADS = 1024;
-    /** Bytes of a tile's total, {@code KeyIndex<Key>}: a 32- or 64-bit key and a 64-bit index, 16 bytes for every type. */
-    static final int TOTAL_BYTES = 16;
 
     /** Elements per tile: 256 threads x 8 chunks of 16 bytes. */
     static int tileItems(DType type) {
@@ -46,11 +43,6 @@ public final class GpuArgScan {
         return tiles;
     }
 
-    /** The prefix kernel sees only keys: one per key width (int8, int32 and float32 keys are 32-bit). */
-    static String prefixKernel(DType type) {
-        return type.byteSize() == 8 ? "argscan_prefixes_k64" : "argscan_prefixes_k32";
-    }
-
     /**
      * Scans {@code n} elements of {@code type} at {@code in} into the int64 indices at {@code out}
      * ({@code max}: argmax, else argmin). {@code in} aligned to its element size, {@code out} to 8
@@ -63,13 +55,8 @@ public final class GpuArgScan {
         if (n == 0) return;
         long tiles = checkedTiles(type, in, out, n);
 
-        String suffix = (max ? "argmax_" : "argmin_") + type.kernelSuffix();
-        var module = ctx.module(MODULE);
-        synchronized (ctx.scratchLock(SCRATCH)) {  // the totals live across three launches
-            long totals = ctx.scratch(SCRATCH, TOTAL_BYTES * tiles);
-            module.kernel("argscan_totals_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, n, tiles, totals);
-            module.kernel(prefixKernel(type)).launch(1, PREFIX_THREADS, 0, totals, tiles);
-            module.kernel("argscan_outputs_" + suffix).launch(tiles, BLOCK_THREADS, 0, in, totals, out, n, tiles, inclusive ? 1 : 0);
-        }
+        var kernel = ctx.module(MODULE).kernel("argscan_" + (max ? "argmax_" : "argmin_") + type.kernelSuffix());
+        GpuScan.withStatus(ctx, tiles, (status, epoch) ->
+                kernel.launch(tiles, BLOCK_THREADS, 0, in, out, n, tiles, inclusive ? 1 : 0, status, epoch));
     }
 }

@@ -358,6 +358,26 @@ public final class GpuScan {
 
     // ---- scratch and epochs ----
 
+    /** A launch that takes a status area and its epoch ({@link #withStatus}). */
+    @FunctionalInterface
+    interface StatusLaunch {
+        void launch(long status, int epoch);
+    }
+
+    /**
+     * Issues {@code launch} with the status area for {@code tiles} tiles of the device scan's layout
+     * (ScanPolicy.scratchBytes: the tile counter, then a 128-byte slot per tile) and a fresh epoch,
+     * under the lock that orders them. Shared with the running argmin / argmax ({@link GpuArgScan},
+     * {@link GpuSegmentedArgScan}), whose single-pass kernels use the same area and epochs.
+     */
+    static void withStatus(CudaContext ctx, long tiles, StatusLaunch launch) {
+        Epochs epochs = epochs(ctx);
+        synchronized (epochs) {
+            long[] status = status(ctx, epochs, tiles);
+            launch.launch(status[0], (int) status[1]);
+        }
+    }
+
     private static Epochs epochs(CudaContext ctx) {
         synchronized (EPOCHS) {
             return EPOCHS.computeIfAbsent(ctx, c -> new Epochs());

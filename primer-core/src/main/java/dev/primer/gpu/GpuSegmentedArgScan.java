@@ -11,16 +11,14 @@ import java.util.Objects;
  * element s of i's segment, of the first minimum (or maximum) of {@code in[s .. i]} (inclusive) or
  * of {@code in[s .. i-1]} (exclusive; -1 at s), in Java's order as {@link GpuArgScan}. Segments start
  * at every non-zero head flag (and element 0), or are given by offsets as in
- * {@link GpuScan#segmentedScanByOffsets}. Three launches on the context's stream (tile totals, tile
- * prefixes, outputs), after the offsets' check and tile starts; deterministic.
+ * {@link GpuScan#segmentedScanByOffsets}. One single-pass launch on the context's stream, as
+ * {@link GpuArgScan} (by offsets after the offsets' check and tile starts); deterministic.
  */
 public final class GpuSegmentedArgScan {
     private GpuSegmentedArgScan() {}
 
     private static final String MODULE = "segmented_arg_scan";
     private static final String SCRATCH = "segmented-arg-scan";
-    /** Bytes of a tile's total, {@code SegmentedKeyIndex<Key>}: a key, an index and a head position. */
-    static final int TOTAL_BYTES = 24;
 
     /**
      * Segments start at every element whose int8 flag is non-zero, and at element 0. {@code in}
@@ -35,16 +33,9 @@ public final class GpuSegmentedArgScan {
         long tiles = GpuArgScan.checkedTiles(type, in, out, n);
         if (headFlags == 0) throw new IllegalArgumentException("headFlags: null device pointer");
         if (GpuScan.overlaps(headFlags, n, out, n * Long.BYTES)) throw new IllegalArgumentException("headFlags: overlaps out");
-        String suffix = suffix(type, max);
-        var module = ctx.module(MODULE);
-        synchronized (ctx.scratchLock(SCRATCH)) {  // the totals live across three launches
-            long totals = ctx.scratch(SCRATCH, TOTAL_BYTES * tiles);
-            module.kernel("segargscan_flags_totals_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
-                    in, headFlags, n, tiles, totals);
-            module.kernel(prefixKernel(type)).launch(1, GpuArgScan.PREFIX_THREADS, 0, totals, tiles);
-            module.kernel("segargscan_flags_outputs_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
-                    in, headFlags, totals, out, n, tiles, inclusive ? 1 : 0);
-        }
+        var kernel = ctx.module(MODULE).kernel("segargscan_flags_" + suffix(type, max));
+        GpuScan.withStatus(ctx, tiles, (status, epoch) -> kernel.launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
+                in, headFlags, out, n, tiles, inclusive ? 1 : 0, status, epoch));
     }
 
     /**
@@ -65,14 +56,9 @@ public final class GpuSegmentedArgScan {
         }
         int tileItems = GpuArgScan.tileItems(type);
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
-        String suffix = suffix(type, max);
-        var module = ctx.module(MODULE);
-        synchronized (ctx.scratchLock(SCRATCH)) {
-            // One buffer: the tile starts (ScanPolicy.segmentScratchBytes), then the totals at a 16-byte
-            // boundary; sized for the most tiles, as the tile starts are found before the range is known.
-            long startsBytes = Math.ceilDiv(ScanPolicy.segmentScratchBytes(maxTiles), 16) * 16;
-            long tileFirst = ctx.scratch(SCRATCH, startsBytes + TOTAL_BYTES * maxTiles);
-            long totals = tileFirst + startsBytes;
+        var kernel = ctx.module(MODULE).kernel("segargscan_offsets_" + suffix(type, max));
+        synchronized (ctx.scratchLock(SCRATCH)) {  // the tile starts, from the check to the scan that reads them
+            long tileFirst = ctx.scratch(SCRATCH, ScanPolicy.segmentScratchBytes(maxTiles));
             long[] range = GpuScan.checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst);
             long begin = range[0], n = range[1] - begin;
             if (n == 0) return;
@@ -83,20 +69,12 @@ public final class GpuSegmentedArgScan {
             if (GpuScan.overlaps(offsets, 8 * (segments + 1), outBase, n * Long.BYTES)) {
                 throw new IllegalArgumentException("offsets: overlaps out");
             }
-            module.kernel("segargscan_offsets_totals_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
-                    inBase, offsets, tileFirst, begin, n, tiles, totals);
-            module.kernel(prefixKernel(type)).launch(1, GpuArgScan.PREFIX_THREADS, 0, totals, tiles);
-            module.kernel("segargscan_offsets_outputs_" + suffix).launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
-                    inBase, offsets, tileFirst, begin, totals, outBase, n, tiles, inclusive ? 1 : 0);
+            GpuScan.withStatus(ctx, tiles, (status, epoch) -> kernel.launch(tiles, GpuArgScan.BLOCK_THREADS, 0,
+                    inBase, offsets, tileFirst, begin, outBase, n, tiles, inclusive ? 1 : 0, status, epoch));
         }
     }
 
     private static String suffix(DType type, boolean max) {
         return (max ? "argmax_" : "argmin_") + type.kernelSuffix();
-    }
-
-    /** One prefix kernel per key width, as {@link GpuArgScan#prefixKernel}. */
-    static String prefixKernel(DType type) {
-        return type.byteSize() == 8 ? "segargscan_prefixes_k64" : "segargscan_prefixes_k32";
     }
 }

@@ -1,6 +1,7 @@
 package dev.primer.gpu;
 
 import dev.primer.DType;
+import dev.primer.Op;
 import dev.primer.cuda.Cuda;
 import dev.primer.cuda.CudaContext;
 import org.junit.jupiter.api.Assumptions;
@@ -8,8 +9,12 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -84,6 +89,59 @@ class GpuArgScanTest {
         } finally {
             ctx.free(in);
             if (out != 0) ctx.free(out);
+        }
+    }
+
+    /**
+     * The arg scans draw tiles from the device scan's counter and publish into its status area with
+     * its epochs: plain scans, arg scans and segmented arg scans take turns on one context, larger
+     * and smaller grids in turn (so later launches meet words left by earlier ones in the same
+     * slots), each output poisoned first and checked element by element.
+     */
+    @Test
+    void takesTurnsWithTheScanOnOneStatusArea() {
+        int[] sizes = {3_000_001, 100_003, 1_000_033, 8193};
+        int most = 3_000_001;
+        long in = ctx.allocate(4L * most), flags = ctx.allocate(most), out = ctx.allocate(8L * most);
+        try (Arena arena = Arena.ofConfined()) {
+            SplittableRandom random = new SplittableRandom(7);
+            MemorySegment values = arena.allocate(4L * most, 16), heads = arena.allocate(most), got = arena.allocate(8L * most, 8);
+            for (int i = 0; i < most; i++) {
+                values.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt(-1000, 1000));
+                heads.set(ValueLayout.JAVA_BYTE, i, (byte) (random.nextInt(3000) == 0 ? 1 : 0));
+            }
+            ctx.copyToDevice(in, values, 4L * most);
+            ctx.copyToDevice(flags, heads, most);
+            for (int round = 0; round < 2; round++) {
+                for (int n : sizes) {
+                    for (int kind = 0; kind < 3; kind++) {
+                        ctx.memset8(out, (byte) 0xA5, 8L * n);
+                        if (kind == 0) GpuScan.scan(ctx, DType.INT, DType.LONG, Op.SUM, true, 0, in, out, n);
+                        else if (kind == 1) GpuArgScan.argExtremeScan(ctx, DType.INT, round == 0, true, in, out, n);
+                        else GpuSegmentedArgScan.byFlags(ctx, DType.INT, round == 1, true, in, flags, out, n);
+                        ctx.copyToHost(got, out, 8L * n);
+                        long sum = 0, best = 0, start = 0;
+                        for (int i = 0; i < n; i++) {
+                            int v = values.getAtIndex(ValueLayout.JAVA_INT, i);
+                            boolean max = kind == 1 ? round == 0 : round == 1;
+                            if (kind == 2 && heads.get(ValueLayout.JAVA_BYTE, i) != 0) start = i;
+                            if (i == 0 || i == start && kind == 2) best = i;
+                            else if (max ? v > values.getAtIndex(ValueLayout.JAVA_INT, (int) best)
+                                         : v < values.getAtIndex(ValueLayout.JAVA_INT, (int) best)) best = i;
+                            sum += v;
+                            long expected = kind == 0 ? sum : best - (kind == 2 ? start : 0);
+                            long actual = got.getAtIndex(ValueLayout.JAVA_LONG, i);
+                            if (actual != expected) {
+                                assertEquals(expected, actual, "round " + round + ", n " + n + ", kind " + kind + ", element " + i);
+                            }
+                        }
+                    }
+                }
+            }
+        } finally {
+            ctx.free(in);
+            ctx.free(flags);
+            ctx.free(out);
         }
     }
 
