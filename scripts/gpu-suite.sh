@@ -75,8 +75,9 @@ for stage in $stages; do
         # the refused calls it asserts as API errors); the NaN
         # test takes float min and max scans, plain and segmented: float32 plain through its fast and
         # exact paths, the others as integer keys; the running argmin/argmax tests span up to 257 tiles
-        # (the outputs kernel's L2 prefetch ahead) on both backends, plain and segmented (by flags and
-        # by offsets, inclusive and exclusive).
+        # (the look-back across windows, the L2 prefetch ahead) on both backends, plain and segmented
+        # (by flags and by offsets, inclusive and exclusive), and take turns with the scan on one
+        # status area.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
@@ -96,6 +97,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#segmentsMatchTheCpuByEveryRoute \
             --select-class dev.primer.ArgExtremeScanTest \
+            --select-method dev.primer.gpu.GpuArgScanTest#takesTurnsWithTheScanOnOneStatusArea \
             --select-method "dev.primer.SegmentedArgExtremeScanTest#everyTypeSizeAndLayoutMatchesASequentialScan(dev.primer.BackendKind)" \
             --exclude-tag large --disable-banner --details=summary --details-theme=ascii > "$out/sanitize-tests-$tool.log" 2>&1
         local rc2=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|tests (successful|failed)" "$out/sanitize-tests-$tool.log" | tail -n 3

@@ -142,7 +142,7 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     merge_path_stage_values<T, BLOCK>(in + first_value, nb, smem.values);
     long long start[ROUNDS], end[ROUNDS];
     load_round<BLOCK>(offsets, span, 0, start, end);
-    const int cleared = nb + Storage::PAD < Storage::TILE + Storage::PAD ? nb + Storage::PAD : Storage::TILE + Storage::PAD;
+    const int cleared = nb + Storage::PAD;  // nb <= TILE: the span holds at most TILE merge steps
     for (int q = tid; q * 8 < cleared; q += BLOCK)
         reinterpret_cast<uint4*>(smem.last_of)[q] = make_uint4(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu);
     __syncthreads();
