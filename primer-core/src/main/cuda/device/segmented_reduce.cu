@@ -16,9 +16,12 @@
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
 //   segreduce_check_offsets             (const long long* offsets, long long nseg, long long in_length,
-//                                        unsigned char* scratch, unsigned long long* verdict)   first, before
-//                                        any of the segments' kernels; any grid (grid-stride); verdict: 4 words
-//                                        of pinned host memory, or null
+//                                        unsigned char* scratch, unsigned long long* verdict,
+//                                        long long tile_items, long long tiles)   first, before any of the
+//                                        segments' kernels; any grid (grid-stride); verdict: 5 words of
+//                                        pinned host memory, or null; tile_items > 0: also the merge
+//                                        path's splits for `tiles` tiles of that many steps (SPLITS in
+//                                        segmented_reduce/check_offsets.cuh), else 0 and 0
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
@@ -32,7 +35,8 @@
 // ceil((offsets[nseg] - offsets[0] + nseg) / TILE):
 //   segreduce_merge_path_partition      (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, unsigned char* scratch)
-//                                        grid: ceil((tiles + 1) / 256)
+//                                        grid: ceil((tiles + 1) / 256); only where the check did not write
+//                                        every split (its verdict says so; int64 SUM: always)
 //   segreduce_merge_path_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
 //                                        long long tiles, Out* out, unsigned char* scratch)   grid: tiles
 //   segreduce_merge_path_fixup_*        (const long long* offsets, long long nseg, long long in_length,
@@ -139,10 +143,13 @@ namespace seg = primer::segmented;
 
 /**
  * The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared, and its one
- * launch at three blocks per SM or more.
+ * launch at three blocks per SM or more. The tile kernels of 4-byte values ask for six blocks per SM,
+ * all that their shared memory allows (32-40 registers on sm_80, sm_89 and sm_90, unspilled; left to
+ * the compiler, min, max and the bitwise recipes took 48-56 and five); 8-byte ones are left to it
+ * (0: no minimum).
  */
 #define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT)                                                                 \
-    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, sizeof(T) <= 4 ? 6 : 0)             \
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
@@ -168,8 +175,9 @@ namespace seg = primer::segmented;
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, long long in_length,
-                        unsigned char* __restrict__ scratch, unsigned long long* verdict) {
-    seg::check_offsets(offsets, nseg, in_length, scratch, verdict);
+                        unsigned char* __restrict__ scratch, unsigned long long* verdict, long long tile_items,
+                        long long tiles) {
+    seg::check_offsets(offsets, nseg, in_length, scratch, verdict, tile_items, tiles);
 }
 
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)

@@ -10,8 +10,11 @@
 //   segment or closes that segment: segment i closes before value j when end(i) <= j. So among the
 //   first d steps, the A items are the segments with key(i) = end(i) + i + 1 <= d: a binary search.
 //
-//   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
-//                         the offsets (the one launch: a warp each, merge_path_search_warp).
+//   the splits            at each tile boundary d = t * TILE, its A count: written by the offsets'
+//                         check as it reads each pair (SPLITS in segmented_reduce/check_offsets.cuh),
+//                         or, where it could not (a segment over many tiles; int64 SUM, whose check
+//                         runs without), by merge_path_partition, a thread per boundary, by binary
+//                         search of the offsets (the one launch: a warp each, merge_path_search_warp).
 //   merge_path_walk       a block per tile of BLOCK * ITEMS steps (merge_path_stage first): the
 //                         tile's values (cp.async) and offsets (clamped on the way) go to shared
 //                         memory; each thread finds its first step by a binary search there and walks
@@ -59,9 +62,6 @@
 namespace primer {
 namespace segmented {
 
-__device__ __forceinline__ long long* merge_path_splits(unsigned char* scratch) {
-    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
-}
 template <typename A>
 __device__ __forceinline__ A* merge_path_open_slot(unsigned char* scratch, long long tiles, long long t) {
     const long long splits_bytes = (8 * (tiles + 1) + 15) / 16 * 16;

@@ -13,6 +13,10 @@
 // (GpuSegmentedReduce.launchRouted), or nothing for bad offsets. Since step 58 the one launch
 // (one_launch.cuh) runs the same pair check in its first phase, without the idle steps, its grid
 // barrier in place of the ticket.
+//
+// Since step 62 it also writes the merge path's splits (SPLITS below), which a kernel of their own
+// found before by binary search: for 2^26 float32 values in 12.8M power-law segments that launch
+// took 16 us, a chain of some 24 dependent loads per tile boundary.
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -37,6 +41,58 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
 }
 
 /**
+ * SPLITS. Where the check writes the merge path's splits (segmented_reduce_merge_path.cuh): the A
+ * count at each tile boundary d = t * tile_items, t in [0, tiles], for tiles of tile_items steps.
+ * In the merge of segment ends and values, segment k closes at step key(k) = end(k) + k + 1
+ * (offsets relative to offsets[0]), so the boundaries in [key(k - 1), key(k)) close exactly k
+ * segments: the thread that checks pair k (its two offsets, here and next) writes splits[t] = k
+ * for those t, no search and no read beyond the pair. key(k - 1) = (here - base) + k and key(k) =
+ * (next - base) + k + 1. Pairs of a warp that holds a decrease write nothing (the host throws for
+ * those offsets), nor do pairs outside [base, end], so what one thread writes is bounded by its
+ * segment's length; a segment spanning more than SPLITS_PER_PAIR tiles writes nothing and raises
+ * the SPLITS_MISSING word, and the host then runs the partition (merge_path_partition) as before:
+ * a bounded check whatever the offsets, at the cost of the search for inputs with one segment of
+ * some 750,000 values or more.
+ */
+struct SplitsTarget {
+    long long* splits;      // null: no splits wanted (classic-only recipes, tests of the verdict)
+    long long tile_items;   // merge steps per tile
+    long long tiles;        // entries [0, tiles] exist
+    double per_tile;        // 1 / tile_items
+    long long base, end;    // offsets[0] and offsets[nseg]
+};
+
+__device__ __forceinline__ unsigned long long* splits_missing(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::SPLITS_MISSING_OFFSET);
+}
+
+/** ceil(x / d) for 0 <= x < 2^50: a double product within one of floor(x / d), corrected. */
+__device__ __forceinline__ long long ceil_div_small(long long x, long long d, double per_d) {
+    long long q = (long long)((double)x * per_d);
+    const long long r = x - q * d;
+    q += r < 0 ? -1 : r >= d ? 1 : 0;  // floor(x / d)
+    return q * d == x ? q : q + 1;
+}
+
+/** Writes the splits of the tile boundaries pair k (here, next) closes (SPLITS). */
+__device__ __forceinline__ void write_splits(const SplitsTarget& target, long long nseg, long long k, long long here,
+                                             long long next, unsigned char* __restrict__ scratch) {
+    if (here < target.base || next > target.end) return;  // out of range: the host throws
+    const long long lo = (here - target.base) + k, hi = (next - target.base) + k + 1;
+    const long long t_lo = ceil_div_small(lo, target.tile_items, target.per_tile);
+    long long t_hi = ceil_div_small(hi, target.tile_items, target.per_tile);  // one past the last
+    if (t_hi > target.tiles + 1) t_hi = target.tiles + 1;
+    if (t_hi - t_lo > Constants::SPLITS_PER_PAIR) {
+        atomicOr(splits_missing(scratch), 1ull);
+        __threadfence();  // rare: before this block's ticket, as the flags above
+        return;
+    }
+    for (long long t = t_lo; t < t_hi; ++t) target.splits[t] = k;
+    // The boundary at the last step (hi = the steps in all): every segment closed there.
+    if (k == nseg - 1 && t_hi <= target.tiles) target.splits[t_hi] = nseg;
+}
+
+/**
  * Strided over k in [0, nseg) from `first` (this thread's index among the threads that check; a
  * multiple of 32 at lane 0) by `stride` (how many check): offsets[k] > offsets[k + 1] raises
  * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
@@ -50,11 +106,13 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
  * consecutive segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps
  * per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path,
  * which gives every thread the same number of steps, wins (GpuSegmentedReduce routes by it).
+ *
+ * With a target (SPLITS), each pair also writes the merge path's splits it knows.
  */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ unsigned long long check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                                  unsigned char* __restrict__ scratch, long long first,
-                                                                 long long stride) {
+                                                                 long long stride, const SplitsTarget& target = {}) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -72,12 +130,15 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
         }
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
-            if (here[r] > next[r] && !decreased) {  // in k order: the first found is this thread's smallest
+            const bool decreases = here[r] > next[r];
+            if (decreases && !decreased) {  // in k order: the first found is this thread's smallest
                 decreased = true;
                 atomicOr(malformed_flags(scratch), Constants::DECREASING);
                 mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
                 __threadfence();
             }
+            if (target.splits != nullptr && !__any_sync(FULL, decreases) && k0 + r * stride < nseg)
+                write_splits(target, nseg, k0 + r * stride, here[r], next[r], scratch);
             if constexpr (COUNT_IDLE) {
                 const long long length = next[r] - here[r];
                 const unsigned short_length =
@@ -96,12 +157,14 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
  * idle steps). The idle steps go to the idle counter of the header, one atomic per block; the last
  * block through (a ticket) takes them and puts counter and ticket back to zero, so they are zero
  * between calls, and when `verdict` (pinned host memory the host polls; null for none) is given
- * writes verdict[0..3] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else
- * 2^63 - k) and the idle steps.
+ * writes verdict[0..4] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else
+ * 2^63 - k), the idle steps and whether splits are missing (SPLITS; it puts that word back to zero
+ * too). With tile_items > 0 it writes the merge path's splits for tiles of that many steps, entries
+ * [0, tiles] of scratch's splits (the host sizes scratch for them).
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
-                                              unsigned long long* verdict) {
+                                              unsigned long long* verdict, long long tile_items, long long tiles) {
     __shared__ unsigned long long warp_idle[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
@@ -109,9 +172,14 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         if (blockIdx.x == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
         else begin = offsets[0], end = offsets[nseg];
     }
+    SplitsTarget target{};
+    if (tile_items > 0) {
+        target = {merge_path_splits(scratch), tile_items, tiles, 1.0 / (double)tile_items, __ldg(offsets),
+                  __ldg(offsets + nseg)};
+    }
     const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch,
                                                              (long long)blockIdx.x * blockDim.x + threadIdx.x,
-                                                             (long long)gridDim.x * blockDim.x);
+                                                             (long long)gridDim.x * blockDim.x, target);
     if (lane == 0) warp_idle[warp] = idle;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -124,12 +192,14 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(check_ticket(scratch)) : "memory");
         if (ticket == gridDim.x - 1) {
             const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
+            const unsigned long long missing = atomicExch(splits_missing(scratch), 0ull);
             *check_ticket(scratch) = 0;
             if (verdict != nullptr) {
                 verdict[0] = (unsigned long long)begin;
                 verdict[1] = (unsigned long long)end;
                 verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
                 verdict[3] = total_idle;
+                verdict[4] = missing;
             }
         }
     }

@@ -39,13 +39,53 @@ constexpr unsigned short NO_SEGMENT_ENDS = 0xffff;
 template <class Rc, int BLOCK, int ITEMS>
 struct MarkedTileStorage {
     static constexpr int TILE = BLOCK * ITEMS;
-    static constexpr int PAD = 32;  // a thread's last group of four may reach up to 4G - 1 < 32 past nb
+    // A tile's values sit `lead` (< 16 / sizeof(T), at most 3) places in (stage_values_aligned), and a
+    // thread's last group of four may reach 4G - 1 (at most 27) past lead + nb.
+    static constexpr int PAD = 32;
     static_assert(TILE < NO_SEGMENT_ENDS && (TILE + PAD) % 8 == 0, "16-bit marks, cleared 16 bytes at a time");
     alignas(32) typename Rc::T values[TILE + PAD];
     alignas(16) unsigned short last_of[TILE + PAD];  // k: segment i0 + k ends at this value; else NO_SEGMENT_ENDS
     BlockScanStorage<Segmented<typename Rc::A>, BLOCK> scan;
     long long first_start;  // offsets[i0] relative to the first value of all (clamped)
 };
+
+/** A 16-byte copy from global to shared memory (cp.async; both addresses 16-byte aligned). */
+__device__ __forceinline__ void copy_async16(void* shared, const void* global) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(shared)),
+                 "l"(global) : "memory");
+}
+
+/**
+ * Starts copying a tile's nb values to shared memory (cp.async, committed) so that value p lands at
+ * values[lead + p], lead = (its first value's address % 16) / sizeof(T): global and shared 16-byte
+ * pieces then line up, and every whole piece goes in one copy instead of four (or two); the partial
+ * pieces at the ends go a value at a time, so nothing outside the tile's values is read. Returns
+ * lead. 4-byte values only; others go a value at a time (merge_path_stage_values), lead 0: 8-byte
+ * ones took 4-8 more registers with it, and float64 sums a block per SM less.
+ */
+template <typename T, int BLOCK>
+__device__ __forceinline__ int stage_values_aligned(const T* __restrict__ tile_values, int nb, T* values) {
+    if constexpr (sizeof(T) != 4) {
+        merge_path_stage_values<T, BLOCK>(tile_values, nb, values);
+        return 0;
+    } else {
+        constexpr int VEC = 16 / (int)sizeof(T);
+        const int lead = (int)((reinterpret_cast<unsigned long long>(tile_values) & 15) / sizeof(T));
+        const T* aligned = tile_values - lead;
+        const int pieces = (lead + nb + VEC - 1) / VEC;
+        for (int q = threadIdx.x; q < pieces; q += BLOCK) {
+            const int p0 = q * VEC - lead;  // the piece's first value, relative to the tile's
+            if (p0 >= 0 && p0 + VEC <= nb) {
+                copy_async16(&values[q * VEC], aligned + q * VEC);
+            } else {
+                for (int i = 0; i < VEC; ++i)
+                    if (p0 + i >= 0 && p0 + i < nb) copy_async(&values[q * VEC + i], aligned + q * VEC + i);
+            }
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+        return lead;
+    }
+}
 
 /** Four consecutive values or marks, read from shared memory in one access. */
 template <typename T>
@@ -54,14 +94,15 @@ struct alignas(4 * sizeof(T)) FourOf {
 };
 
 /**
- * Marks a staged tile: last_of[e - 1] = k for each segment i0 + k that closes in the tile with
- * values in it (e: its end, relative to the tile's first value); an empty segment's result is
+ * Marks a staged tile: last_of[lead + e - 1] = k for each segment i0 + k that closes in the tile
+ * with values in it (e: its end, relative to the tile's first value); an empty segment's result is
  * written here; segment i0, when it began in an earlier tile and has no value here, leaves the
  * identity as the tile's part of it. The marks must be cleared before, and a barrier must follow.
  */
 template <class Rc, int BLOCK, int ITEMS, int ROUNDS>
 __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUNDS], const long long (&end)[ROUNDS],
-                                           long long first_value, const FlatRange& range, const MergePathSpan& span,
+                                           long long first_value, int lead, const FlatRange& range,
+                                           const MergePathSpan& span,
                                            MarkedTileStorage<Rc, BLOCK, ITEMS>& smem, typename Rc::A* first_part,
                                            typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
     using Op = typename Rc::Op;
@@ -73,12 +114,12 @@ __device__ __forceinline__ void mark_round(int k0, const long long (&start)[ROUN
         const int e = merge_path_local(end[r], first_value, span.nb);
         if (k == 0) smem.first_start = range.clamp(start[r]);
         if (k == 0 && start[r] < first_value) {  // began in an earlier tile: its part here ends at e
-            if (e > 0) smem.last_of[e - 1] = 0;
+            if (e > 0) smem.last_of[lead + e - 1] = 0;
             else *first_part = Op::identity();
         } else if (e <= s) {
             out[span.i0 + k] = finish<Rc>(Op::identity(), span.i0 + k, overflow_flag(scratch));
         } else {
-            smem.last_of[e - 1] = (unsigned short)k;
+            smem.last_of[lead + e - 1] = (unsigned short)k;
         }
     }
 }
@@ -139,15 +180,15 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const long long first_value = range.base + span.j0;
     A* first_part = merge_path_first_slot<A>(scratch, tiles, t);
 
-    merge_path_stage_values<T, BLOCK>(in + first_value, nb, smem.values);
+    const int lead = stage_values_aligned<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
     long long start[ROUNDS], end[ROUNDS];
     load_round<BLOCK>(offsets, span, 0, start, end);
-    const int cleared = nb + Storage::PAD;  // nb <= TILE: the span holds at most TILE merge steps
+    const int cleared = nb + Storage::PAD;  // past lead + nb + 27 (nb <= TILE: the span holds at most TILE merge steps)
     for (int q = tid; q * 8 < cleared; q += BLOCK)
         reinterpret_cast<uint4*>(smem.last_of)[q] = make_uint4(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu);
     __syncthreads();
     for (int k0 = 0;;) {
-        mark_round<Rc, BLOCK, ITEMS>(k0, start, end, first_value, range, span, smem, first_part, out, scratch);
+        mark_round<Rc, BLOCK, ITEMS>(k0, start, end, first_value, lead, range, span, smem, first_part, out, scratch);
         k0 += ROUNDS * BLOCK;
         if (k0 >= span.na) break;
         load_round<BLOCK>(offsets, span, k0, start, end);
@@ -155,27 +196,29 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     asm volatile("cp.async.wait_all;" ::: "memory");
     __syncthreads();
 
-    // This thread's values: 4G from v0 on, G odd (conflict-free 16- and 8-byte shared loads).
-    const int groups = ((nb + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
+    // This thread's places: 4G from v0 on, G odd (conflict-free 16- and 8-byte shared loads); the
+    // tile's values are places [lead, lead + nb).
+    const int places = lead + nb;
+    const int groups = ((places + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
     const int v0 = tid * 4 * groups;
     A acc = Op::identity(), first_partial = Op::identity();
     bool closed = false;
     int first_closed = 0;
     typename Rc::Out* tile_out = out + span.i0;
     unsigned long long* flag = overflow_flag(scratch);
-    if (v0 < nb) {
+    if (v0 < places) {
         for (int g = 0; g < groups; ++g) {
             const int p0 = v0 + 4 * g;
             const FourOf<T> v = *reinterpret_cast<const FourOf<T>*>(&smem.values[p0]);
             const FourOf<unsigned short> m = *reinterpret_cast<const FourOf<unsigned short>*>(&smem.last_of[p0]);
-            if (p0 + 4 <= nb) {
+            if (p0 >= lead && p0 + 4 <= places) {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
                     fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
-            } else {
+            } else {  // the tile's first group (places before lead) or its last
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
-                    if (p0 + i < nb)
+                    if (p0 + i >= lead && p0 + i < places)
                         fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
                 }
             }

@@ -168,8 +168,9 @@ public final class GpuCustomSegmentedReduce {
                     combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments, out,
                             scratch);
                 },
-                (scratch, tiles) -> GpuSegmentedReduce.launchMergePathKernels(ctx, module.kernel(MERGE_PATH),
-                        module.kernel(MERGE_PATH_FIXUP), in, offsets, segments, out, inLength, tile, tiles, scratch));
+                (scratch, tiles, partition) -> GpuSegmentedReduce.launchMergePathKernels(ctx, module.kernel(MERGE_PATH),
+                        module.kernel(MERGE_PATH_FIXUP), in, offsets, segments, out, inLength, tile, tiles, scratch,
+                        partition));
     }
 
     /**

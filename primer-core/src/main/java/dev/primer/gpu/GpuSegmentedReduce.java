@@ -234,9 +234,9 @@ public final class GpuSegmentedReduce {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
                     scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
-                    (scratch, tiles) -> launchMergePathKernels(ctx, kernel(ctx, "merge_path", op, type),
+                    (scratch, tiles, partition) -> launchMergePathKernels(ctx, kernel(ctx, "merge_path", op, type),
                             kernel(ctx, "merge_path_fixup", op, type), in, offsets, segments, out, inLength, tile, tiles,
-                            scratch));
+                            scratch, partition));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -259,24 +259,29 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * The merge path's three launches on {@code scratch}: the partition (built in), then {@code walk}
-     * (a block per tile of {@code tile} steps, the kernel's own) and its {@code fixup}, of any recipe,
-     * the user-defined operators' included ({@link GpuCustomSegmentedReduce}).
+     * The merge path's launches on {@code scratch}: the partition (built in) unless the offsets' check
+     * wrote every split ({@code partition} false), then {@code walk} (a block per tile of {@code tile}
+     * steps, the kernel's own) and its {@code fixup}, of any recipe, the user-defined operators'
+     * included ({@link GpuCustomSegmentedReduce}).
      */
     static void launchMergePathKernels(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets,
-                                       long segments, long out, long inLength, long tile, long tiles, long scratch) {
+                                       long segments, long out, long inLength, long tile, long tiles, long scratch,
+                                       boolean partition) {
         int block = SegmentedReducePolicy.BLOCK_THREADS, warps = block / 32;
-        ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(SegmentedReducePolicy.ceilDiv(tiles + 1, block),
-                block, 0, offsets, segments, inLength, tile, tiles, scratch);
+        if (partition) {
+            ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(
+                    SegmentedReducePolicy.ceilDiv(tiles + 1, block), block, 0, offsets, segments, inLength, tile, tiles,
+                    scratch);
+        }
         walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
         fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, warps), block, 0, offsets, segments, inLength, tile, tiles, out,
                 scratch);
     }
 
-    /** The merge path's launches, given the scratch and the tiles. */
+    /** The merge path's launches, given the scratch, the tiles and whether the partition must run. */
     @FunctionalInterface
     interface MergePathLaunches {
-        void launch(long scratch, long tiles);
+        void launch(long scratch, long tiles, boolean partition);
     }
 
     /** Whether the recipe has a merge path (and so a one launch): every one over 4- and 8-byte values but int32 sum_exact. */
@@ -348,7 +353,10 @@ public final class GpuSegmentedReduce {
      * memory the host polls: no synchronize), which throws for bad offsets before anything else is
      * launched, or issues {@code mergePath} (tiles of {@code tile} steps, sized from the offsets'
      * range) or {@code classic} as the verdict's idle steps say (or {@code route} forces), and
-     * returns without waiting for them. Behind the classic kernels the flags and counters go back to
+     * returns without waiting for them. The check also writes the merge path's splits for tiles of
+     * {@code tile} steps (scratch is sized for them first, from {@code inLength}), so the merge path
+     * skips its partition unless the verdict says some are missing (a segment over many tiles).
+     * Behind the classic kernels the flags and counters go back to
      * zero, so that a flag they could raise (the queue guard, for offsets changed while the call
      * runs) does not reach the next call. The user-defined operators' kernels
      * ({@link GpuCustomSegmentedReduce}) take this sequence too.
@@ -356,16 +364,17 @@ public final class GpuSegmentedReduce {
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
                              LongConsumer classic, MergePathLaunches mergePath) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
-            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
-            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch);
+            long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
+            long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
+                    SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost);
             boolean merge = route == Route.MERGE_PATH || route == Route.AUTO
                     && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
             try {
                 if (merge) {
+                    // values <= inLength: the tiles fit the scratch sized above, which keeps the splits.
                     long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
-                    scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
-                            SegmentedReducePolicy.mergePathScratchBytes(tiles)));
-                    mergePath.launch(scratch, tiles);
+                    mergePath.launch(scratch, tiles, verdict.splitsMissing());
                 } else {
                     classic.accept(scratch);
                 }
@@ -403,38 +412,60 @@ public final class GpuSegmentedReduce {
         CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
         withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
                 scratch -> launchMergePathKernels(ctx, walk, fixup, in, offsets, segments, out, inLength, tile, tiles,
-                        scratch),
+                        scratch, true),
                 offsets, segments, inLength, true);
     }
 
-    /** What the offsets' check tells the host: the elements the segments cover, and the classic kernels' idle lane steps. */
-    record Verdict(long values, long idleSteps) {}
+    /**
+     * What the offsets' check tells the host: the elements the segments cover, the classic kernels'
+     * idle lane steps, and whether it left some of the merge path's splits unwritten.
+     */
+    record Verdict(long values, long idleSteps, boolean splitsMissing) {}
 
     /**
      * Launches the offsets' check alone and waits for its verdict (pinned words it writes, no
      * synchronize); bad offsets throw IllegalArgumentException, their flags in the header cleared
      * first. The caller holds the scratch lock; {@code scratch} is the segmented path's.
      */
-    private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch) {
+    private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
+                                             long tile, long tiles) {
         CudaKernel check = ctx.module(MODULE).kernel("segreduce_check_offsets");
-        MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON, verdict -> check.launch(checkGrid(ctx, segments),
-                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict));
+        MemorySegment words = ctx.launchAndAwait(5, VERDICT_POISON, verdict -> check.launch(checkGrid(ctx, segments),
+                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles));
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), idle = words.get(ValueLayout.JAVA_LONG, 24);
+        boolean splitsMissing = words.get(ValueLayout.JAVA_LONG, 32) != 0;
         boolean badEnds = begin < 0 || end < begin || end > inLength;
         if (badEnds || firstDecrease != 0) {
             ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
             if (badEnds) throwBadEnds(segments, inLength, begin, end);
             throwDecreasing(ctx, offsets, firstDecrease);
         }
-        return new Verdict(end - begin, idle);
+        return new Verdict(end - begin, idle, splitsMissing);
     }
 
     /** The offsets' verdict alone (tests: the idle steps against the host's count). */
     static Verdict offsetsVerdict(CudaContext ctx, long offsets, long segments, long inLength) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             return checkOffsetsFirst(ctx, offsets, segments, inLength,
-                    ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes()));
+                    ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes()), 0, 0);
+        }
+    }
+
+    /**
+     * The offsets' check with splits for tiles of {@code tile} steps (tests): its verdict, and into
+     * {@code splits} (at least tiles + 1 entries, tiles as the merge path would launch) what it wrote.
+     */
+    static Verdict checkedSplits(CudaContext ctx, long offsets, long segments, long inLength, long tile,
+                                 MemorySegment splits) {
+        synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
+            long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
+            long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
+                    SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost);
+            long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
+            ctx.copyToHost(splits, scratch + SegmentedReducePolicy.HEADER_BYTES, 8 * (tiles + 1));
+            return verdict;
         }
     }
 
@@ -470,7 +501,7 @@ public final class GpuSegmentedReduce {
             try {
                 if (check != null) {
                     check.launch(checkGrid(ctx, segments), SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments,
-                            inLength, scratch, 0L);  // no verdict: the header is read back at the end
+                            inLength, scratch, 0L, 0L, 0L);  // no verdict (the header is read back at the end), no splits
                 }
                 launches.accept(scratch);
             } catch (RuntimeException e) {

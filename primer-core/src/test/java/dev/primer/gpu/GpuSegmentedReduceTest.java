@@ -1,5 +1,6 @@
 package dev.primer.gpu;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -135,7 +136,7 @@ class GpuSegmentedReduceTest {
      * span of 256, 300 and 2100 tiles (past 256 the block folds them), empty ones at the seams, all of
      * one element -- among enough short ones to take the merge path, and values beyond the last offset
      * (the grid is sized from in's length), in one launch and behind the check; int32 SUM in 128 bits
-     * (forced, the classic kernels) on the same layouts.
+     * (forced, the classic kernels) on the same layouts; float32 sums by the routed merge path.
      */
     @Test
     void mergePathSumsMatchReferenceAcrossTiles() {
@@ -177,6 +178,11 @@ class GpuSegmentedReduceTest {
                 }
                 this.route = Route.AUTO;
                 runAndCheck(Host.extremeInts(arena, n, new Random(n + 1)), Op.SUM, false, offsets, 0, -1, -1, arena, 0);
+                // float32 sums: the routed merge path, its splits from the check, or from the partition
+                // where a segment spans more than 128 of its tiles (the 300- and 2100-tile ones here).
+                this.route = Route.MERGE_PATH;
+                runAndCheck(Host.random(arena, DType.FLOAT, n, false, new Random(n + 2)), Op.SUM, false, offsets, 0, -1, -1,
+                        arena);
             }
         }
     }
@@ -317,6 +323,67 @@ class GpuSegmentedReduceTest {
                         assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
                         assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
                     }
+                } finally {
+                    ctx.free(device);
+                }
+            }
+        }
+    }
+
+    /**
+     * The offsets' check writes the merge path's splits (SPLITS in device/segmented_reduce/check_offsets.cuh):
+     * at every tile boundary, as many closed segments as the merge says, with empty segments, segments
+     * across tiles, counts around warp multiples and no values at all. A segment over more than 128 tiles
+     * leaves them to the partition kernel and the verdict says so; the call after it is complete again.
+     */
+    @Test
+    void theCheckWritesTheMergePathSplits() {
+        long tile = SegmentedReducePolicy.mergePathTile(DType.FLOAT);
+        Random random = new Random(62);
+        List<long[]> layouts = new ArrayList<>();
+        List<Long> lengths = new ArrayList<>();
+        for (int i = 0; i < 33; i++) lengths.add((long) random.nextInt(3 * (int) tile));
+        layouts.add(offsetsOf(5, lengths));
+        for (int count : new int[] {1025, 70_001}) {
+            lengths.clear();
+            for (int i = 0; i < count; i++) lengths.add((long) (random.nextInt(4) == 0 ? 0 : random.nextInt(40)));
+            layouts.add(offsetsOf(0, lengths));
+        }
+        lengths.set(35_000, 200 * tile + 7);  // over 128 tiles: the partition's
+        layouts.add(offsetsOf(3, lengths));
+        lengths.set(35_000, 127 * tile - 1);  // up to 128: the check's
+        layouts.add(offsetsOf(3, lengths));
+        lengths.clear();
+        for (int i = 0; i < 3001; i++) lengths.add(0L);
+        layouts.add(offsetsOf(9, lengths));
+        try (Arena arena = Arena.ofConfined()) {
+            for (long[] offsets : layouts) {
+                int segments = offsets.length - 1;
+                long base = offsets[0], values = offsets[segments] - base, steps = values + segments;
+                long inLength = offsets[segments] + 2 * tile + 1;
+                long tiles = SegmentedReducePolicy.mergePathTiles(values, segments, tile);
+                long[] expected = new long[(int) tiles + 1];
+                boolean missing = false;
+                int c = 0;
+                for (int t = 0; t <= tiles; t++) {  // segment c closes at step end(c) - base + c + 1
+                    long d = Math.min(t * tile, steps);
+                    while (c < segments && offsets[c + 1] - base + c + 1 <= d) c++;
+                    expected[t] = c;
+                }
+                for (int k = 0; k < segments; k++) {
+                    long lo = offsets[k] - base + k, hi = offsets[k + 1] - base + k + 1;
+                    missing |= Math.ceilDiv(hi, tile) - Math.ceilDiv(lo, tile) > 128;
+                }
+                long device = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
+                try {
+                    MemorySegment splits = arena.allocate(8 * (tiles + 1), 8);
+                    splits.fill((byte) 0x5A);
+                    GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.checkedSplits(ctx, device, segments, inLength,
+                            tile, splits);
+                    String what = segments + " segments over " + values + " values";
+                    assertEquals(values, verdict.values(), what);
+                    assertEquals(missing, verdict.splitsMissing(), what + ": splits missing");
+                    if (!missing) assertArrayEquals(expected, splits.toArray(ValueLayout.JAVA_LONG), what + ": splits");
                 } finally {
                     ctx.free(device);
                 }
