@@ -179,7 +179,7 @@ class GpuSegmentedReduceTest {
                 this.route = Route.AUTO;
                 runAndCheck(Host.extremeInts(arena, n, new Random(n + 1)), Op.SUM, false, offsets, 0, -1, -1, arena, 0);
                 // float32 sums: the routed merge path, its splits from the check, or from the partition
-                // where a segment spans more than 128 of its tiles (the 300- and 2100-tile ones here).
+                // where 32 segments span more than 128 of its tiles (the 300- and 2100-tile ones here).
                 this.route = Route.MERGE_PATH;
                 runAndCheck(Host.random(arena, DType.FLOAT, n, false, new Random(n + 2)), Op.SUM, false, offsets, 0, -1, -1,
                         arena);
@@ -333,8 +333,9 @@ class GpuSegmentedReduceTest {
     /**
      * The offsets' check writes the merge path's splits (SPLITS in device/segmented_reduce/check_offsets.cuh):
      * at every tile boundary, as many closed segments as the merge says, with empty segments, segments
-     * across tiles, counts around warp multiples and no values at all. A segment over more than 128 tiles
-     * leaves them to the partition kernel and the verdict says so; the call after it is complete again.
+     * across tiles, counts around warp multiples and no values at all. A warp of the check whose 32 pairs span
+     * more than 128 tiles leaves them to the partition kernel and the verdict says so; the call after it
+     * is complete again.
      */
     @Test
     void theCheckWritesTheMergePathSplits() {
@@ -370,9 +371,10 @@ class GpuSegmentedReduceTest {
                     while (c < segments && offsets[c + 1] - base + c + 1 <= d) c++;
                     expected[t] = c;
                 }
-                for (int k = 0; k < segments; k++) {
-                    long lo = offsets[k] - base + k, hi = offsets[k + 1] - base + k + 1;
-                    missing |= Math.ceilDiv(hi, tile) - Math.ceilDiv(lo, tile) > 128;
+                for (int w = 0; w < segments; w += 32) {  // a warp's 32 pairs: more than 128 boundaries in their steps
+                    int last = Math.min(w + 32, segments) - 1;
+                    long from = offsets[w] - base + w, to = offsets[last + 1] - base + last + 1;
+                    missing |= Math.ceilDiv(to, tile) - Math.ceilDiv(from, tile) > 128;
                 }
                 long device = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
                 try {
