@@ -93,6 +93,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#offsetsOutsideInOrDecreasingAreRejected \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#theVerdictCountsTheClassicKernelsIdleLaneSteps \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#theCheckLaunchFindsTheMergePathSplits \
             --select-method 'dev.primer.gpu.GpuSegmentedReduceTest#everyRecipeByEachRoute(dev.primer.gpu.GpuSegmentedReduce$Route)' \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#segmentsMatchTheCpuByEveryRoute \

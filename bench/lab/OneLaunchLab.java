@@ -110,7 +110,6 @@ public final class OneLaunchLab {
             var fill = ctx.module("fill").kernel("fill_u64");
             var start = ctx.newEvent();
             var stop = ctx.newEvent();
-            var partition = ctx.module("segmented_reduce").kernel("segreduce_merge_path_partition");
             var walk = ctx.module("segmented_reduce").kernel("segreduce_merge_path_sum_f32");
             var fixup = ctx.module("segmented_reduce").kernel("segreduce_merge_path_fixup_sum_f32");
             String[] names = {"one launch, cooperative", "one launch, plain", "check alone", "fill + synchronize",
@@ -125,7 +124,9 @@ public final class OneLaunchLab {
                     if (kind >= 3) {
                         switch (kind) {
                             case 3 -> fill.launch(1, 32, 0, out, 8L, 1L);
-                            case 4 -> partition.launch(1, 256, 0, off, segments, n, 256L * 23, tiles, scratch);
+                            // The check's launch of searcher blocks alone: the partition (step 62 moved it there).
+                            case 4 -> check.launch(Math.ceilDiv(tiles + 1, 256), 256, 0, off, segments, n, scratch, 0L,
+                                    256L * 23, tiles);
                             case 5 -> walk.launch(tiles, 256, 0, in, off, segments, n, tiles, out, scratch);
                             case 6 -> fixup.launch(Math.ceilDiv(tiles, 8), 256, 0, off, segments, n, 256L * 23, tiles, out,
                                     scratch);
@@ -138,7 +139,7 @@ public final class OneLaunchLab {
                             Object[] a = {in, off, segments, n, items, out, scratch, verdict};
                             if (kind == 0) one.launchCooperative(oneTiles, 256, 0, a);
                             else if (kind == 1) one.launch(oneTiles, 256, 0, a);
-                            else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict);
+                            else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict, 0L, 0L);
                         });
                         stop.record();
                     }

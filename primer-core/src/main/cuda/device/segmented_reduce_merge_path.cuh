@@ -10,11 +10,10 @@
 //   segment or closes that segment: segment i closes before value j when end(i) <= j. So among the
 //   first d steps, the A items are the segments with key(i) = end(i) + i + 1 <= d: a binary search.
 //
-//   the splits            at each tile boundary d = t * TILE, its A count: written by the offsets'
-//                         check as it reads each pair (SPLITS in segmented_reduce/check_offsets.cuh),
-//                         or, where it could not (a segment over many tiles; int64 SUM, whose check
-//                         runs without), by merge_path_partition, a thread per boundary, by binary
-//                         search of the offsets (the one launch: a warp each, merge_path_search_warp).
+//   merge_path_partition  a thread per tile boundary d = t * TILE: its A count, by binary search of
+//                         the offsets, in blocks of the offsets' check launch (merge_path_searchers
+//                         of them, ahead of the check's; the one launch: a warp each,
+//                         merge_path_search_warp).
 //   merge_path_walk       a block per tile of BLOCK * ITEMS steps (merge_path_stage first): the
 //                         tile's values (cp.async) and offsets (clamped on the way) go to shared
 //                         memory; each thread finds its first step by a binary search there and walks
@@ -62,6 +61,9 @@
 namespace primer {
 namespace segmented {
 
+__device__ __forceinline__ long long* merge_path_splits(unsigned char* scratch) {
+    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
+}
 template <typename A>
 __device__ __forceinline__ A* merge_path_open_slot(unsigned char* scratch, long long tiles, long long t) {
     const long long splits_bytes = (8 * (tiles + 1) + 15) / 16 * 16;
@@ -108,6 +110,11 @@ __device__ __forceinline__ void merge_path_partition(const long long* __restrict
         else hi = mid;
     }
     merge_path_splits(scratch)[t] = lo;
+}
+
+/** Blocks of 256 threads that search the splits of `tiles` tiles (0 where tile_items is 0: none wanted). */
+__host__ __device__ constexpr long long merge_path_searchers(long long tile_items, long long tiles) {
+    return tile_items > 0 ? (tiles + 1 + Constants::BLOCK_THREADS - 1) / Constants::BLOCK_THREADS : 0;
 }
 
 /**

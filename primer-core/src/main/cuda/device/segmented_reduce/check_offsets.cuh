@@ -14,9 +14,9 @@
 // (one_launch.cuh) runs the same pair check in its first phase, without the idle steps, its grid
 // barrier in place of the ticket.
 //
-// Since step 62 it also writes the merge path's splits (SPLITS below), which a kernel of their own
-// found before by binary search: for 2^26 float32 values in 12.8M power-law segments that launch
-// took 16 us, a chain of some 24 dependent loads per tile boundary.
+// Since step 62 the merge path's partition rides in the same launch (segreduce_check_offsets in
+// ../segmented_reduce.cu): a search of some two dozen dependent loads per tile boundary, latency
+// that the check's pass over the offsets hides.
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -41,70 +41,6 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
 }
 
 /**
- * SPLITS. Where the check writes the merge path's splits (segmented_reduce_merge_path.cuh): the A
- * count at each tile boundary d = t * tile_items, t in [0, tiles], for tiles of tile_items steps.
- * In the merge of segment ends and values, segment k closes at step key(k) = end(k) + k + 1
- * (offsets relative to offsets[0]), so the boundaries in [key(k - 1), key(k)) close exactly k
- * segments, and splits[t] = k there: no search, and no read beyond the pairs the check reads
- * anyway. A warp's 32 consecutive pairs cover the steps [key(first - 1), key(last)) without gap, so
- * the warp walks the boundaries in that stretch (with short segments, none or one), a ballot
- * finding the lane whose pair holds each. One division per warp and round: a division per pair
- * (in doubles) took the check from 33 to 82 us over 12.8M segments. A warp that holds a decrease or
- * an offset outside [offsets[0], offsets[nseg]] writes nothing (the host throws for those
- * offsets); one whose stretch holds more than SPLITS_PER_WARP boundaries (a segment of some
- * 750,000 values or more) writes none of them and raises the SPLITS_MISSING word, and the host
- * then runs the partition (merge_path_partition) as before. So the check stays bounded whatever the
- * offsets.
- */
-struct SplitsTarget {
-    long long* splits;      // null: no splits wanted (classic-only recipes, tests of the verdict)
-    long long tile_items;   // merge steps per tile
-    long long tiles;        // entries [0, tiles] exist
-    double per_tile;        // 1 / tile_items
-    long long base, end;    // offsets[0] and offsets[nseg]
-};
-
-__device__ __forceinline__ unsigned long long* splits_missing(unsigned char* scratch) {
-    return reinterpret_cast<unsigned long long*>(scratch + Constants::SPLITS_MISSING_OFFSET);
-}
-
-/**
- * The splits of the tile boundaries a warp's pairs (this lane's: k, here, next; k - lane the
- * warp's first) close (SPLITS). Called by whole warps, after they found no decrease among them.
- */
-__device__ __forceinline__ void write_warp_splits(const SplitsTarget& target, long long nseg, long long k,
-                                                  long long here, long long next, unsigned char* __restrict__ scratch) {
-    constexpr unsigned FULL = 0xffffffffu;
-    const int lane = threadIdx.x & 31;
-    const long long first = k - lane;
-    if (first >= nseg) return;  // the same in every lane
-    const int last_lane = nseg - first < 32 ? (int)(nseg - first) - 1 : 31;
-    const bool valid = lane <= last_lane;
-    if (__any_sync(FULL, valid && (here < target.base || next > target.end))) return;  // the host throws
-    const long long lo = (here - target.base) + k, hi = (next - target.base) + k + 1;
-    const long long from = __shfl_sync(FULL, lo, 0), to = __shfl_sync(FULL, hi, last_lane);
-    const long long tile = target.tile_items;
-    // The first boundary at or past `from`: a double product within one of from / tile (an integer
-    // division took more registers than the pair loop has to spare), corrected.
-    long long t = (long long)((double)from * target.per_tile);
-    t += t * tile < from ? 1 : 0;
-    t -= t > 0 && (t - 1) * tile >= from ? 1 : 0;
-    if (to - t * tile > Constants::SPLITS_PER_WARP * tile) {  // more than that many boundaries in [from, to)
-        if (lane == 0) {
-            atomicOr(splits_missing(scratch), 1ull);
-            __threadfence();  // rare: before this block's ticket, as the flags above
-        }
-        return;
-    }
-    for (long long d = t * tile; d < to && t <= target.tiles; d += tile, ++t) {
-        const unsigned holder = __ballot_sync(FULL, valid && lo <= d && d < hi);  // one lane: the stretches chain
-        if (lane == __ffs(holder) - 1) target.splits[t] = k;
-    }
-    // The boundary at the last step, or past it (to = every step): every segment closed there.
-    if (first + last_lane == nseg - 1 && lane == 0 && t <= target.tiles) target.splits[t] = nseg;
-}
-
-/**
  * Strided over k in [0, nseg) from `first` (this thread's index among the threads that check; a
  * multiple of 32 at lane 0) by `stride` (how many check): offsets[k] > offsets[k + 1] raises
  * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
@@ -118,13 +54,11 @@ __device__ __forceinline__ void write_warp_splits(const SplitsTarget& target, lo
  * consecutive segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps
  * per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path,
  * which gives every thread the same number of steps, wins (GpuSegmentedReduce routes by it).
- *
- * With a target (SPLITS), each pair also writes the merge path's splits it knows.
  */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ unsigned long long check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                                  unsigned char* __restrict__ scratch, long long first,
-                                                                 long long stride, const SplitsTarget& target = {}) {
+                                                                 long long stride) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -142,15 +76,12 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
         }
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
-            const bool decreases = here[r] > next[r];
-            if (decreases && !decreased) {  // in k order: the first found is this thread's smallest
+            if (here[r] > next[r] && !decreased) {  // in k order: the first found is this thread's smallest
                 decreased = true;
                 atomicOr(malformed_flags(scratch), Constants::DECREASING);
                 mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
                 __threadfence();
             }
-            if (target.splits != nullptr && !__any_sync(FULL, decreases))
-                write_warp_splits(target, nseg, k0 + r * stride, here[r], next[r], scratch);
             if constexpr (COUNT_IDLE) {
                 const long long length = next[r] - here[r];
                 const unsigned short_length =
@@ -165,33 +96,25 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
 }
 
 /**
- * The check: the end offsets (the grid's first thread) and every pair (check_offset_pairs, counting
- * idle steps). The idle steps go to the idle counter of the header, one atomic per block; the last
- * block through (a ticket) takes them and puts counter and ticket back to zero, so they are zero
- * between calls, and when `verdict` (pinned host memory the host polls; null for none) is given
- * writes verdict[0..4] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else
- * 2^63 - k), the idle steps and whether splits are missing (SPLITS; it puts that word back to zero
- * too). With tile_items > 0 it writes the merge path's splits for tiles of that many steps, entries
- * [0, tiles] of scratch's splits (the host sizes scratch for them).
+ * The check, by `blocks` blocks (this one `block` of them): the end offsets (the first thread) and
+ * every pair (check_offset_pairs, counting idle steps). The idle steps go to the idle counter of the
+ * header, one atomic per block; the last block through (a ticket) takes them and puts counter and
+ * ticket back to zero, so they are zero between calls, and when `verdict` (pinned host memory the
+ * host polls; null for none) is given writes verdict[0..3] = offsets[0], offsets[nseg], the
+ * first-decrease word (0 for none, else 2^63 - k) and the idle steps.
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
-                                              unsigned long long* verdict, long long tile_items, long long tiles) {
+                                              unsigned long long* verdict, long long block, long long blocks) {
     __shared__ unsigned long long warp_idle[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
     if (threadIdx.x == 0) {
-        if (blockIdx.x == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
+        if (block == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
         else begin = offsets[0], end = offsets[nseg];
     }
-    SplitsTarget target{};
-    if (tile_items > 0) {
-        target = {merge_path_splits(scratch), tile_items, tiles, 1.0 / (double)tile_items, __ldg(offsets),
-                  __ldg(offsets + nseg)};
-    }
-    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch,
-                                                             (long long)blockIdx.x * blockDim.x + threadIdx.x,
-                                                             (long long)gridDim.x * blockDim.x, target);
+    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch, block * blockDim.x + threadIdx.x,
+                                                             blocks * blockDim.x);
     if (lane == 0) warp_idle[warp] = idle;
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -202,16 +125,14 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         // block sees every block's (as reduce_kernels.cuh's finish).
         unsigned long long ticket;
         asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(check_ticket(scratch)) : "memory");
-        if (ticket == gridDim.x - 1) {
+        if (ticket == (unsigned long long)blocks - 1) {
             const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
-            const unsigned long long missing = atomicExch(splits_missing(scratch), 0ull);
             *check_ticket(scratch) = 0;
             if (verdict != nullptr) {
                 verdict[0] = (unsigned long long)begin;
                 verdict[1] = (unsigned long long)end;
                 verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
                 verdict[3] = total_idle;
-                verdict[4] = missing;
             }
         }
     }

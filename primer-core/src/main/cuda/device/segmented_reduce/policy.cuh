@@ -34,8 +34,6 @@ struct Constants {
     static constexpr int IDLE_COUNTER_OFFSET = 40;    // the check's sum of idle lane steps (check_offsets.cuh)
     static constexpr int CHECK_TICKET_OFFSET = 48;    // the check's last-block ticket
     static constexpr int ARRIVALS_OFFSET = 56;        // the one launch's grid barrier (one_launch.cuh)
-    static constexpr int SPLITS_MISSING_OFFSET = 64;  // the check left some merge-path splits unwritten (check_offsets.cuh)
-    static constexpr long long SPLITS_PER_WARP = 128; // tile boundaries a warp of the check writes splits for at most (SPLITS there)
     static constexpr unsigned BAD_BOUNDS = 1;   // offsets[0] < 0, offsets[nseg] < offsets[0] or > in_length
     static constexpr unsigned DECREASING = 2;   // some offsets[s] > offsets[s+1]
     static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow

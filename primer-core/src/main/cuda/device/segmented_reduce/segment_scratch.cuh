@@ -65,11 +65,6 @@ __device__ __forceinline__ long long* long_segments(unsigned char* scratch) {
                                         + 2 * Constants::MAX_CHUNKS * (long long)sizeof(LongWork));
 }
 
-/** The merge path's splits (segmented_reduce_merge_path.cuh's scratch): right after the header. */
-__device__ __forceinline__ long long* merge_path_splits(unsigned char* scratch) {
-    return reinterpret_cast<long long*>(scratch + Constants::HEADER_BYTES);
-}
-
 /** The partial slot of long segment [start, ...) in chunk j: 2j if it covers the chunk's start. */
 __device__ __forceinline__ long long long_slot(long long start, long long flat_base, long long chunk_length,
                                                long long j) {

@@ -168,9 +168,8 @@ public final class GpuCustomSegmentedReduce {
                     combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments, out,
                             scratch);
                 },
-                (scratch, tiles, partition) -> GpuSegmentedReduce.launchMergePathKernels(ctx, module.kernel(MERGE_PATH),
-                        module.kernel(MERGE_PATH_FIXUP), in, offsets, segments, out, inLength, tile, tiles, scratch,
-                        partition));
+                (scratch, tiles) -> GpuSegmentedReduce.launchMergePathKernels(module.kernel(MERGE_PATH),
+                        module.kernel(MERGE_PATH_FIXUP), in, offsets, segments, out, inLength, tile, tiles, scratch));
     }
 
     /**

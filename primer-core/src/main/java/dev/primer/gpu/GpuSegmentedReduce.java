@@ -234,9 +234,9 @@ public final class GpuSegmentedReduce {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
                     scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
-                    (scratch, tiles, partition) -> launchMergePathKernels(ctx, kernel(ctx, "merge_path", op, type),
+                    (scratch, tiles) -> launchMergePathKernels(kernel(ctx, "merge_path", op, type),
                             kernel(ctx, "merge_path_fixup", op, type), in, offsets, segments, out, inLength, tile, tiles,
-                            scratch, partition));
+                            scratch));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -259,29 +259,23 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * The merge path's launches on {@code scratch}: the partition (built in) unless the offsets' check
-     * wrote every split ({@code partition} false), then {@code walk} (a block per tile of {@code tile}
-     * steps, the kernel's own) and its {@code fixup}, of any recipe, the user-defined operators'
-     * included ({@link GpuCustomSegmentedReduce}).
+     * The merge path's two launches on {@code scratch}, behind the offsets' check that found its
+     * splits for {@code tile}-step tiles ({@link #checkLaunch}): {@code walk} (a block per tile, the
+     * kernel's own) and its {@code fixup}, of any recipe, the user-defined operators' included
+     * ({@link GpuCustomSegmentedReduce}).
      */
-    static void launchMergePathKernels(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets,
-                                       long segments, long out, long inLength, long tile, long tiles, long scratch,
-                                       boolean partition) {
+    static void launchMergePathKernels(CudaKernel walk, CudaKernel fixup, long in, long offsets, long segments,
+                                       long out, long inLength, long tile, long tiles, long scratch) {
         int block = SegmentedReducePolicy.BLOCK_THREADS, warps = block / 32;
-        if (partition) {
-            ctx.module(MODULE).kernel("segreduce_merge_path_partition").launch(
-                    SegmentedReducePolicy.ceilDiv(tiles + 1, block), block, 0, offsets, segments, inLength, tile, tiles,
-                    scratch);
-        }
         walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
         fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, warps), block, 0, offsets, segments, inLength, tile, tiles, out,
                 scratch);
     }
 
-    /** The merge path's launches, given the scratch, the tiles and whether the partition must run. */
+    /** The merge path's launches, given the scratch and the tiles. */
     @FunctionalInterface
     interface MergePathLaunches {
-        void launch(long scratch, long tiles, boolean partition);
+        void launch(long scratch, long tiles);
     }
 
     /** Whether the recipe has a merge path (and so a one launch): every one over 4- and 8-byte values but int32 sum_exact. */
@@ -353,10 +347,9 @@ public final class GpuSegmentedReduce {
      * memory the host polls: no synchronize), which throws for bad offsets before anything else is
      * launched, or issues {@code mergePath} (tiles of {@code tile} steps, sized from the offsets'
      * range) or {@code classic} as the verdict's idle steps say (or {@code route} forces), and
-     * returns without waiting for them. The check also writes the merge path's splits for tiles of
-     * {@code tile} steps (scratch is sized for them first, from {@code inLength}), so the merge path
-     * skips its partition unless the verdict says some are missing (a segment over many tiles).
-     * Behind the classic kernels the flags and counters go back to
+     * returns without waiting for them. The check's launch also finds the merge path's splits for
+     * tiles of {@code tile} steps, as many as {@code inLength} could need (scratch is sized for them
+     * first), whichever path follows. Behind the classic kernels the flags and counters go back to
      * zero, so that a flag they could raise (the queue guard, for offsets changed while the call
      * runs) does not reach the next call. The user-defined operators' kernels
      * ({@link GpuCustomSegmentedReduce}) take this sequence too.
@@ -371,10 +364,8 @@ public final class GpuSegmentedReduce {
             boolean merge = route == Route.MERGE_PATH || route == Route.AUTO
                     && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
             try {
-                if (merge) {
-                    // values <= inLength: the tiles fit the scratch sized above, which keeps the splits.
-                    long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
-                    mergePath.launch(scratch, tiles, verdict.splitsMissing());
+                if (merge) {  // fewer tiles than tilesAtMost (values <= inLength), their splits in scratch
+                    mergePath.launch(scratch, SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile));
                 } else {
                     classic.accept(scratch);
                 }
@@ -411,16 +402,12 @@ public final class GpuSegmentedReduce {
         long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
         CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
         withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
-                scratch -> launchMergePathKernels(ctx, walk, fixup, in, offsets, segments, out, inLength, tile, tiles,
-                        scratch, true),
-                offsets, segments, inLength, true);
+                scratch -> launchMergePathKernels(walk, fixup, in, offsets, segments, out, inLength, tile, tiles, scratch),
+                offsets, segments, inLength, true, tile, tiles);
     }
 
-    /**
-     * What the offsets' check tells the host: the elements the segments cover, the classic kernels'
-     * idle lane steps, and whether it left some of the merge path's splits unwritten.
-     */
-    record Verdict(long values, long idleSteps, boolean splitsMissing) {}
+    /** What the offsets' check tells the host: the elements the segments cover, and the classic kernels' idle lane steps. */
+    record Verdict(long values, long idleSteps) {}
 
     /**
      * Launches the offsets' check alone and waits for its verdict (pinned words it writes, no
@@ -429,19 +416,17 @@ public final class GpuSegmentedReduce {
      */
     private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
                                              long tile, long tiles) {
-        CudaKernel check = ctx.module(MODULE).kernel("segreduce_check_offsets");
-        MemorySegment words = ctx.launchAndAwait(5, VERDICT_POISON, verdict -> check.launch(checkGrid(ctx, segments),
-                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles));
+        MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON,
+                verdict -> checkLaunch(ctx, offsets, segments, inLength, scratch, verdict, tile, tiles));
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), idle = words.get(ValueLayout.JAVA_LONG, 24);
-        boolean splitsMissing = words.get(ValueLayout.JAVA_LONG, 32) != 0;
         boolean badEnds = begin < 0 || end < begin || end > inLength;
         if (badEnds || firstDecrease != 0) {
             ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
             if (badEnds) throwBadEnds(segments, inLength, begin, end);
             throwDecreasing(ctx, offsets, firstDecrease);
         }
-        return new Verdict(end - begin, idle, splitsMissing);
+        return new Verdict(end - begin, idle);
     }
 
     /** The offsets' verdict alone (tests: the idle steps against the host's count). */
@@ -453,8 +438,9 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * The offsets' check with splits for tiles of {@code tile} steps (tests): its verdict, and into
-     * {@code splits} (at least tiles + 1 entries, tiles as the merge path would launch) what it wrote.
+     * The offsets' check with the merge path's splits for tiles of {@code tile} steps (tests): poisons
+     * the splits' place in scratch, copies into {@code splits} the tiles + 1 of them the merge path
+     * would read, and returns the verdict.
      */
     static Verdict checkedSplits(CudaContext ctx, long offsets, long segments, long inLength, long tile,
                                  MemorySegment splits) {
@@ -462,11 +448,24 @@ public final class GpuSegmentedReduce {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                     SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
+            ctx.memset8(scratch + SegmentedReducePolicy.HEADER_BYTES, (byte) 0xA5, 8 * (tilesAtMost + 1));
             Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost);
             long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
             ctx.copyToHost(splits, scratch + SegmentedReducePolicy.HEADER_BYTES, 8 * (tiles + 1));
             return verdict;
         }
+    }
+
+    /**
+     * Launches the offsets' check ({@code verdict}: pinned words, or 0) and, with {@code tile} &gt; 0,
+     * the merge path's partition for {@code tiles} tiles of that many steps in the same launch: its
+     * searcher blocks go first (device/segmented_reduce.cu, segreduce_check_offsets).
+     */
+    private static void checkLaunch(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
+                                    long verdict, long tile, long tiles) {
+        long searchers = tile > 0 ? SegmentedReducePolicy.ceilDiv(tiles + 1, SegmentedReducePolicy.BLOCK_THREADS) : 0;
+        ctx.module(MODULE).kernel("segreduce_check_offsets").launch(searchers + checkGrid(ctx, segments),
+                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles);
     }
 
     /** The check's blocks: a thread per segment, at most CHECK_BLOCKS_PER_SM per SM (it grid-strides beyond). */
@@ -489,19 +488,20 @@ public final class GpuSegmentedReduce {
     static void withSegmentsScratch(CudaContext ctx, LongConsumer launches, long offsets, long segments, long inLength,
                                     boolean checkOverflow) {
         withSegmentsScratch(ctx, SegmentedReducePolicy.segmentsScratchBytes(), launches, offsets, segments, inLength,
-                checkOverflow);
+                checkOverflow, 0, 0);
     }
 
-    /** As above with {@code scratchBytes} of scratch. */
+    /**
+     * As above with {@code scratchBytes} of scratch; with {@code tile} &gt; 0 the check's launch also
+     * finds the merge path's splits of {@code tiles} tiles of that many steps.
+     */
     private static void withSegmentsScratch(CudaContext ctx, long scratchBytes, LongConsumer launches, long offsets,
-                                            long segments, long inLength, boolean checkOverflow) {
-        CudaKernel check = offsets == 0 ? null : ctx.module(MODULE).kernel("segreduce_check_offsets");
+                                            long segments, long inLength, boolean checkOverflow, long tile, long tiles) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
             try {
-                if (check != null) {
-                    check.launch(checkGrid(ctx, segments), SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments,
-                            inLength, scratch, 0L, 0L, 0L);  // no verdict (the header is read back at the end), no splits
+                if (offsets != 0) {  // no verdict: the header is read back at the end
+                    checkLaunch(ctx, offsets, segments, inLength, scratch, 0L, tile, tiles);
                 }
                 launches.accept(scratch);
             } catch (RuntimeException e) {
