@@ -148,12 +148,16 @@ __device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
-    const bool ends = mark != NO_SEGMENT_ENDS, first = ends && !closed;
-    if (ends && closed) tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
-    first_partial = first ? acc : first_partial;
-    first_closed = first ? mark : first_closed;
-    closed = closed || ends;
-    acc = ends ? Op::identity() : acc;
+    if (mark != NO_SEGMENT_ENDS) {
+        if (closed) {
+            tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
+        } else {
+            first_partial = acc;
+            first_closed = mark;
+        }
+        closed = true;
+        acc = Op::identity();
+    }
 }
 
 /** Tile t of BLOCK * ITEMS merge steps, folded by runs of values (see the top of this file). */
