@@ -174,8 +174,12 @@ namespace seg = primer::segmented;
  * The check and, with tile_items > 0, the merge path's partition beside it: the first
  * merge_path_searchers blocks find the splits of `tiles` tiles of tile_items steps (a thread per
  * boundary, a binary search each: some two dozen dependent loads), the others check, so the check's
- * pass over the offsets hides the searches' latency. A launch of its own after the check, the
- * partition took 16 us over 12.8M power-law segments, about 6% of the call.
+ * pass over the offsets hides the searches' latency. 2^26 float32 values in 12.8M power-law segments
+ * (ncu, H200): the check took 33-35 us and the partition after it 16 us; together 33.5-33.9 us.
+ * Tried first and not kept: the check writing the splits as it reads each pair (splits[t] = k for
+ * the boundaries in [key(k - 1), key(k))), which needs no search but took the check to 82-88 us
+ * (56-60 M warp instructions: a division per pair, or per warp) and 58 registers
+ * (bench/results/2026-11-24-nvidia-h200-step62-ab.md).
  */
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, long long in_length,

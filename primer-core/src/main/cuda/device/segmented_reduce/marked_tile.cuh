@@ -23,6 +23,11 @@
 // no faster, and int64 lost a block per SM), and the fold by selects instead of branches (no
 // faster). Where the instructions go (ncu's source view): about 40% the fold, 45% each tile's
 // fixed work (its span, staging, marks), which only longer tiles would spread thinner.
+// Step 62: 4-byte values staged a 16-byte piece per copy (stage_values_aligned) and these tiles at
+// six blocks per SM (../segmented_reduce.cu): 187-188 -> 183-185 us, 144 -> 137 M instructions
+// (float32, the same input). The fold by selects tried again, with only the store under a condition
+// (every 8-byte recipe then fit 40 registers on sm_90): 145 M instructions, 191 us, and int64 sums
+// 255 -> 276 us; not kept (bench/results/2026-11-24-nvidia-h200-step62-ab.md).
 //
 // ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
 // a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
