@@ -1,8 +1,10 @@
 // CSR segmented reduce by merge path: the lab's builds of the tile kernel beside production's
 // (lab code for segments_flat_lab.cu, not built by Maven). The partition search by a thread per
-// boundary, the fixup, the scratch layout and build 5 (merge_path_tile: the open segment's end in a
-// register, 16-bit bounds, cp.async staging) are production's, device/segmented_reduce_merge_path.cuh,
-// whose header comment explains the method. Here:
+// boundary (merge_path_partition, which production runs in the check's searcher blocks), the fixup,
+// the scratch layout and build 5 (merge_path_walk: the open segment's end in a register, 16-bit
+// bounds, cp.async staging) are production's, device/segmented_reduce_merge_path.cuh, whose header
+// comment explains the method. Production's tile, merge_path_tile, now folds runs of values between
+// marked segment ends (segmented_reduce/marked_tile.cuh) and keeps build 5 for ArgMin/ArgMax. Here:
 //
 //   segments_flat_partition  a warp per tile boundary finds its A count by a 33-way search of the
 //                            offsets (five rounds of 32 loads for 10^7 segments): build 1's.
@@ -15,11 +17,12 @@
 //
 // Measured on the H200 on 2026-11-22 (lab file): build 5 beat the classic kernels 1.3-2.2x on
 // power-law lengths and lost up to 1.5x on uniform short ones; Nsight Compute showed the kernels
-// bound by instruction issue. Build 5 is production for the 128-bit sums over many short segments;
-// the rest stays here for the next attempt.
+// bound by instruction issue. Build 5 became production for the 128-bit sums over many short
+// segments (since replaced by the marked tile but for ArgMin/ArgMax); the rest stays here for the
+// next attempt.
 #pragma once
-// From production: slots, FlatRange, the partition, a tile's span and end, the fixup, the tile (build 5).
-#include "device/segmented_reduce_merge_path.cuh"
+// From production: slots, FlatRange, the partition, a tile's span and end, the fixup, the tile (marked_tile.cuh).
+#include "device/segmented_reduce/marked_tile.cuh"
 
 namespace primer {
 namespace segmented {
@@ -88,7 +91,7 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
     const int tid = threadIdx.x;
     FlatRange range;
     MergePathSpan span;
-    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    if (!merge_path_span(offsets, nseg, in_length, TILE, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -144,8 +147,9 @@ __device__ __forceinline__ void segments_flat(const typename Rc::T* __restrict__
         }
     }
 
-    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
-                                   smem.scan, scratch, DIRECT ? out + i0 : smem.results);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
+                                   merge_path_first_slot<A>(scratch, tiles, t), merge_path_open_slot<A>(scratch, tiles, t),
+                                   scratch, DIRECT ? out + i0 : smem.results);
     const bool first_continues = smem.first_start < j0;  // then its result is in the tile's first slot
     if (DIRECT) return;
     __syncthreads();
@@ -187,7 +191,7 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
     const int tid = threadIdx.x;
     FlatRange range;
     MergePathSpan span;
-    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    if (!merge_path_span(offsets, nseg, in_length, TILE, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -248,13 +252,14 @@ __device__ __forceinline__ void segments_flat2(const typename Rc::T* __restrict_
         jb += take ? 1 : 0;
     }
 
-    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
-                                   smem.scan, scratch, tile_out);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
+                                   merge_path_first_slot<A>(scratch, tiles, t), merge_path_open_slot<A>(scratch, tiles, t),
+                                   scratch, tile_out);
 }
 
 
 /**
- * merge_path_tile (build 5) with the walk by segment: each thread finds where the next one starts (a second
+ * Build 5 (merge_path_walk) with the walk by segment: each thread finds where the next one starts (a second
  * binary search), then folds the values of each segment it closes in a tight loop, and the open
  * tail after them: no merge test per value.
  */
@@ -275,7 +280,7 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     const int tid = threadIdx.x, lane = tid & 31;
     FlatRange range;
     MergePathSpan span;
-    if (!merge_path_span<TILE>(offsets, nseg, in_length, t, scratch, range, span)) return;
+    if (!merge_path_span(offsets, nseg, in_length, TILE, t, scratch, range, span)) return;
     const long long i0 = span.i0, j0 = span.j0;
     const int na = span.na, nb = span.nb;
 
@@ -353,8 +358,9 @@ __device__ __forceinline__ void segments_flat4(const typename Rc::T* __restrict_
     for (; j < jb_end; ++j) acc = op(acc, Lift<T, A>::apply(smem.values[j], j - start));
     const bool closed = ia_end > ia;
 
-    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, t, tiles,
-                                   smem.scan, scratch, tile_out);
+    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, j0, i0, smem.scan,
+                                   merge_path_first_slot<A>(scratch, tiles, t), merge_path_open_slot<A>(scratch, tiles, t),
+                                   scratch, tile_out);
 }
 
 }  // namespace segmented

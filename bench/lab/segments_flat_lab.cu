@@ -5,9 +5,12 @@
 // (production's tile only), at a few items per thread. Every output is poisoned before the runs and checked against a host fold; each
 // row prints an FNV-1a hash of the output bits (a flat row is run twice and must hash the same).
 // Row names: flat<ITEMS> = segments_flat, staged results, warp partition; a "d" = results straight to
-// out, a "t" = production's partition (a thread per boundary); "v2_" = segments_flat2 (cp.async
-// staging, a walk without branches); "v3_" = production's merge_path_tile; "v4_" = segments_flat4
-// (the walk by segment). Every flat row uses production's fixup.
+// out, a "t" = production's partition search (merge_path_partition, a thread per boundary, as the
+// searcher blocks of segreduce_check_offsets run it; here in a kernel of its own, without the check);
+// "v2_" = segments_flat2 (cp.async staging, a walk without branches); "v3_" = production's
+// merge_path_tile (since step 60 runs of values between marked segment ends, marked_tile.cuh; argmax
+// keeps build 5's walk); "v4_" = segments_flat4 (the walk by segment). Every flat row uses
+// production's fixup.
 //   nvcc -std=c++17 -O3 -arch=sm_90 -I primer-core/src/main/cuda -o .lab/segments_flat_lab bench/lab/segments_flat_lab.cu
 // argv[1]: optional comma-separated parts of row names to run (lab_common.cuh's selected()).
 #include "segments_flat.cuh"
@@ -18,10 +21,12 @@ __global__ void __launch_bounds__(B) k_partition(const long long* __restrict__ o
                                                  long long tile_items, long long tiles, unsigned char* __restrict__ scratch) {
     seg::segments_flat_partition<B>(offsets, nseg, in_length, tile_items, tiles, scratch);
 }
+// Production's searcher blocks (segreduce_check_offsets) without the check: a thread per boundary.
 template <int B>
 __global__ void __launch_bounds__(B) k_partition_thread(const long long* __restrict__ offsets, long long nseg, long long in_length,
                                                         long long tile_items, long long tiles, unsigned char* __restrict__ scratch) {
-    seg::merge_path_partition<B>(offsets, nseg, in_length, tile_items, tiles, scratch);
+    const long long t = (long long)blockIdx.x * B + threadIdx.x;
+    if (t <= tiles) seg::merge_path_partition(offsets, nseg, in_length, tile_items, t, scratch);
 }
 template <class Rc, int ITEMS, bool DIRECT>
 __global__ void __launch_bounds__(BLOCK) k_flat(const typename Rc::T* __restrict__ in, const long long* __restrict__ offsets,
@@ -39,7 +44,7 @@ template <class Rc, int ITEMS>
 __global__ void __launch_bounds__(BLOCK) k_flat3(const typename Rc::T* __restrict__ in, const long long* __restrict__ offsets,
                                                  long long nseg, long long in_length, long long tiles,
                                                  typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    seg::merge_path_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, out, scratch);
+    seg::merge_path_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, blockIdx.x, out, scratch);
 }
 template <class Rc, int ITEMS>
 __global__ void __launch_bounds__(BLOCK) k_flat4(const typename Rc::T* __restrict__ in, const long long* __restrict__ offsets,
@@ -51,7 +56,8 @@ template <class Rc>
 __global__ void __launch_bounds__(BLOCK) k_fixup(const long long* __restrict__ offsets, long long nseg, long long in_length,
                                                  long long tile_items, long long tiles, typename Rc::Out* __restrict__ out,
                                                  unsigned char* __restrict__ scratch) {
-    seg::merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, tile_items, tiles, out, scratch);
+    seg::merge_path_fixup<Rc, BLOCK>(offsets, nseg, in_length, tile_items, tiles, (long long)blockIdx.x * (BLOCK / 32),
+                                     out, scratch);
 }
 
 /**
