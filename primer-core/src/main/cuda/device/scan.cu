@@ -139,7 +139,7 @@ PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5, 5)
 PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5, 5)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
-PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 5)
+PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 6)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length, const void* in,

@@ -167,6 +167,7 @@
 #include "scan/segment_heads.cuh"
 #include "scan/offset_heads.cuh"
 #include "scan/tile_io.cuh"
+#include "scan/byte_sums.cuh"
 
 namespace primer {
 
@@ -417,8 +418,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
     // 0.302-0.307 -> 0.325-0.328 (more code: with it, ncu counted 4.0 no-instruction stalls per
     // issued instruction, 2.5 before this step; bench/results/2026-11-24-nvidia-h200-segscan-i8-ab.md).
+    // BYTE SUMS (plain int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes.
+    constexpr bool BYTE_SUMS = ByteSums<Op, InT, SEGMENTED>::value;
+    constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     auto chunk_total = [&](int r) -> Acc {
-        if constexpr (FOLD) {
+        if constexpr (BYTE_SUMS) {
+            return (Acc)scan_detail::byte_sum(scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS));
+        } else if constexpr (FOLD) {
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
             const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
@@ -590,10 +596,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         } else {
             // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at
             // 6 blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
+            const scan_detail::BytePrefixes prefixes(2 * (lane & 7) + inclusive);  // SLICED: this lane's pair in a chunk
 #pragma unroll (FOLD ? 1 : ROWS)
             for (int r = 0; r < ROWS; ++r) {
                 Acc row_total;
-                if constexpr (FOLD) {
+                if constexpr (SLICED) {
+                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
+                    scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out, chunk_prefix,
+                                                     prefixes);
+                } else if constexpr (FOLD) {
                     const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
                     fold_chunk_outputs(r, chunk_prefix);
                 } else {

@@ -1,0 +1,102 @@
+// Plain int8 sums by dp4a (BYTE SUMS in ../scan_kernels.cuh): a chunk's 16 signed bytes summed in
+// four instructions, and int8 -> int64 sums stored as slices of 512 contiguous bytes.
+//
+// dp4a.s32.s32 d, a, b, c adds the four byte products of a and b to c. With b's bytes 1 or 0 it
+// sums the bytes of a that b selects, exactly (16 bytes of at most 128 in magnitude fit an int).
+// The stage holds zeros for items outside [0, n) (stage_chunk), the identity of a sum, so a chunk
+// needs no valid mask here.
+#pragma once
+#include "../../warp/warp_scan.cuh"
+
+namespace primer {
+
+/** Plain scans of int8 data by a sum (into int8 or int64): BYTE SUMS in ../scan_kernels.cuh. */
+template <typename Op, typename InT, bool SEGMENTED> struct ByteSums { static constexpr bool value = false; };
+template <> struct ByteSums<Sum<int>, signed char, false> { static constexpr bool value = true; };
+template <> struct ByteSums<Sum<long long>, signed char, false> { static constexpr bool value = true; };
+
+namespace scan_detail {
+
+__device__ __forceinline__ int dp4a(unsigned a, unsigned b, int c) {
+    int d;
+    asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+/** A staged chunk's 16 signed bytes, as four 32-bit words. */
+__device__ __forceinline__ uint4 read_byte_chunk(const signed char* stage) { return *reinterpret_cast<const uint4*>(stage); }
+
+/** The sum of a chunk's 16 signed bytes. */
+__device__ __forceinline__ int byte_sum(const uint4& w) {
+    constexpr unsigned ALL = 0x01010101u;
+    return dp4a(w.w, ALL, dp4a(w.z, ALL, dp4a(w.y, ALL, dp4a(w.x, ALL, 0))));
+}
+
+/**
+ * Sums of a chunk's bytes before position k and through position k (k in [0, 15]): four dp4a with
+ * selectors built once, then byte k itself, sign-extended by one prmt from its half of the chunk.
+ * (Two sets of selectors, eight registers, spilled int8 -> int64 sums at 5 blocks per SM on sm_90.)
+ */
+struct BytePrefixes {
+    unsigned select[4];  // bytes 1 at the positions before k
+    unsigned pick;       // prmt selector: byte k of its half, its sign replicated above it
+    bool high;           // byte k lies in the chunk's upper half
+
+    __device__ __forceinline__ explicit BytePrefixes(int k) {
+#pragma unroll
+        for (int w = 0; w < 4; ++w) {
+            const int bytes = min(max(k - 4 * w, 0), 4);
+            select[w] = bytes == 4 ? 0x01010101u : 0x01010101u & ((1u << (8 * bytes)) - 1u);
+        }
+        const unsigned b = (unsigned)(k & 7);
+        pick = b | (b | 8u) << 4 | (b | 8u) << 8 | (b | 8u) << 12;
+        high = k >= 8;
+    }
+
+    /** Into before and through: the sums of bytes [0, k) and [0, k]. */
+    __device__ __forceinline__ void of(const uint4& w, int& before, int& through) const {
+        before = dp4a(w.w, select[3], dp4a(w.z, select[2], dp4a(w.y, select[1], dp4a(w.x, select[0], 0))));
+        int byte;
+        asm("prmt.b32 %0, %1, %2, %3;" : "=r"(byte) : "r"(high ? w.z : w.x), "r"(high ? w.w : w.y), "r"(pick));
+        through = before + byte;
+    }
+};
+
+/**
+ * One warp row of an int8 -> int64 sum (32 chunks of 16 items; lane c holds chunk c's exclusive
+ * prefix), stored as 8 slices of 64 outputs, each 512 contiguous bytes in one instruction: slice q
+ * is chunks 4q .. 4q+3, eight lanes a chunk, two outputs a lane. A lane takes its chunk's prefix by
+ * a shuffle and sums the chunk's bytes before its two outputs by dp4a from the stage.
+ * `prefixes`: BytePrefixes(2m + inclusive), m = lane % 8: the lane's outputs are the sums before
+ * and through that byte (exclusive: 2m and 2m + 1; inclusive: 2m + 1 and 2m + 2 bytes).
+ * Why: a lane folding its own chunk stores 128 bytes of one line, a 32-byte sector per lane pair
+ * and instruction, so every L2 write request carried one sector (100.7 M requests for 2^28 items;
+ * ncu, H200): the kernel ran at 70% of the copy, bound by L2, as fast as torch's own int8 -> int64
+ * conversion. Slices carry four sectors a request.
+ */
+__device__ __forceinline__ void store_row_byte_sums(const signed char* row_stage, long long row_first, long long n,
+                                                    long long* out, long long chunk_prefix, const BytePrefixes& prefixes) {
+    const int lane = (int)lane_id();
+#pragma unroll
+    for (int q = 0; q < 8; ++q) {
+        const int chunk = 4 * q + (lane >> 3);
+        const long long prefix = warp_shfl(chunk_prefix, chunk);
+        const uint4 w = read_byte_chunk(row_stage + 16 * chunk);
+        int before, through;
+        prefixes.of(w, before, through);
+        const long long o[2] = {prefix + before, prefix + through};
+        const long long i = row_first + 16 * chunk + 2 * (lane & 7);
+        long long* p = out + i;
+        if (i >= 0 && i + 2 <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+            uint4 raw;
+            __builtin_memcpy(&raw, o, 16);
+            __stcs(reinterpret_cast<uint4*>(p), raw);
+        } else {
+            if (i >= 0 && i < n) p[0] = o[0];
+            if (i + 1 >= 0 && i + 1 < n) p[1] = o[1];
+        }
+    }
+}
+
+}  // namespace scan_detail
+}  // namespace primer
