@@ -605,6 +605,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
                     scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out, chunk_prefix,
                                                      prefixes);
+                } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
+                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    const uint4 sums = scan_detail::byte_chunk_sums(
+                        scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
+                    OutT o[VEC];
+                    __builtin_memcpy(o, &sums, 16);
+                    scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
                 } else if constexpr (FOLD) {
                     const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
                     fold_chunk_outputs(r, chunk_prefix);

@@ -1,5 +1,6 @@
-// Plain int8 sums by dp4a (BYTE SUMS in ../scan_kernels.cuh): a chunk's 16 signed bytes summed in
-// four instructions, and int8 -> int64 sums stored as slices of 512 contiguous bytes.
+// Plain int8 sums (BYTE SUMS in ../scan_kernels.cuh): a chunk's 16 signed bytes summed by dp4a in
+// four instructions; int8 -> int8 sums computed four bytes a word; int8 -> int64 sums stored as
+// slices of 512 contiguous bytes.
 //
 // dp4a.s32.s32 d, a, b, c adds the four byte products of a and b to c. With b's bytes 1 or 0 it
 // sums the bytes of a that b selects, exactly (16 bytes of at most 128 in magnitude fit an int).
@@ -20,6 +21,12 @@ namespace scan_detail {
 __device__ __forceinline__ int dp4a(unsigned a, unsigned b, int c) {
     int d;
     asm("dp4a.s32.s32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+    return d;
+}
+
+__device__ __forceinline__ unsigned prmt(unsigned a, unsigned b, unsigned selector) {
+    unsigned d;
+    asm("prmt.b32 %0, %1, %2, %3;" : "=r"(d) : "r"(a), "r"(b), "r"(selector));
     return d;
 }
 
@@ -56,11 +63,37 @@ struct BytePrefixes {
     /** Into before and through: the sums of bytes [0, k) and [0, k]. */
     __device__ __forceinline__ void of(const uint4& w, int& before, int& through) const {
         before = dp4a(w.w, select[3], dp4a(w.z, select[2], dp4a(w.y, select[1], dp4a(w.x, select[0], 0))));
-        int byte;
-        asm("prmt.b32 %0, %1, %2, %3;" : "=r"(byte) : "r"(high ? w.z : w.x), "r"(high ? w.w : w.y), "r"(pick));
-        through = before + byte;
+        through = before + (int)prmt(high ? w.z : w.x, high ? w.w : w.y, pick);
     }
 };
+
+/**
+ * A chunk's 16 int8 sums, mod 2^8, from what precedes it (its low byte counts): four bytes a word
+ * in two 16-bit lanes each, so that no carry crosses from one byte's sum into the next. A word's
+ * bytes b0..b3 split into even (b0, b2) and odd (b1, b3) lanes; with s = even + odd = (b0 + b1,
+ * b2 + b3), the odd sums are s + (s << 16) = (b0 + b1, b0 + .. + b3) and the even ones even +
+ * (s << 16) = (b0, b0 + b1 + b2); one prmt interleaves their low bytes. About 9 instructions a
+ * word against 4 a byte folded one at a time. Exclusive sums take each byte back off its lane.
+ */
+__device__ __forceinline__ uint4 byte_chunk_sums(const uint4& w, int prefix, int inclusive) {
+    unsigned words[4] = {w.x, w.y, w.z, w.w};
+    unsigned carry = prmt((unsigned)prefix, 0u, 0x4040u);  // the prefix's low byte in both lanes
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const unsigned even = words[k] & 0x00ff00ffu;
+        const unsigned odd = prmt(words[k], 0u, 0x4341u);  // (b1, b3)
+        const unsigned pairs = even + odd;
+        unsigned odd_sums = pairs * 0x00010001u + carry;
+        unsigned even_sums = even + (pairs << 16) + carry;
+        carry = prmt(odd_sums, 0u, 0x4242u);  // b0 + .. + b3 (and the carry), low byte, both lanes
+        if (!inclusive) {
+            odd_sums -= odd;
+            even_sums -= even;
+        }
+        words[k] = prmt(even_sums, odd_sums, 0x6240u);
+    }
+    return make_uint4(words[0], words[1], words[2], words[3]);
+}
 
 /**
  * One warp row of an int8 -> int64 sum (32 chunks of 16 items; lane c holds chunk c's exclusive
