@@ -51,8 +51,8 @@
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once, HEADS_IN_REGISTERS in scan_kernels.cuh:
-// read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 5
-// (44; 6 spills on sm_80 and sm_89, not on sm_90).
+// read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 6
+// (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))

@@ -93,10 +93,21 @@
 // INT_MAX and the like never reach the output. int8 -> int64 sums (torch.cumsum) work in long long.
 // Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
 // a chunk's total is one left fold (segmented: restarting by selection), its outputs are folded on
-// from its prefix and stored as they come (a 32-byte sector at a time for int64 outputs), rows are
-// taken one at a time after the look-back, and plain scans are REDUCE_FIRST whatever the operator
-// (segmented ones BLOCK_SCAN, see TileScanFor). 40 registers and 6 blocks per SM for int8 -> int8 (44 and 5 for int8 -> int64,
-// 47-48 and 5 segmented by flags, 53-56 and 4 by offsets, 48 and 5 for their min and max).
+// from its prefix and stored as they come, rows are taken one at a time after the look-back, and
+// plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see TileScanFor).
+// 40 registers and 6 blocks per SM for plain int8 scans (47-48 and 5 segmented by flags, 53-56 and
+// 4 by offsets, 48 and 5 for their min and max). Plain sums take BYTE SUMS instead of the fold.
+//
+// BYTE SUMS (plain int8 sums into int8 or int64; scan/byte_sums.cuh). A chunk's total is four dp4a
+// over its staged bytes, not a fold of sixteen. Into int8, a chunk's outputs are computed four
+// bytes a word (byte_chunk_sums). Into int64, a warp stores each row as eight slices of 512
+// contiguous bytes, eight lanes a chunk, each lane's two outputs summed from the stage by dp4a
+// (store_row_byte_sums): folded and stored by their own lanes, the outputs reached L2 one 32-byte
+// sector per request (ncu: 100.7 M write requests for 2^28 items, the L2 95% busy, the kernel at
+// 70% of the copy and as fast as torch's own int8 -> int64 conversion); as slices, four sectors a
+// request. 2^28 int8, ms (bench/results/2026-11-24-nvidia-h200-step63-ab.md): into int64
+// 0.827-0.852 -> 0.647-0.663 (70% -> 88% of the copy; 40 registers, so 6 blocks per SM instead of
+// 5), into int8 0.170-0.176 -> 0.153-0.155 (107 M -> 63 M warp instructions).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -457,7 +468,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
         const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
         Store store(out, first + r * ROW_ITEMS, n);
-        // A piece at a time: int8 -> int64 would otherwise hold 16 outputs (32 registers) at once.
+        // A piece at a time, so that wide outputs need not all be held at once (int8 -> int64 sums,
+        // which needed it, take BYTE SUMS' slices now).
 #pragma unroll
         for (int piece = 0; piece < VEC / Store::PIECE; ++piece) {
             OutT o[Store::PIECE];

@@ -100,12 +100,14 @@ __device__ __forceinline__ uint4 byte_chunk_sums(const uint4& w, int prefix, int
  * prefix), stored as 8 slices of 64 outputs, each 512 contiguous bytes in one instruction: slice q
  * is chunks 4q .. 4q+3, eight lanes a chunk, two outputs a lane. A lane takes its chunk's prefix by
  * a shuffle and sums the chunk's bytes before its two outputs by dp4a from the stage.
- * `prefixes`: BytePrefixes(2m + inclusive), m = lane % 8: the lane's outputs are the sums before
- * and through that byte (exclusive: 2m and 2m + 1; inclusive: 2m + 1 and 2m + 2 bytes).
+ * `prefixes`: BytePrefixes(2m + inclusive), m = lane % 8, so that the lane's two outputs sum the
+ * chunk's first 2m + inclusive and 2m + 1 + inclusive bytes. Every lane of the warp calls; lanes
+ * read chunks that other lanes staged, so a block barrier must lie between staging and this.
  * Why: a lane folding its own chunk stores 128 bytes of one line, a 32-byte sector per lane pair
  * and instruction, so every L2 write request carried one sector (100.7 M requests for 2^28 items;
  * ncu, H200): the kernel ran at 70% of the copy, bound by L2, as fast as torch's own int8 -> int64
- * conversion. Slices carry four sectors a request.
+ * conversion. Slices carry four sectors a request (25.2 M), and the scan runs at 88% of the copy
+ * (BYTE SUMS in ../scan_kernels.cuh).
  */
 __device__ __forceinline__ void store_row_byte_sums(const signed char* row_stage, long long row_first, long long n,
                                                     long long* out, long long chunk_prefix, const BytePrefixes& prefixes) {
