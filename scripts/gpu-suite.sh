@@ -63,6 +63,7 @@ for stage in $stages; do
         rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
         [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; }
         # The self-test's production scans span a few tiles at most; these cover many (the look-back),
+        # int8 sums into int64 at every misalignment (their slices read chunks other lanes staged),
         # the offsets check over a million segments, the head slots of scans by offsets with 31 to 64 starts
         # in a tile, the same segments by flags and by offsets, and the user-defined operators at every
         # misalignment;
@@ -82,6 +83,7 @@ for stage in $stages; do
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \
             --select-method dev.primer.gpu.GpuScanTest#int32SumsIntoInt64 \
+            --select-method dev.primer.gpu.GpuScanTest#int8SumsIntoInt64 \
             --select-method dev.primer.gpu.GpuScanTest#minAndMaxKeepTheBitsOfTheirNaN \
             --select-method dev.primer.gpu.GpuScanTest#decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten \
             --select-method dev.primer.gpu.GpuScanTest#segmentedByOffsetsWithStartsPlacedAroundTheSlotLimit \
