@@ -308,6 +308,7 @@ def plan(quick, dry):
             ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
             ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
             ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,)),
+            ("argmax_scan_i8", array_op, "cumargmax", "int8", (n,)),
             ("argmax_scan_rows_f32", array_op, "cumargmax_rows", f32, (n // ARG_SCAN_ROW, ARG_SCAN_ROW))] + [
         # Smaller sizes, where a call's fixed costs (launches, passes) weigh as much as bandwidth.
         (f"{op}_f32_2^{k}", array_op, op, f32, (2**k,)) for k in SIZES_LOG2 for op in ("sum", "cumsum")]

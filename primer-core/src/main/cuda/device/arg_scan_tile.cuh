@@ -242,43 +242,120 @@ struct ArgScanTile {
     }
 
     /**
-     * Writes out[] of this thread's items, from the carry into the tile and this lane's inclusive
-     * run (after warp_scan): the carry passes the warps and lanes before, then the items one by one.
-     * out[i] = current - head is kept as it is, d, beside h = start - head: a start at tile position
-     * p sets h = -p and d = 0, a record there d = p + h; one 64-bit add an item at most.
+     * OUTPUT CODES. Within a tile every output is one of: a position minus a start, both in the
+     * tile; a position in the tile minus the start the tile's carry holds (before the tile); the
+     * carry's own output; -1 (exclusive, at a start). So each is an int, `code`, made item by item
+     * with one 32-bit add at most, and widened to 64 bits only as it is stored (Decode).
+     * [0, TILE): in-tile, the value itself; [TILE, 2 TILE): position code - TILE after the carry's
+     * start; 2 TILE: the carry's output.
      */
-    __device__ __forceinline__ void outputs(const Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
+    static constexpr int TILE = S::TILE_ITEMS, CARRY_CODE = 2 * TILE;
+    struct Decode {
+        long long after_start, carried;  // added to codes in [TILE, 2 TILE), and to CARRY_CODE
+        __device__ __forceinline__ long long operator()(int code) const {
+            return code + (code < TILE ? 0ll : code < CARRY_CODE ? after_start : carried);
+        }
+    };
+
+    /**
+     * Writes out[] of this thread's items, from the carry into the tile and this lane's inclusive
+     * run (after warp_scan): through the stage (STAGED OUTPUTS), or for int8 by this thread.
+     */
+    __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
+        const long long start = this->start();
+        const Decode decode{start - carry.head - TILE, carry.pos - carry.head - CARRY_CODE};
+        if constexpr (STAGED_OUTPUTS) {
+            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const int (&codes)[VEC]) {
+                __builtin_memcpy(code_slot(s, threadIdx.x, c), codes, sizeof(codes));  // over the chunk's keys
+            });
+            __syncwarp();  // lanes store codes other lanes of the warp staged
+            store_staged(s, decode, out);
+        } else {
+            const scan_detail::SectorPairStore<ITEMS> paired(out, start + (long long)threadIdx.x * ITEMS, n);
+            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const int (&codes)[VEC]) {
+#pragma unroll
+                for (int g = 0; g < VEC / 4; ++g) {
+                    const long long o[4] = {decode(codes[4 * g]), decode(codes[4 * g + 1]), decode(codes[4 * g + 2]),
+                                            decode(codes[4 * g + 3])};
+                    paired.put(c * (VEC / 4) + g, o);
+                }
+            });
+        }
+    }
+
+    /**
+     * chunk_codes(c, codes) for each chunk c of this thread's in turn, with its items' codes (OUTPUT
+     * CODES): the carry passes the warps and lanes before, then the items one by one. `code_base` is
+     * minus the current start's position, or TILE while that start lies before the tile: a start at
+     * p sets it to -p, a record at p has code p + code_base.
+     */
+    template <typename ChunkCodes>
+    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, Run inclusive, bool is_inclusive,
+                                                     ChunkCodes&& chunk_codes) const {
         const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
         for (int w = 0; w < warp; ++w) carry = then(carry, s.warp_total[w]);
         const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
         if (lane > 0) carry = then(carry, left);
-        Key running = carry.key;
         const long long start = this->start();
-        long long d = carry.pos - carry.head, h = start - carry.head;
+        Key running = carry.key;
+        int code_base = carry.head >= start ? (int)(start - carry.head) : TILE;
+        int code = carry.pos >= start ? code_base + (int)(carry.pos - start) : CARRY_CODE;
         const int first = (int)threadIdx.x * ITEMS;
-        const scan_detail::SectorPairStore<ITEMS> store(out, start + first, n);
-        long long o[4];
 #pragma unroll 1
-        for (int c = 0; c < CHUNKS; c += CHUNKS_PER_SECTOR) {
-#pragma unroll
-            for (int part = 0; part < CHUNKS_PER_SECTOR; ++part) {
-                Key key[VEC];
-                const unsigned bits = chunk_again(c + part, s, key);
-                each_item(bits, [&](int k, bool starts_here) {
-                    const int at = (c + part) * VEC + k;  // in the thread's items
-                    const long long before_item = starts_here ? -1 : d;
-                    if (starts_here) {
-                        running = key[k];
-                        h = -(long long)(first + at);
-                        d = 0;
-                    } else if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
-                        running = key[k];
-                        d = h + (first + at);
-                    }
-                    o[(part * VEC + k) % 4] = is_inclusive ? d : before_item;
-                    if ((part * VEC + k) % 4 == 3) store.put(at / 4, o);
-                });
-            }
+        for (int c = 0; c < CHUNKS; ++c) {
+            Key key[VEC];
+            const unsigned bits = chunk_again(c, s, key);
+            int codes[VEC];
+            each_item(bits, [&](int k, bool starts_here) {
+                const int position = first + c * VEC + k;
+                const int before_item = starts_here ? -1 : code;
+                if (starts_here) {
+                    running = key[k];
+                    code_base = -position;
+                    code = 0;
+                } else if (O::beats(key[k], running)) {  // never for items outside [0, n): their key is WORST
+                    running = key[k];
+                    code = code_base + position;
+                }
+                codes[k] = is_inclusive ? code : before_item;
+            });
+            chunk_codes(c, codes);
+        }
+    }
+
+    /**
+     * STAGED OUTPUTS. A thread's outputs are 32 consecutive int64 (4-byte input; 16 for 8-byte
+     * input): stored by the thread itself, each store instruction writes one 32-byte sector in each
+     * of 16 lines, a write request per sector. Instead the codes wait in the stage, in place of the
+     * keys, and the warp stores them ITEMS / 2 lanes to a thread, two outputs a lane, so that every
+     * instruction writes four whole 128-byte lines. int8's codes are four times its bytes and do not
+     * fit in place: its threads store their own, in sectors traded with a neighbour (SectorPairStore).
+     */
+    static constexpr bool STAGED_OUTPUTS = sizeof(T) >= 4;
+    static constexpr int LANES_PER_THREAD = ITEMS / 2;
+    static_assert(!STAGED_OUTPUTS || 32 % LANES_PER_THREAD == 0, "a warp's store covers whole threads");
+
+    /**
+     * Where thread t's chunk c's VEC codes are staged: its keys' slot. With 8-byte keys the codes
+     * fill half a slot, the half chosen by bit 3 of t, so that sixteen lanes writing (threads t ..
+     * t + 15, one chunk) and sixteen reading (threads t and t + 8, every chunk) meet distinct banks.
+     */
+    static __device__ __forceinline__ int* code_slot(Storage& s, int t, int c) {
+        int* chunk_slot = reinterpret_cast<int*>(s.stage + slot(t * CHUNKS + c) * VEC);
+        return VEC == 2 ? chunk_slot + ((t >> 3) & 1) * 2 : chunk_slot;
+    }
+
+    /** The warp's staged codes stored: in round r, lanes L*k .. L*k+L-1 (L = LANES_PER_THREAD) store thread L*k + r's. */
+    __device__ __forceinline__ void store_staged(Storage& s, const Decode& decode, long long* out) const {
+        const int lane = (int)lane_id(), item = 2 * (lane % LANES_PER_THREAD);
+        const long long start = this->start();
+#pragma unroll 4
+        for (int r = 0; r < LANES_PER_THREAD; ++r) {
+            const int t = (int)(threadIdx.x & ~31u) + lane / LANES_PER_THREAD * LANES_PER_THREAD + r;
+            int2 pair;
+            __builtin_memcpy(&pair, code_slot(s, t, item / VEC) + item % VEC, 8);
+            const long long o[2] = {decode(pair.x), decode(pair.y)};
+            scan_detail::store_chunk<2>(out, start + t * ITEMS + item, n, o);
         }
     }
 };

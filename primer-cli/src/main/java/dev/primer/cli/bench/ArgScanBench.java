@@ -11,7 +11,7 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Running argmax ({@code argExtremeScan}) of n random elements into int64 indices. Bytes = input +
- * output (8 per element), what one pass must move; Primer's kernels read the input twice
+ * output (8 per element), what one pass must move, as Primer's single pass does
  * (device/arg_scan_kernels.cuh). Pairs with torch.cummax, which writes the running values too
  * (bench/baselines.py times it once for cummax_* and once here; CuPy has no cumulative argmax). Every
  * index is checked against a sequential scan on the host.

@@ -68,6 +68,7 @@ final class ScanBench {
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
                 ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
                 ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
+                ArgScanBench.argmax(s, "argmax_scan_i8", DType.BYTE),
                 ArgScanBench.segmented(s, "argmax_scan_rows_f32", DType.FLOAT, true, 0),
                 ArgScanBench.segmented(s, "segargmax_scan_f32", DType.FLOAT, false, SHORT_SEGMENTS),
                 ArgScanBench.segmented(s, "segargmax_scan_f64", DType.DOUBLE, false, SHORT_SEGMENTS),
