@@ -46,6 +46,12 @@
 
 namespace primer {
 
+namespace arg_scan_detail {
+/** ArgScanTile's output codes: ints (INT_CODES), else the int64 outputs themselves. */
+template <bool INT_CODES> struct OutputCode { using type = long long; };
+template <> struct OutputCode<true> { using type = int; };
+}  // namespace arg_scan_detail
+
 /** A run (see the top of this file); Pos: int within a tile, long long in the array. */
 template <typename Key, typename Pos> struct ArgRun {
     Key key;
@@ -92,10 +98,19 @@ struct ArgScanTile {
     static constexpr bool THREAD_FLAGS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
     static constexpr int FLAG_WORDS = THREAD_FLAGS ? (ITEMS + 31) / 32 : 1;
 
+    // Outputs (OUTPUT CODES, STAGED OUTPUTS, below).
+    static constexpr bool INT_CODES = sizeof(T) != 8;
+    using Code = typename arg_scan_detail::OutputCode<INT_CODES>::type;
+    static constexpr bool CODES_IN_PLACE = VEC * sizeof(Code) == 16;
+    // !CODES_IN_PLACE: a warp stages half its lanes' chunks of codes at a time (all of them would
+    // take the block past 48 KB of static shared memory).
+    static constexpr int ROUND_LANES = 16, ROUND_CODES = CODES_IN_PLACE ? 1 : WARPS * ROUND_LANES * VEC;
+
     struct Storage {
         alignas(16) T stage[S::TILE_ITEMS];  // chunk q of the tile at slot(q)
         typename Heads::Storage heads;
         Run warp_total[WARPS];
+        alignas(16) Code round_codes[ROUND_CODES];  // !CODES_IN_PLACE: ROUND_LANES chunks of codes a warp
     };
 
     const T* in;
@@ -244,50 +259,108 @@ struct ArgScanTile {
     /**
      * OUTPUT CODES. Within a tile every output is one of: a position minus a start, both in the
      * tile; a position in the tile minus the start the tile's carry holds (before the tile); the
-     * carry's own output; -1 (exclusive, at a start). So each is an int, `code`, made item by item
-     * with one 32-bit add at most, and widened to 64 bits only as it is stored (Decode).
-     * [0, TILE): in-tile, the value itself; [TILE, 2 TILE): position code - TILE after the carry's
-     * start; 2 TILE: the carry's output.
+     * carry's own output; -1 (exclusive, at a start). Each is kept as an int, `code`, widened to
+     * 64 bits as it is stored (Decode): [0, TILE) in-tile, the value itself; [TILE, 2 TILE)
+     * position code - TILE after the carry's start; 2 TILE the carry's output. So a chunk's codes
+     * fit in place of its keys with 4-byte input, and take fewer registers. 8-byte input's codes are
+     * the outputs themselves: two a chunk fit in place of its two keys.
      */
     static constexpr int TILE = S::TILE_ITEMS, CARRY_CODE = 2 * TILE;
     struct Decode {
-        long long after_start, carried;  // added to codes in [TILE, 2 TILE), and to CARRY_CODE
-        __device__ __forceinline__ long long operator()(int code) const {
-            return code + (code < TILE ? 0ll : code < CARRY_CODE ? after_start : carried);
+        long long after_start, carried;  // INT_CODES: added to codes in [TILE, 2 TILE), and to CARRY_CODE
+        __device__ __forceinline__ long long operator()(Code code) const {
+            if constexpr (INT_CODES) return code + (code < TILE ? 0ll : code < CARRY_CODE ? after_start : carried);
+            else return code;
         }
     };
 
     /**
-     * Writes out[] of this thread's items, from the carry into the tile and this lane's inclusive
-     * run (after warp_scan): through the stage (STAGED OUTPUTS), or for int8 by this thread.
+     * STAGED OUTPUTS. A thread's outputs are ITEMS consecutive int64: stored by the thread itself,
+     * each store instruction would write one 32-byte sector in each of 16 lines, a write request per
+     * sector. Instead the warp stages its codes in shared memory and stores them a few lanes to a
+     * thread, two outputs a lane, so that each instruction writes four whole 128-byte lines
+     * (store_round). Codes of 4- and 8-byte input are staged in place of their chunk's keys, all at
+     * once; int8's are four times its bytes, and go a chunk at a time through the warp's round_codes,
+     * half the warp's lanes at a time.
      */
     __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
         const long long start = this->start();
         const Decode decode{start - carry.head - TILE, carry.pos - carry.head - CARRY_CODE};
-        if constexpr (STAGED_OUTPUTS) {
-            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const int (&codes)[VEC]) {
-                __builtin_memcpy(code_slot(s, threadIdx.x, c), codes, sizeof(codes));  // over the chunk's keys
+        const int warp_first = (int)(threadIdx.x & ~31u);  // the warp's first thread
+        if constexpr (CODES_IN_PLACE) {
+            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+                __builtin_memcpy(code_slot(s, threadIdx.x, c), codes, 16);  // over the chunk's keys
             });
-            __syncwarp();  // lanes store codes other lanes of the warp staged
-            store_staged(s, decode, out);
+            __syncwarp();  // lanes store codes other lanes staged
+            store_round<ITEMS, 32>(decode, out, 0, 0, [&](int t, int item) {
+                return code_slot(s, warp_first + t, item / VEC) + item % VEC;
+            });
         } else {
-            const scan_detail::SectorPairStore<ITEMS> paired(out, start + (long long)threadIdx.x * ITEMS, n);
-            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const int (&codes)[VEC]) {
+            // Lane t's codes at round + t % ROUND_LANES * VEC, in 16-byte pieces rotated by bits 1-2
+            // of t: eight lanes writing a piece each, or reading two threads' codes, meet distinct banks.
+            Code* round = s.round_codes + warp_first / 32 * ROUND_LANES * VEC;
+            const auto at = [round](int t, int item) {
+                return round + t % ROUND_LANES * VEC + 4 * ((item / 4) ^ ((t >> 1) & 3)) + item % 4;
+            };
+            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+                const int lane = (int)lane_id();
 #pragma unroll
-                for (int g = 0; g < VEC / 4; ++g) {
-                    const long long o[4] = {decode(codes[4 * g]), decode(codes[4 * g + 1]), decode(codes[4 * g + 2]),
-                                            decode(codes[4 * g + 3])};
-                    paired.put(c * (VEC / 4) + g, o);
+                for (int half = 0; half < 32; half += ROUND_LANES) {
+                    __syncwarp();  // the last round's codes are stored
+                    if (lane / ROUND_LANES * ROUND_LANES == half) {
+#pragma unroll
+                        for (int k = 0; k < VEC; k += 4) __builtin_memcpy(at(lane, k), codes + k, 16);
+                    }
+                    __syncwarp();
+                    store_round<VEC, ROUND_LANES>(decode, out, half, c * VEC, at);
                 }
             });
         }
     }
 
+    /** Where thread t's chunk c's codes are staged in place (CODES_IN_PLACE): its keys' slot. */
+    static __device__ __forceinline__ Code* code_slot(Storage& s, int t, int c) {
+        return reinterpret_cast<Code*>(s.stage + slot(t * CHUNKS + c) * VEC);
+    }
+
+    /**
+     * Stores ROUND consecutive outputs, from item `offset` of their items, of THREADS threads of the
+     * warp from lane `first`: codes_at(t, item) points to lane t's codes of items item and item + 1
+     * of the round. In round r lanes L*g .. L*g + L-1 (L = ROUND / 2) store thread first + 32/L*r + g's,
+     * two a lane: four whole lines an instruction. Unchecked wide stores where the warp's outputs all
+     * lie in [0, n) on 16-byte boundaries (all but the edges), else store_chunk's checks.
+     */
+    template <int ROUND, int THREADS, typename CodesAt>
+    __device__ __forceinline__ void store_round(const Decode& decode, long long* out, int first, int offset,
+                                                CodesAt&& codes_at) const {
+        constexpr int L = ROUND / 2;
+        static_assert(32 % L == 0 && THREADS % (32 / L) == 0, "a store instruction covers whole threads");
+        const int lane = (int)lane_id(), item = 2 * (lane % L);
+        const long long warp_start = start() + (long long)(threadIdx.x & ~31u) * ITEMS;
+        const bool whole = warp_start >= 0 && warp_start + 32 * ITEMS <= n
+                           && ((reinterpret_cast<unsigned long long>(out) + 8 * warp_start) & 15) == 0;
+#pragma unroll
+        for (int r = 0; r < THREADS / (32 / L); ++r) {
+            const int t = first + 32 / L * r + lane / L;
+            Code pair[2];
+            __builtin_memcpy(pair, codes_at(t, item), sizeof(pair));
+            const long long o[2] = {decode(pair[0]), decode(pair[1])};
+            const long long index = warp_start + (long long)t * ITEMS + offset + item;
+            if (whole) {
+                uint4 raw;
+                __builtin_memcpy(&raw, o, 16);
+                __stcs(reinterpret_cast<uint4*>(out + index), raw);
+            } else {
+                scan_detail::store_chunk<2>(out, index, n, o);
+            }
+        }
+    }
+
     /**
      * chunk_codes(c, codes) for each chunk c of this thread's in turn, with its items' codes (OUTPUT
-     * CODES): the carry passes the warps and lanes before, then the items one by one. `code_base` is
-     * minus the current start's position, or TILE while that start lies before the tile: a start at
-     * p sets it to -p, a record at p has code p + code_base.
+     * CODES): the carry passes the warps and lanes before, then the items one by one. A record at
+     * position p has code p + code_base; a start at p sets code_base to -p. Before any start in the
+     * tile, code_base is TILE (int codes) or the tile's start minus the carry's (the output itself).
      */
     template <typename ChunkCodes>
     __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, Run inclusive, bool is_inclusive,
@@ -298,17 +371,23 @@ struct ArgScanTile {
         if (lane > 0) carry = then(carry, left);
         const long long start = this->start();
         Key running = carry.key;
-        int code_base = carry.head >= start ? (int)(start - carry.head) : TILE;
-        int code = carry.pos >= start ? code_base + (int)(carry.pos - start) : CARRY_CODE;
+        Code code_base, code;
+        if constexpr (INT_CODES) {
+            code_base = carry.head >= start ? (int)(start - carry.head) : TILE;
+            code = carry.pos >= start ? code_base + (int)(carry.pos - start) : CARRY_CODE;
+        } else {
+            code_base = start - carry.head;
+            code = carry.pos - carry.head;
+        }
         const int first = (int)threadIdx.x * ITEMS;
 #pragma unroll 1
         for (int c = 0; c < CHUNKS; ++c) {
             Key key[VEC];
             const unsigned bits = chunk_again(c, s, key);
-            int codes[VEC];
+            Code codes[VEC];
             each_item(bits, [&](int k, bool starts_here) {
                 const int position = first + c * VEC + k;
-                const int before_item = starts_here ? -1 : code;
+                const Code before_item = starts_here ? Code(-1) : code;
                 if (starts_here) {
                     running = key[k];
                     code_base = -position;
@@ -320,42 +399,6 @@ struct ArgScanTile {
                 codes[k] = is_inclusive ? code : before_item;
             });
             chunk_codes(c, codes);
-        }
-    }
-
-    /**
-     * STAGED OUTPUTS. A thread's outputs are 32 consecutive int64 (4-byte input; 16 for 8-byte
-     * input): stored by the thread itself, each store instruction writes one 32-byte sector in each
-     * of 16 lines, a write request per sector. Instead the codes wait in the stage, in place of the
-     * keys, and the warp stores them ITEMS / 2 lanes to a thread, two outputs a lane, so that every
-     * instruction writes four whole 128-byte lines. int8's codes are four times its bytes and do not
-     * fit in place: its threads store their own, in sectors traded with a neighbour (SectorPairStore).
-     */
-    static constexpr bool STAGED_OUTPUTS = sizeof(T) >= 4;
-    static constexpr int LANES_PER_THREAD = ITEMS / 2;
-    static_assert(!STAGED_OUTPUTS || 32 % LANES_PER_THREAD == 0, "a warp's store covers whole threads");
-
-    /**
-     * Where thread t's chunk c's VEC codes are staged: its keys' slot. With 8-byte keys the codes
-     * fill half a slot, the half chosen by bit 3 of t, so that sixteen lanes writing (threads t ..
-     * t + 15, one chunk) and sixteen reading (threads t and t + 8, every chunk) meet distinct banks.
-     */
-    static __device__ __forceinline__ int* code_slot(Storage& s, int t, int c) {
-        int* chunk_slot = reinterpret_cast<int*>(s.stage + slot(t * CHUNKS + c) * VEC);
-        return VEC == 2 ? chunk_slot + ((t >> 3) & 1) * 2 : chunk_slot;
-    }
-
-    /** The warp's staged codes stored: in round r, lanes L*k .. L*k+L-1 (L = LANES_PER_THREAD) store thread L*k + r's. */
-    __device__ __forceinline__ void store_staged(Storage& s, const Decode& decode, long long* out) const {
-        const int lane = (int)lane_id(), item = 2 * (lane % LANES_PER_THREAD);
-        const long long start = this->start();
-#pragma unroll 4
-        for (int r = 0; r < LANES_PER_THREAD; ++r) {
-            const int t = (int)(threadIdx.x & ~31u) + lane / LANES_PER_THREAD * LANES_PER_THREAD + r;
-            int2 pair;
-            __builtin_memcpy(&pair, code_slot(s, t, item / VEC) + item % VEC, 8);
-            const long long o[2] = {decode(pair.x), decode(pair.y)};
-            scan_detail::store_chunk<2>(out, start + t * ITEMS + item, n, o);
         }
     }
 };

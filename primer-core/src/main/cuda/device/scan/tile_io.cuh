@@ -154,44 +154,6 @@ __device__ __forceinline__ void store_row(T* out, long long index, long long n, 
     }
 }
 
-/**
- * A thread's ITEMS consecutive int64 outputs from out + first, stored a 32-byte sector (four items)
- * at a time by lane pairs, for the reason RowStore gives: lanes 2m and 2m+1 trade halves (one 16-byte
- * shuffle), so that each of the two stores writes whole sectors, the even lane's and then the odd
- * lane's. A pair not wholly inside [0, n) and 16-byte aligned stores element by element. Every lane
- * of the warp calls put() for the same sectors in turn.
- */
-template <int ITEMS>
-struct SectorPairStore {
-    long long* out;
-    long long first, n;
-    bool odd, whole;
-    // Where this lane's first store of sector 0 goes; its second goes ITEMS items (ITEMS / 2 16-byte
-    // words) further on, for both lanes of a pair.
-    uint4* low;
-
-    __device__ __forceinline__ SectorPairStore(long long* out_, long long first_, long long n_) : out(out_), first(first_), n(n_) {
-        odd = lane_id() & 1u;
-        const bool mine = first >= 0 && first + ITEMS <= n && (reinterpret_cast<unsigned long long>(out + first) & 15) == 0;
-        whole = __shfl_xor_sync(0xffffffffu, mine, 1) && mine;  // every lane shuffles
-        uint4* even = reinterpret_cast<uint4*>(out + (odd ? first - ITEMS : first));
-        low = odd ? even + 1 : even;
-    }
-
-    /** Items 4g .. 4g+3 of this lane's. */
-    __device__ __forceinline__ void put(int g, const long long (&v)[4]) const {
-        uint4 half[2];
-        __builtin_memcpy(half, v, 32);
-        const uint4 received = detail::shfl_xor(odd ? half[0] : half[1], 1);  // the even lane sends its high half
-        if (whole) {
-            __stcs(low + 2 * g, odd ? received : half[0]);    // the even lane's sector
-            __stcs(low + ITEMS / 2 + 2 * g, odd ? half[1] : received);   // the odd lane's sector
-        } else {
-            store_chunk<4>(out, first + 4 * g, n, v);
-        }
-    }
-};
-
 }  // namespace scan_detail
 
 /** Elements of input the tile grid starts before in[0]: in's distance past a 16-byte boundary. */
