@@ -16,8 +16,8 @@
 // it combines runs item by item in registers, a few instructions an item, and the warp scans runs
 // once per tile instead of once per row of chunks. The tile is staged in shared memory as loaded
 // (striped, coalesced) but in a swizzled order, so that both the striped writes and the blocked
-// reads are free of bank conflicts; a thread's outputs leave in whole 32-byte sectors, traded in
-// halves with the neighbouring lane (SectorPairStore). Measured on an H200 (2^28 elements; bench/
+// reads are free of bank conflicts; the outputs are staged there again, as codes, and leave in
+// whole 128-byte lines (STAGED OUTPUTS, below). Measured on an H200 (2^28 elements; bench/
 // results 2026-11-23-nvidia-h200-suite.md, step 50): the segmented scan in rows of chunks striped
 // across each warp, a warp scan of whole runs per row, took 121 instructions an element (ncu, 2^24
 // float32 by offsets) and ran at 27-39% of the copy; blocked, float32 by offsets (rows of 4096)
@@ -281,7 +281,11 @@ struct ArgScanTile {
      * thread, two outputs a lane, so that each instruction writes four whole 128-byte lines
      * (store_round). Codes of 4- and 8-byte input are staged in place of their chunk's keys, all at
      * once; int8's are four times its bytes, and go a chunk at a time through the warp's round_codes,
-     * half the warp's lanes at a time.
+     * half the warp's lanes at a time. Measured on an H200 (2^28 elements, ms; bench/results/
+     * 2026-11-24-nvidia-h200-step64-ab.md): L2 write requests 101 M -> 25 M (four sectors each);
+     * float32 1.05 -> 0.86, float64 1.45 -> 1.34, int8 0.87 -> 0.77, rows of 4096 by offsets 1.06
+     * -> 0.95, by flags float32 1.10 -> 1.06; by flags float64 1.64 -> 1.66, bound elsewhere (DRAM
+     * 57%, issue 56%).
      */
     __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
         const long long start = this->start();
