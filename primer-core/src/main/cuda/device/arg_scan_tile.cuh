@@ -91,8 +91,6 @@ struct ArgScanTile {
     static constexpr int CHUNKS = ArgScanPolicy::CHUNKS;  // per thread, consecutive
     static constexpr int ITEMS = CHUNKS * VEC;          // per thread, consecutive
     static_assert(CHUNKS == 8, "the stage's swizzle permutes a thread's eight chunks");
-    static_assert(ITEMS % 4 == 0, "a thread's outputs are whole 32-byte sectors");
-    static constexpr int CHUNKS_PER_SECTOR = VEC < 4 ? 4 / VEC : 1;
     // Flags (FlagHeads) need no stage: a thread's items are consecutive, so are their flags, and
     // each thread loads its own into registers (FlagHeads::fetch_items) as their bits.
     static constexpr bool THREAD_FLAGS = Heads::SEGMENTED && !Heads::BITS_IN_SHARED;
@@ -329,7 +327,7 @@ struct ArgScanTile {
 
     /**
      * Stores ROUND consecutive outputs, from item `offset` of their items, of THREADS threads of the
-     * warp from lane `first`: codes_at(t, item) points to lane t's codes of items item and item + 1
+     * warp from its thread `first`: codes_at(t, item) points to lane t's codes of items item and item + 1
      * of the round. In round r lanes L*g .. L*g + L-1 (L = ROUND / 2) store thread first + 32/L*r + g's,
      * two a lane: four whole lines an instruction. Unchecked wide stores where the warp's outputs all
      * lie in [0, n) on 16-byte boundaries (all but the edges), else store_chunk's checks.
