@@ -612,21 +612,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll (FOLD ? 1 : ROWS)
             for (int r = 0; r < ROWS; ++r) {
                 Acc row_total;
-                if constexpr (SLICED) {
+                if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
                     const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                    const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
-                    scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out, chunk_prefix,
-                                                     prefixes);
-                } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
-                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                    const uint4 sums = scan_detail::byte_chunk_sums(
-                        scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
-                    OutT o[VEC];
-                    __builtin_memcpy(o, &sums, 16);
-                    scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
-                } else if constexpr (FOLD) {
-                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                    fold_chunk_outputs(r, chunk_prefix);
+                    if constexpr (SLICED) {
+                        const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
+                        scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out, chunk_prefix,
+                                                         prefixes);
+                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
+                        const uint4 sums = scan_detail::byte_chunk_sums(
+                            scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
+                        OutT o[VEC];
+                        __builtin_memcpy(o, &sums, 16);
+                        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                    } else {
+                        fold_chunk_outputs(r, chunk_prefix);
+                    }
                 } else {
                     Acc a[VEC];
                     int skip;

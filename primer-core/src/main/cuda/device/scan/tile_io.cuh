@@ -95,10 +95,9 @@ __device__ __forceinline__ void store_chunk(T* out, long long index, long long n
  * halves (one 16-byte shuffle), so that the first instruction completes lane 2m's sector and the
  * second lane 2m+1's. Measured on an H200 with a plain int32 -> int64 conversion in this
  * arrangement: half sectors 62% of the copy's bandwidth, whole sectors 96.5% (512 contiguous bytes
- * per instruction, by more shuffles: 96%). Chunks of 32 * k bytes do the same
- * for each sector in turn (int8 -> int64 sums, 128 bytes a chunk, store slices instead:
- * byte_sums.cuh), so a caller can store each sector as soon as it is computed instead of
- * holding the whole chunk in registers.
+ * per instruction, by more shuffles: 96%). Chunks of 32 * k bytes do the same for each sector in
+ * turn, so a caller can store each sector as soon as it is computed instead of holding the whole
+ * chunk in registers (int8 -> int64 sums, 128 bytes a chunk, store slices instead: byte_sums.cuh).
  */
 template <int VEC, typename T>
 struct RowStore {
