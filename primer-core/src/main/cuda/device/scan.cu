@@ -41,8 +41,8 @@
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
 // per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
-// except 8-byte sums and products of float64 and products and bitwise operators of int64 (5: at 6
-// they spill 8-16 bytes; lab, bench/lab/scan_reduce_first_lab.cu). Segmented scans (256 x 8 tiles,
+// except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89;
+// float64 sums and products, 5 until SCAN IN THE WAIT in scan_kernels.cuh, need 39 registers since). Segmented scans (256 x 8 tiles,
 // REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products and bitwise operators (61-64
 // registers; at 5 they spill 8-68 bytes) and, by flags, int64 min and max (5 measured no faster)
 // and float64 min and max (5 spills on sm_80 and sm_89). Chunk scans that restart by selection
@@ -123,8 +123,8 @@ PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>, 4, 5)
 PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4, 4)
 PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4, 4)
 PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 5, 5, 5)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 5, 5, 5)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 6, 5, 5)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 6, 5, 5)
 PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4, 5)
 PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4, 5)
 

@@ -46,7 +46,9 @@
 //     int32 -> int64 sum 0.907 -> 0.809 (84% -> 94.6% of the copy), int64 sum (2^27) 0.659 ->
 //     0.588, float64 sum 0.643 -> 0.586, int64 product 0.742 -> 0.617, int64 and 0.611 -> 0.585,
 //     int64 max 0.637 -> 0.597, float64 max 1.239 -> 0.984, float32 min and max 1.017 -> 0.978,
-//     int32 max 0.563 -> 0.557.
+//     int32 max 0.563 -> 0.557. Plain 8-byte scans under one-instruction operators scan their
+//     rows during the look-back instead (SCAN IN THE WAIT, device_scan): int64 sums 87% -> 95%
+//     of the copy.
 //     Not for 4-byte sums: at the same 6 blocks per SM, float32 and int32 sums, products and xor
 //     took 0.557-0.559 ms against 0.536-0.538 with EARLY_AGGREGATE (the scan after the wait
 //     lengthens the tail of every tile, and there is no occupancy to win).
@@ -566,7 +568,87 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         return prefix;
     };
 
-    if constexpr (HOW == TileScan::REDUCE_FIRST) {
+    // SCAN IN THE WAIT (plain REDUCE_FIRST scans of 8-byte values under one-instruction operators:
+    // int64 and float64 sums and products, int64 bitwise operators). Each warp scans its rows while
+    // warp 0 looks back and leaves the outputs, short of what precedes the warp, in place of its
+    // input; after the wait each output is one combination and a store. Warp 0 publishes A, scans
+    // its own rows, then looks back. Before, seven warps idled at the barrier through the wait
+    // (ncu: 13-16 of 24-26 cycles between issues stalled there) and the whole scan came after it.
+    // 2^28 elements (bench/results/2026-11-25-nvidia-h200-step65-ab.md): int64 sums 1.161 ->
+    // 1.072 ms (87.5% -> 94.8% of the copy), float64 sums 1.155 -> 1.13 (the kernel alone 1.15 ->
+    // 1.07), at 6 blocks per SM now that float64 needs 39 registers. Not for min and max (float64
+    // keys 1.22 -> 1.34-1.40 ms: the extra combinations took the issue slots, 41% -> 65% busy, and
+    // the kernel issued 40-50% more instructions for sums too) or user-defined operators (their
+    // cost is unknown); 4-byte one-instruction operators take EARLY_AGGREGATE. The local loop is
+    // not unrolled: unrolled it spilled at 6 blocks per SM.
+    constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
+                                  sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
+    if constexpr (SCAN_IN_WAIT) {
+        // Row r's chunks scanned within the warp: what precedes each item in the warp's rows (its
+        // rows before r, then its lanes before), op the item for inclusive scans. The warp's first
+        // item has nothing before it, so no identity is combined anywhere (it would turn -0.0 sums
+        // into 0.0); its exclusive output is the prefix alone (below).
+        auto scan_rows_in_place = [&]() {
+            Acc running;  // the warp's rows before r (from row 1 on)
+#pragma unroll 1
+            for (int r = 0; r < ROWS; ++r) {
+                Acc a[VEC];
+                int skip;
+                scan_chunk(r, a, skip);
+                Acc row_total;
+                const Acc lanes = warp_inclusive_scan(a[VEC - 1], scan_op, row_total);
+                const Acc left = warp_shfl_up(lanes, 1);
+                const bool has_before = r > 0 || lane > 0;
+                const Acc before = r == 0 ? left : lane > 0 ? scan_op(running, left) : running;
+                V y[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    if (inclusive) y[k] = has_before ? scan_op(before, a[k]) : a[k];
+                    else y[k] = k <= skip ? before : has_before ? scan_op(before, a[k - 1]) : a[k - 1];
+                }
+                uint4 raw;
+                __builtin_memcpy(&raw, y, 16);
+                *reinterpret_cast<uint4*>(s.stage + thread_offset + r * ROW_ITEMS) = raw;
+                running = r == 0 ? row_total : scan_op(running, row_total);
+            }
+        };
+        reduce_warps();
+        // Warp 0 publishes A first and looks back only after scanning its own rows; nothing is held
+        // across that scan (the warp totals stay in shared memory).
+        auto warps_inclusive = [&]() -> Acc {
+            return warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
+        };
+        if (warp == 0 && tile != 0) {
+            const Acc aggregate = warp_shfl(warps_inclusive(), WARPS - 1);
+            if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
+        }
+        scan_rows_in_place();
+        if (warp == 0) {
+            const Acc inclusive_totals = warps_inclusive();
+            const Acc prefix = look_back(warp_shfl(inclusive_totals, WARPS - 1), false);
+            const Acc left = warp_shfl_up(inclusive_totals, 1);
+            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
+        }
+        __syncthreads();
+        const Acc carry = s.totals.before_warp[warp];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const uint4 raw = *reinterpret_cast<const uint4*>(s.stage + thread_offset + r * ROW_ITEMS);
+            V y[VEC];
+            __builtin_memcpy(y, &raw, 16);
+            // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first
+            // warp may start before in[0]: its first item is in[0], `skip` places in).
+            int first_item = -1;
+            if (r == 0 && lane == 0 && !inclusive) {
+                const unsigned valid = scan_detail::valid_mask<VEC>(first, n);
+                first_item = valid ? __ffs(valid) - 1 : 0;
+            }
+            OutT o[VEC];
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) o[k] = Values::template lower<OutT>(k <= first_item ? carry : scan_op(carry, y[k]));
+            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+        }
+    } else if constexpr (HOW == TileScan::REDUCE_FIRST) {
         // Warp 0 scans the warp totals (A, published), looks back, and leaves what precedes each
         // warp; then each warp scans its rows once, in order, carrying the running value from row
         // to row. Nothing but the tile in shared memory is held across the wait.
