@@ -373,6 +373,38 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * int64 over more than 2^31 elements (16 GiB in and out), exclusive from a random init: the 8-byte
+     * scans' own path (rows scanned during the look-back, outputs stored after it) at 64-bit indexes.
+     * Random 64-bit values; Java's long arithmetic wraps as the scan's does, so every output is exact.
+     */
+    @Test
+    @Tag(BigInputs.TAG)
+    void int64ExclusiveSumScanBeyondTwoToThe31() {
+        long n = (1L << 31) + 5;
+        BigInputs.assumeFreeMemory(ctx, 16 * n);
+        long init = BigInputs.mix(-1L);
+        long in = ctx.allocate(8 * n), out = ctx.allocate(8 * n);
+        try {
+            BigInputs.upload(ctx, in, n, 8, (host, start, count) -> {
+                for (long j = 0; j < count; j++) host.setAtIndex(ValueLayout.JAVA_LONG, j, BigInputs.mix(start + j));
+            });
+            ctx.memset8(out, POISON, 8 * n);
+            GpuScan.scan(ctx, DType.LONG, DType.LONG, Op.SUM, false, init, in, out, n);
+            long[] acc = {init};
+            BigInputs.download(ctx, out, n, 8, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    long got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                    if (got != acc[0]) fail("element " + (start + j) + ": expected " + acc[0] + ", got " + got);
+                    acc[0] += BigInputs.mix(start + j);
+                }
+            });
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+        }
+    }
+
     /** Positive int8 data whose sums pass 2^31 and 2^32 from a zero init: int64 all the way, status words included. */
     @Test
     void int8ToInt64SumPastTwoToThe32() {
