@@ -574,7 +574,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // input; after the wait each output is one combination and a store. Warp 0 publishes A, scans
     // its own rows, then looks back. Before, seven warps idled at the barrier through the wait
     // (ncu: 13-16 of 24-26 cycles between issues stalled there) and the whole scan came after it.
-    // 2^28 elements (bench/results/2026-11-25-nvidia-h200-step65-ab.md): int64 sums 1.161 ->
+    // 2^28 elements (bench/results/2026-11-24-nvidia-h200-step65-ab.md): int64 sums 1.161 ->
     // 1.072 ms (87.5% -> 94.8% of the copy), float64 sums 1.155 -> 1.13 (the kernel alone 1.15 ->
     // 1.07), at 6 blocks per SM now that float64 needs 39 registers. Not for min and max (float64
     // keys 1.22 -> 1.34-1.40 ms: the extra combinations took the issue slots, 41% -> 65% busy, and
