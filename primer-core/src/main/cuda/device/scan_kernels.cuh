@@ -606,9 +606,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     if (inclusive) y[k] = has_before ? scan_op(before, a[k]) : a[k];
                     else y[k] = k <= skip ? before : has_before ? scan_op(before, a[k - 1]) : a[k - 1];
                 }
-                uint4 raw;
-                __builtin_memcpy(&raw, y, 16);
-                *reinterpret_cast<uint4*>(s.stage + thread_offset + r * ROW_ITEMS) = raw;
+                scan_detail::write_chunk<VEC>(reinterpret_cast<V*>(s.stage + thread_offset + r * ROW_ITEMS), y);
                 running = r == 0 ? row_total : scan_op(running, row_total);
             }
         };
@@ -633,9 +631,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const Acc carry = s.totals.before_warp[warp];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            const uint4 raw = *reinterpret_cast<const uint4*>(s.stage + thread_offset + r * ROW_ITEMS);
             V y[VEC];
-            __builtin_memcpy(y, &raw, 16);
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const V*>(s.stage + thread_offset + r * ROW_ITEMS), y);
             // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first
             // warp may start before in[0]: its first item is in[0], `skip` places in).
             int first_item = -1;

@@ -68,6 +68,14 @@ __device__ __forceinline__ void read_chunk(const T* stage, T (&x)[VEC]) {
     __builtin_memcpy(x, &raw, 16);
 }
 
+/** The reverse of read_chunk: a 16-byte chunk written back to the stage. */
+template <int VEC, typename T>
+__device__ __forceinline__ void write_chunk(T* stage, const T (&x)[VEC]) {
+    uint4 raw;
+    __builtin_memcpy(&raw, x, 16);
+    *reinterpret_cast<uint4*>(stage) = raw;
+}
+
 /** Full aligned chunks as 16-byte streaming stores (evict-first: the output is not read again soon). */
 template <int VEC, typename T>
 __device__ __forceinline__ void store_chunk(T* out, long long index, long long n, const T (&v)[VEC]) {
