@@ -81,6 +81,7 @@ class CupyLib:
     def cumsum(self, x): return self.xp.cumsum(x)
     def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.xp.maximum.accumulate(x)
+    def cumprod(self, x): return self.xp.cumprod(x)
     def cumargmax(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
     def cumargmax_rows(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
     def scalar(self, y): return float(y)
@@ -159,6 +160,7 @@ class TorchLib:
     def cumsum(self, x): return self.t.cumsum(x, 0)
     def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.t.cummax(x, 0).values  # it writes int64 indices too
+    def cumprod(self, x): return self.t.cumprod(x, 0)
     def cumargmax(self, x): return self.t.cummax(x, 0).indices  # and the values
     def cumargmax_rows(self, x): return self.t.cummax(x, 1).indices  # each row's, counted from its start
     def scalar(self, y): return y.item()
@@ -301,6 +303,10 @@ def plan(quick, dry):
             ("cumsum_i32_to_i32", array_op, "cumsum_keep", "int32", (n,)),
             ("cumsum_i64", array_op, "cumsum", "int64", (n,)),
             ("cumsum_f64", array_op, "cumsum", "float64", (n,)),
+            # Products of their random data underflow (floats) or wrap (integers) to zero: a multiply
+            # costs the same (Primer's rows multiply factors whose products stay exact).
+            ("cumprod_f64", array_op, "cumprod", "float64", (n,)),
+            ("cumprod_i64", array_op, "cumprod", "int64", (n,)),
             ("cumsum_i8", array_op, "cumsum", "int8", (n,)),
             ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
             ("cummax_f32", array_op, "cummax", f32, (n,)),

@@ -346,12 +346,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // stored, and the last tile's status, which nobody reads). Elements before in[0] (only in tile
     // 0's first chunk) are skipped, not combined: `skip` of them. Segmented chunks restart at a
     // head by selection or through the pair operator, whichever measured faster for the operator
-    // and the kind of heads (scan/operator_traits.cuh).
+    // and the kind of heads (scan/operator_traits.cuh). `whole` (a constant where it is true): the
+    // chunk lies inside [0, n), and no mask is computed or applied.
     constexpr bool RESTARTS = Heads::BITS_IN_SHARED ? RestartBySelectByOffsets<Op>::value : RestartBySelect<Op>::value;
-    auto scan_chunk_with = [&](bool fast, int r, Acc (&a)[VEC], int& skip) -> bool {
+    auto scan_chunk_with = [&](bool fast, int r, Acc (&a)[VEC], int& skip, bool whole = false) -> bool {
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
-        const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
+        const unsigned valid = whole ? (1u << VEC) - 1u : scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
         skip = r == 0 && valid ? __ffs(valid) - 1 : 0;  // rows after the first never start before in[0]
         bool nan = false;
 #pragma unroll
@@ -580,21 +581,29 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // keys 1.22 -> 1.34-1.40 ms: the extra combinations took the issue slots, 41% -> 65% busy, and
     // the kernel issued 40-50% more instructions for sums too) or user-defined operators (their
     // cost is unknown); 4-byte one-instruction operators take EARLY_AGGREGATE. The local loop is
-    // not unrolled: unrolled it spilled at 6 blocks per SM.
+    // not unrolled: unrolled it spilled at 6 blocks per SM. Not for segmented scans either: with
+    // the (value, head) pairs scanned locally and the heads before each output found again after
+    // the wait (bench/lab/scan_in_wait_segmented.patch), sums of 2^28 by flags went float32 0.695
+    // -> 0.84-0.86 ms, int32 0.70 -> 0.93, float64 1.35 -> 1.69, int64 1.40 -> 1.80: those kernels
+    // are already bound by issue (65-69% busy) and the local scan issued 46% more instructions
+    // (bench/results/2026-11-25-nvidia-h200-step66-ab.md).
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
                                   sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
     if constexpr (SCAN_IN_WAIT) {
         // Row r's chunks scanned within the warp: what precedes each item in the warp's rows (its
         // rows before r, then its lanes before), op the item for inclusive scans. The warp's first
         // item has nothing before it, so no identity is combined anywhere (it would turn -0.0 sums
-        // into 0.0); its exclusive output is the prefix alone (below).
-        auto scan_rows_in_place = [&]() {
+        // into 0.0); its exclusive output is the prefix alone (below). A `whole` tile lies inside
+        // [0, n): its chunks skip scan_chunk's bounds mask and per-item selects, in the same
+        // association (the same bits). float64 sums of 2^28: 1.146 -> 1.086 ms, int64 1.080 ->
+        // 1.060, 23% fewer instructions (bench/results/2026-11-24-nvidia-h200-step65-ab.md, H).
+        auto scan_rows_in_place = [&](bool whole) {
             Acc running;  // the warp's rows before r (from row 1 on)
 #pragma unroll 1
             for (int r = 0; r < ROWS; ++r) {
                 Acc a[VEC];
                 int skip;
-                scan_chunk(r, a, skip);
+                scan_chunk_with(false, r, a, skip, whole);
                 Acc row_total;
                 const Acc lanes = warp_inclusive_scan(a[VEC - 1], scan_op, row_total);
                 const Acc left = warp_shfl_up(lanes, 1);
@@ -620,7 +629,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             const Acc aggregate = warp_shfl(warps_inclusive(), WARPS - 1);
             if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
         }
-        scan_rows_in_place();
+        const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
+        if (whole) scan_rows_in_place(true);  // two calls, so each compiles with `whole` constant
+        else scan_rows_in_place(false);
         if (warp == 0) {
             const Acc inclusive_totals = warps_inclusive();
             const Acc prefix = look_back(warp_shfl(inclusive_totals, WARPS - 1), false);

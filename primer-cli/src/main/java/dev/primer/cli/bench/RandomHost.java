@@ -42,6 +42,20 @@ final class RandomHost {
         });
     }
 
+    /**
+     * Factors whose running products stay exact: doubles +1 or -1 (a product is a sign), odd longs
+     * in [-999, 999] (odd products never reach zero, and wrap mod 2^64 as Java's do).
+     */
+    static MemorySegment factors(MemorySegment segment, DType type, long n, long seed) {
+        return inChunks(segment, n, seed, (random, i) -> {
+            switch (type) {
+                case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextBoolean() ? 1.0 : -1.0);
+                case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, 2 * random.nextLong(-500, 500) + 1);
+                default -> throw new IllegalArgumentException("doubles and longs only: " + type);
+            }
+        });
+    }
+
     /** Sets element i from its chunk's generator. */
     private interface Element {
         void set(SplittableRandom random, long i);

@@ -21,7 +21,11 @@ import java.util.Locale;
  * Up to 2^24 elements (--quick, and SizesBench's rows) every output of a scan that keeps its type
  * (int8 aside) is checked as the segmented rows' are, one segment; beyond that, and for the widening
  * and int8 rows, every 2^16-th position and the last 10 against a host prefix (exact for integers,
- * float64 for float32 and float64). segscan_* are inclusive SUM scans segmented by head flags (about
+ * float64 for float32 and float64). cumprod_f64, cumprod_i64 and cumxor_i64 are inclusive PROD and XOR
+ * scans beside the 8-byte sums (their factors keep every product exact: doubles of +-1, odd longs;
+ * the baselines multiply their usual random data, whose products underflow or wrap to zero, at the
+ * same cost a multiply), checked exactly, every element up to 2^24 and the sample beyond; no
+ * library has a cumulative xor. segscan_* are inclusive SUM scans segmented by head flags (about
  * one head in 1024 elements; segscan_*_long one in 2^22, so most tiles hold no head; bytes = input
  * + flags + output; segscan_offsets_* the same segments given as offsets, bytes = input + offsets +
  * output), every element checked: integers exactly; floats within the bound of any
@@ -61,6 +65,9 @@ final class ScanBench {
                 scan(s, "cumsum_i32_to_i32", DType.INT, DType.INT),
                 scan(s, "cumsum_i64", DType.LONG, DType.LONG),
                 scan(s, "cumsum_f64", DType.DOUBLE, DType.DOUBLE),
+                scan(s, "cumprod_f64", Op.PROD, DType.DOUBLE, DType.DOUBLE),
+                scan(s, "cumprod_i64", Op.PROD, DType.LONG, DType.LONG),
+                scan(s, "cumxor_i64", Op.XOR, DType.LONG, DType.LONG),
                 scan(s, "cumsum_i8", DType.BYTE, DType.LONG),
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
@@ -304,7 +311,8 @@ final class ScanBench {
         Backend backend = s.gpu().backend();
         long identity = Reductions.identityBits(outType, op);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
-            MemorySegment host = RandomHost.fill(arena.allocate(inBytes, 64), inType, n, 61);
+            MemorySegment host = op == Op.PROD ? RandomHost.factors(arena.allocate(inBytes, 64), inType, n, 61)
+                    : RandomHost.fill(arena.allocate(inBytes, 64), inType, n, 61);
             DeviceArray[] in = new DeviceArray[buffers];
             DeviceArray[] out = new DeviceArray[buffers];
             for (int b = 0; b < buffers; b++) {
@@ -322,8 +330,9 @@ final class ScanBench {
             // Up to 2^24 elements every one is checked (as one segment: the flags all zero), beyond that a sample.
             boolean everyElement = inType == outType && n <= EVERY_ELEMENT_UP_TO && inType != DType.BYTE;
             String check = op == Op.MAX ? checkMax(inType, host, null, result, n)
+                    : op != Op.SUM ? check(host, op, inType, result, outType, n, n <= EVERY_ELEMENT_UP_TO)
                     : everyElement ? checkSegmented(host, arena.allocate(n), result, inType, n, false)
-                    : check(host, inType, result, outType, n);
+                    : check(host, Op.SUM, inType, result, outType, n, false);
             boolean ok = !check.startsWith("FAILED");
             return BenchRecord.measured(group, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
                     "inclusive " + op + (op == Op.MAX ? " (torch.cummax also writes an int64 index per element)" : "") + "; "
@@ -331,21 +340,31 @@ final class ScanBench {
         }
     }
 
-    /** Walks the host prefix once, comparing the sampled positions. */
-    private static String check(MemorySegment in, DType inType, MemorySegment out, DType outType, long n) {
+    /**
+     * Walks the host prefix once, comparing the sampled positions (every position if {@code every}).
+     * SUM of any type; PROD of doubles (+-1, so exact) and longs; XOR of longs.
+     */
+    private static String check(MemorySegment in, Op op, DType inType, MemorySegment out, DType outType, long n, boolean every) {
+        boolean sum = op == Op.SUM;
+        if (!sum && !(inType == outType && (inType == DType.LONG || op == Op.PROD && inType == DType.DOUBLE))) {
+            throw new IllegalArgumentException("no host reference for " + op + " of " + inType);
+        }
         long sampled = 0, wrong = 0, firstWrong = -1;
         double worst = 0;
-        double prefix = 0;
-        long exact = 0;
+        double prefix = sum ? 0 : 1;
+        long exact = op == Op.PROD ? 1 : 0;
         for (long i = 0; i < n; i++) {
             switch (inType) {
                 case FLOAT -> prefix += in.getAtIndex(ValueLayout.JAVA_FLOAT, i);
-                case DOUBLE -> prefix += in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
+                case DOUBLE -> prefix = sum ? prefix + in.getAtIndex(ValueLayout.JAVA_DOUBLE, i) : prefix * in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
                 case INT -> exact += in.getAtIndex(ValueLayout.JAVA_INT, i);
-                case LONG -> exact += in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                case LONG -> {
+                    long x = in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    exact = sum ? exact + x : op == Op.PROD ? exact * x : exact ^ x;
+                }
                 case BYTE -> exact += in.get(ValueLayout.JAVA_BYTE, i);
             }
-            if ((i & 0xFFFF) != 0 && i < n - 10) continue;
+            if (!every && (i & 0xFFFF) != 0 && i < n - 10) continue;
             sampled++;
             double err = switch (outType) {
                 case FLOAT -> HostReference.relativeError(out.getAtIndex(ValueLayout.JAVA_FLOAT, i), prefix);
@@ -355,15 +374,15 @@ final class ScanBench {
             worst = Math.max(worst, err);
             boolean good = switch (outType) {
                 case FLOAT -> err <= FLOAT_TOLERANCE;
-                case DOUBLE -> err <= DOUBLE_TOLERANCE;
+                case DOUBLE -> sum ? err <= DOUBLE_TOLERANCE : out.getAtIndex(ValueLayout.JAVA_DOUBLE, i) == prefix;
                 case LONG -> out.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
                 case INT -> out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) exact;
                 case BYTE -> out.get(ValueLayout.JAVA_BYTE, i) == (byte) exact;
             };
             if (!good && wrong++ == 0) firstWrong = i;
         }
-        String what = sampled + " sampled positions";
-        if (inType.isFloatingPoint()) {
+        String what = sampled + (every ? " positions (every one)" : " sampled positions");
+        if (inType.isFloatingPoint() && sum) {
             what += String.format(Locale.ROOT, ", max rel err %.2e vs float64 prefix (bound %.0e)", worst,
                     inType == DType.FLOAT ? FLOAT_TOLERANCE : DOUBLE_TOLERANCE);
         } else {
