@@ -22,10 +22,10 @@ import java.util.Locale;
  * (int8 aside) is checked as the segmented rows' are, one segment; beyond that, and for the widening
  * and int8 rows, every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64). cumprod_f64, cumprod_i64 and cumxor_i64 are inclusive PROD and XOR
- * scans beside the 8-byte sums (their factors keep every product exact: doubles of +-1, odd longs;
- * the baselines multiply their usual random data, whose products underflow or wrap to zero, at the
- * same cost a multiply), checked exactly, every element up to 2^24 and the sample beyond; no
- * library has a cumulative xor. segscan_* are inclusive SUM scans segmented by head flags (about
+ * scans beside the 8-byte sums. Their factors keep every product exact (doubles of +-1, odd longs);
+ * the baselines multiply their usual random data, whose products underflow or wrap to zero (a
+ * multiply costs the same whatever it yields). Checked exactly, every element up to 2^24 and the
+ * sample beyond; no library has a cumulative xor. segscan_* are inclusive SUM scans segmented by head flags (about
  * one head in 1024 elements; segscan_*_long one in 2^22, so most tiles hold no head; bytes = input
  * + flags + output; segscan_offsets_* the same segments given as offsets, bytes = input + offsets +
  * output), every element checked: integers exactly; floats within the bound of any
