@@ -47,13 +47,13 @@ final class RandomHost {
      * in [-999, 999] (odd products never reach zero, and wrap mod 2^64 as Java's do).
      */
     static MemorySegment factors(MemorySegment segment, DType type, long n, long seed) {
-        return inChunks(segment, n, seed, (random, i) -> {
-            switch (type) {
-                case DOUBLE -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextBoolean() ? 1.0 : -1.0);
-                case LONG -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, 2 * random.nextLong(-500, 500) + 1);
-                default -> throw new IllegalArgumentException("doubles and longs only: " + type);
-            }
-        });
+        return switch (type) {
+            case DOUBLE -> inChunks(segment, n, seed,
+                    (random, i) -> segment.setAtIndex(ValueLayout.JAVA_DOUBLE, i, random.nextBoolean() ? 1.0 : -1.0));
+            case LONG -> inChunks(segment, n, seed,
+                    (random, i) -> segment.setAtIndex(ValueLayout.JAVA_LONG, i, 2 * random.nextLong(-500, 500) + 1));
+            default -> throw new IllegalArgumentException("doubles and longs only: " + type);
+        };
     }
 
     /** Sets element i from its chunk's generator. */

@@ -344,7 +344,7 @@ final class ScanBench {
      * Walks the host prefix once, comparing the sampled positions (every position if {@code every}).
      * SUM of any type; PROD of doubles (+-1, so exact) and longs; XOR of longs.
      */
-    private static String check(MemorySegment in, Op op, DType inType, MemorySegment out, DType outType, long n, boolean every) {
+    static String check(MemorySegment in, Op op, DType inType, MemorySegment out, DType outType, long n, boolean every) {
         boolean sum = op == Op.SUM;
         if (!sum && !(inType == outType && (inType == DType.LONG || op == Op.PROD && inType == DType.DOUBLE))) {
             throw new IllegalArgumentException("no host reference for " + op + " of " + inType);
