@@ -57,6 +57,7 @@
 #include "segmented_reduce_kernels.cuh"
 #include "../block/block_reduce.cuh"
 #include "../block/block_scan.cuh"
+#include "../thread/copy_async.cuh"
 
 namespace primer {
 namespace segmented {
@@ -156,14 +157,6 @@ __host__ __device__ constexpr int merge_path_items() {
 /** Whether the accumulator carries an index (ArgMin/ArgMax): only then does the walk compute one. */
 template <typename A> struct CarriesIndex { static constexpr bool value = false; };
 template <typename T> struct CarriesIndex<KeyIndex<T>> { static constexpr bool value = true; };
-
-/** An asynchronous 4- or 8-byte copy from global to shared memory (cp.async, sm_80 and later). */
-template <typename T>
-__device__ __forceinline__ void copy_async(T* shared, const T* global) {
-    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "cp.async copies 4, 8 or 16 bytes");
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"((unsigned)__cvta_generic_to_shared(shared)),
-                 "l"(global), "n"((int)sizeof(T)) : "memory");
-}
 
 template <class Rc, int BLOCK, int ITEMS>
 struct MergePathStorage {

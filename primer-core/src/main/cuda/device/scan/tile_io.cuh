@@ -9,6 +9,7 @@
 #pragma once
 #include "../../warp/warp_reduce.cuh"
 #include "../../warp/warp_scan.cuh"
+#include "../../thread/copy_async.cuh"
 
 namespace primer {
 
@@ -23,8 +24,7 @@ template <int VEC, typename T>
 __device__ __forceinline__ void stage_chunk(const T* in, long long index, long long n, T* stage) {
     static_assert(VEC * sizeof(T) == 16, "a chunk is one 16-byte vector");
     if (index >= 0 && index + VEC <= n) {
-        const unsigned dst = (unsigned)__cvta_generic_to_shared(stage);
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(in + index) : "memory");
+        copy_async16(stage, in + index);
     } else {
 #pragma unroll
         for (int k = 0; k < VEC; ++k) stage[k] = (index + k >= 0 && index + k < n) ? in[index + k] : T(0);

@@ -54,12 +54,6 @@ struct MarkedTileStorage {
     long long first_start;  // offsets[i0] relative to the first value of all (clamped)
 };
 
-/** A 16-byte copy from global to shared memory (cp.async; both addresses 16-byte aligned). */
-__device__ __forceinline__ void copy_async16(void* shared, const void* global) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"((unsigned)__cvta_generic_to_shared(shared)),
-                 "l"(global) : "memory");
-}
-
 /**
  * Starts copying a tile's nb values to shared memory (cp.async, committed) so that value p lands at
  * values[lead + p], lead = (its first value's address % 16) / sizeof(T): global and shared 16-byte

@@ -21,8 +21,8 @@ final class CudaSources {
     private CudaSources() {}
 
     /** Every header, relative to src/main/cuda (kept in step with the source tree by CudaSourcesTest). */
-    static final List<String> HEADERS = List.of("ops.cuh", "thread/packed_int8.cuh", "thread/vector16.cuh", "warp/warp_reduce.cuh",
-            "warp/warp_scan.cuh", "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
+    static final List<String> HEADERS = List.of("ops.cuh", "thread/copy_async.cuh", "thread/packed_int8.cuh", "thread/vector16.cuh",
+            "warp/warp_reduce.cuh", "warp/warp_scan.cuh", "block/block_reduce.cuh", "block/block_scan.cuh", "device/reduce_kernels.cuh",
             "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/scan/policy.cuh",
             "device/scan/float_keys.cuh", "device/scan/integer_extremes.cuh", "device/scan/operator_traits.cuh", "device/scan/tile_status.cuh", "device/scan/lookback.cuh",
             "device/scan/segment_heads.cuh", "device/scan/offset_heads.cuh", "device/scan/tile_io.cuh", "device/scan/byte_sums.cuh",
