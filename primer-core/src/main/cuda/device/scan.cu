@@ -41,13 +41,14 @@
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
 // per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
-// except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89;
-// float64 sums and products, 5 until SCAN IN THE WAIT in scan_kernels.cuh, need 39 registers since). Segmented scans (256 x 8 tiles,
-// REDUCE_FIRST on (value, head) pairs): 5, and 4 for int64 products and bitwise operators (61-64
-// registers; at 5 they spill 8-68 bytes) and, by flags, int64 min and max (5 measured no faster)
-// and float64 min and max (5 spills on sm_80 and sm_89). Chunk scans that restart by selection
-// (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh) need fewer: float32 min
-// and max 41-44 registers, int64 and float64 ones by offsets 48, so 5. 6 spills nearly all of them.
+// except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89).
+// float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
+// registers since. Segmented scans (256 x 8 tiles, REDUCE_FIRST on (value, head) pairs): 5, and 4
+// for int64 products and bitwise operators (61-64 registers; at 5 they spill 8-68 bytes) and, by
+// flags, int64 min and max (5 measured no faster) and float64 min and max (5 spills on sm_80 and
+// sm_89). Chunk scans that restart by selection (RestartBySelect, RestartBySelectByOffsets in
+// scan/operator_traits.cuh) need fewer: float32 min and max 41-44 registers, int64 and float64
+// ones by offsets 48, so 5. 6 spills nearly all of them.
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once, HEADS_IN_REGISTERS in scan_kernels.cuh:
