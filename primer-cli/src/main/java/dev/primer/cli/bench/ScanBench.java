@@ -32,8 +32,9 @@ import java.util.Locale;
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
- * stand alone. cummax_* (float32, float64) and segscan_max_* (float32, float64, int32, int64, int8;
- * a head in about 1024) are inclusive MAX scans, every element checked against Math.max exactly;
+ * stand alone. cummax_* (float32, float64), segscan_max_* (float32, float64, int32, int64, int8;
+ * a head in about 1024) and segscan_offsets_max_* (float32, float64; the same segments as offsets)
+ * are inclusive MAX scans, every element checked against Math.max exactly;
  * cummax_* pair with torch.cummax
  * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
  * not support: the baselines file keeps its error). argmax_scan_* are running argmax scans
@@ -93,9 +94,13 @@ final class ScanBench {
                 segmented(s, "segscan_max_i32", Op.MAX, DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_i64", Op.MAX, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_i8", Op.MAX, DType.BYTE, SHORT_SEGMENTS),
-                byOffsets(s, "segscan_offsets_f32", DType.FLOAT),
-                byOffsets(s, "segscan_offsets_i64", DType.LONG),
-                byOffsets(s, "segscan_offsets_i8", DType.BYTE));
+                byOffsets(s, "segscan_offsets_f32", Op.SUM, DType.FLOAT),
+                byOffsets(s, "segscan_offsets_i32", Op.SUM, DType.INT),
+                byOffsets(s, "segscan_offsets_f64", Op.SUM, DType.DOUBLE),
+                byOffsets(s, "segscan_offsets_i64", Op.SUM, DType.LONG),
+                byOffsets(s, "segscan_offsets_i8", Op.SUM, DType.BYTE),
+                byOffsets(s, "segscan_offsets_max_f32", Op.MAX, DType.FLOAT),
+                byOffsets(s, "segscan_offsets_max_f64", Op.MAX, DType.DOUBLE));
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
@@ -138,33 +143,31 @@ final class ScanBench {
         }
     }
 
-    private static BenchRecord byOffsets(BenchSetup s, String name, DType type) {
-        return byOffsets(s, GROUP, name, type, s.n());
+    private static BenchRecord byOffsets(BenchSetup s, String name, Op op, DType type) {
+        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()),
+                () -> measureByOffsets(s, GROUP, name, op, type, s.n(), false));
     }
 
     /** An inclusive float32 sum by offsets of n elements, as the scan group's segscan_offsets_f32 row; for the sizes group. */
     static BenchRecord byOffsetsFloat(BenchSetup s, String group, String name, long n) {
-        return byOffsets(s, group, name, DType.FLOAT, n);
+        return Guard.run(s, group, name, DType.FLOAT.toString(), String.valueOf(n),
+                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, n, false));
     }
 
     /** As {@link #byOffsetsFloat}, the segments leaving out the first and the last element. */
     static BenchRecord byInnerOffsetsFloat(BenchSetup s, String group, String name, long n) {
         return Guard.run(s, group, name, DType.FLOAT.toString(), String.valueOf(n),
-                () -> measureByOffsets(s, group, name, DType.FLOAT, n, true));
-    }
-
-    private static BenchRecord byOffsets(BenchSetup s, String group, String name, DType type, long n) {
-        return Guard.run(s, group, name, type.toString(), String.valueOf(n), () -> measureByOffsets(s, group, name, type, n, false));
+                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, n, true));
     }
 
     /**
-     * The segscan_* SUM rows' segments given as offsets instead of head flags (the same heads, a
+     * The segscan_* SUM and MAX rows' segments given as offsets instead of head flags (the same heads, a
      * segment in about 1024): the offsets are checked on the device first, then each tile finds its
      * segments. Bytes = input + offsets + output, of the elements the segments cover. {@code inner}:
      * the segments run from element 1 to n - 1, so the scan that GpuScan queues before the offsets'
      * verdict, guessing they cover the arrays, does nothing, and the range's scan follows the verdict.
      */
-    private static BenchRecord measureByOffsets(BenchSetup s, String group, String name, DType type, long n,
+    private static BenchRecord measureByOffsets(BenchSetup s, String group, String name, Op op, DType type, long n,
                                                 boolean inner) {
         long bytes = n * type.byteSize(), size = type.byteSize();
         long lo = inner ? 1 : 0, hi = inner ? n - 1 : n;
@@ -188,18 +191,19 @@ final class ScanBench {
                 in[b].copyFrom(host);
                 out[b] = closer.add(s.gpu().allocate(type, n));
             }
-            long identity = Reductions.identityBits(type, Op.SUM);
+            long identity = Reductions.identityBits(type, op);
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
-                    i -> backend.segmentedScanByOffsets(in[i % buffers], offsets, out[i % buffers], Op.SUM, true, identity));
+                    i -> backend.segmentedScanByOffsets(in[i % buffers], offsets, out[i % buffers], op, true, identity));
             s.ctx().synchronize();
             MemorySegment result = arena.allocate(bytes, 64);
             out[0].copyTo(result);
             long covered = hi - lo;
-            String check = checkSegmented(host.asSlice(lo * size), flags.asSlice(lo), result.asSlice(lo * size), type, covered,
-                    false);
+            MemorySegment coveredIn = host.asSlice(lo * size), coveredFlags = flags.asSlice(lo), coveredOut = result.asSlice(lo * size);
+            String check = op == Op.MAX ? checkMax(type, coveredIn, coveredFlags, coveredOut, covered)
+                    : checkSegmented(coveredIn, coveredFlags, coveredOut, type, covered, false);
             return BenchRecord.measured(group, name, type.toString(), String.valueOf(n), covered,
-                    2.0 * covered * size + 8.0 * (segments + 1), t, !check.startsWith("FAILED"), "inclusive SUM by offsets, "
+                    2.0 * covered * size + 8.0 * (segments + 1), t, !check.startsWith("FAILED"), "inclusive " + op + " by offsets, "
                             + segments + " segments (a head in about " + SHORT_SEGMENTS + ")"
                             + (inner ? " over elements 1 .. n - 1" : "") + "; " + check + "; " + buffers + " buffer(s)");
         }
