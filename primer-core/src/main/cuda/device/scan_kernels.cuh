@@ -621,7 +621,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         };
         reduce_warps();
         // Warp 0 publishes A first and looks back only after scanning its own rows; nothing is held
-        // across that scan (the warp totals stay in shared memory).
+        // across that scan (the warp totals stay in shared memory). Looking back first, then scanning,
+        // was slower for every operator: cumsum float64 1.07 -> 1.17 ms, int64 products 1.23 -> 1.25
+        // (bench/results/2026-11-25-nvidia-h200-step67-ab.md): the local scan is what hides the wait.
         auto warps_inclusive = [&]() -> Acc {
             return warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
         };
@@ -699,32 +701,52 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at
             // 6 blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
             const scan_detail::BytePrefixes prefixes(2 * (lane & 7) + inclusive);  // SLICED: this lane's pair in a chunk
-#pragma unroll (FOLD ? 1 : ROWS)
-            for (int r = 0; r < ROWS; ++r) {
-                Acc row_total;
-                if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
-                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                    if constexpr (SLICED) {
-                        const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
-                        scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out, chunk_prefix,
-                                                         prefixes);
-                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
-                        const uint4 sums = scan_detail::byte_chunk_sums(
-                            scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
-                        OutT o[VEC];
-                        __builtin_memcpy(o, &sums, 16);
-                        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
-                    } else {
-                        fold_chunk_outputs(r, chunk_prefix);
-                    }
-                } else {
+            // WHOLE ROWS (scans by offsets, 4- and 8-byte): a tile inside [0, n) scans its rows without
+            // the bounds mask (scan_chunk_with's `whole`). 2^28 sums, a head in about 1024: float32
+            // 0.714 -> 0.659 ms (72% -> 78% of the copy), int32 0.719 -> 0.663, float32 max 0.810 ->
+            // 0.74, 8-byte sums within noise (bench/results/2026-11-25-nvidia-h200-step67-ab.md). Not
+            // by flags, where a row's head bits come from eight registers through a chain of selects:
+            // unrolled it spilled, one row at a time it was 8-17% slower (step 66's ab file, W).
+            constexpr bool WHOLE_ROWS = Heads::BITS_IN_SHARED && !FOLD;
+            if (WHOLE_ROWS && tile_start >= 0 && tile_start + TILE_ITEMS <= n) {
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    Acc row_total;
                     Acc a[VEC];
                     int skip;
-                    scan_chunk(r, a, skip);
+                    scan_chunk_with(false, r, a, skip, true);
                     const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
                     store_chunk_outputs(r, a, skip, chunk_prefix);
+                    carry = scan_op(carry, row_total);
                 }
-                carry = scan_op(carry, row_total);
+            } else {
+#pragma unroll (FOLD ? 1 : ROWS)
+                for (int r = 0; r < ROWS; ++r) {
+                    Acc row_total;
+                    if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
+                        const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                        if constexpr (SLICED) {
+                            const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
+                            scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
+                                                             chunk_prefix, prefixes);
+                        } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
+                            const uint4 sums = scan_detail::byte_chunk_sums(
+                                scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
+                            OutT o[VEC];
+                            __builtin_memcpy(o, &sums, 16);
+                            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                        } else {
+                            fold_chunk_outputs(r, chunk_prefix);
+                        }
+                    } else {
+                        Acc a[VEC];
+                        int skip;
+                        scan_chunk(r, a, skip);
+                        const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
+                        store_chunk_outputs(r, a, skip, chunk_prefix);
+                    }
+                    carry = scan_op(carry, row_total);
+                }
             }
         }
     } else {
