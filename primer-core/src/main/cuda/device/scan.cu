@@ -67,12 +67,30 @@
                                                                 epoch, primer::NoHeads{});                        \
     }
 
+// By flags, 4- and 8-byte data keep their head bits in shared memory (SharedFlagHeads), and so
+// take WHOLE ROWS (scan_kernels.cuh): 2^28 sums, a head in about 1024, int32 0.706-0.709 -> 0.676-0.681
+// ms, int64 1.40 -> 1.36, one head in 2^22 3-4% faster (bench/results/2026-11-25-nvidia-h200-step67-ab.md).
+// Not int8 (FOLD reads its bits once) nor the float keys' min and max (float64 3% slower).
+template <typename T, typename Op>
+struct FlagHeadsOf {
+    using type = primer::SharedFlagHeads<primer::ScanShape<T, true>::BLOCK_THREADS * primer::ScanShape<T, true>::ROWS>;
+};
+template <typename Op>
+struct FlagHeadsOf<signed char, Op> {
+    using type = primer::FlagHeads;
+};
+template <typename F, bool MAX>
+struct FlagHeadsOf<F, primer::FloatKeyExtreme<F, MAX>> {
+    using type = primer::FlagHeads;
+};
+
 #define PRIMER_SEGSCAN_FLAGS(NAME, T, OP, MIN_BLOCKS)                                                            \
     extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
         NAME(const T* in, const signed char* flags, T* out, long long n, long long tiles, long long init_bits,    \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
+        using Heads = typename FlagHeadsOf<T, OP>::type;                                                         \
         primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
-                                                            epoch, primer::FlagHeads{flags});                     \
+                                                            epoch, Heads{flags});                                 \
     }
 
 #define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP, MIN_BLOCKS)                                                          \

@@ -299,6 +299,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     unsigned raw_heads[ROWS];
     heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
+    if constexpr (Heads::KEEPS_ROWS) heads.template keep_rows<VEC, ROWS, ROW_ITEMS>(raw_heads, thread_offset, first, s.heads);
     // Head bits live in registers, except by offsets for 4- and 8-byte data, where they are read
     // from the tile's bitmap where they are used. int8 (16 items a chunk, FOLD below) reads its
     // four rows' bits once, after prepare's barrier: read at each use, its folds by offsets held

@@ -28,6 +28,7 @@ template <int TILE_ITEMS, int BLOCK_THREADS>
 struct OffsetHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = true;
+    static constexpr bool KEEPS_ROWS = false;
     static constexpr bool GATED = true;
     static constexpr int SLOTS = ScanPolicyConstants::SEGMENT_HEAD_SLOTS;
     const long long* offsets;     // segment k is [offsets[k], offsets[k+1]) of the full array

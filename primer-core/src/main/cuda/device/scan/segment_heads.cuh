@@ -21,6 +21,7 @@ namespace primer {
 struct NoHeads {
     static constexpr bool SEGMENTED = false;
     static constexpr bool BITS_IN_SHARED = false;
+    static constexpr bool KEEPS_ROWS = false;
     static constexpr bool GATED = false;
     __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
     struct Storage {};
@@ -57,6 +58,7 @@ __device__ __forceinline__ unsigned nonzero_byte_bits(unsigned word) {
 struct FlagHeads {
     static constexpr bool SEGMENTED = true;
     static constexpr bool BITS_IN_SHARED = false;
+    static constexpr bool KEEPS_ROWS = false;
     static constexpr bool GATED = false;
     __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
     const signed char* flags;  // nonzero: a segment starts here
@@ -170,6 +172,37 @@ struct FlagHeads {
         for (int b = 0; b < (ITEMS + 31) / 32; ++b) bits[b] = 0u;
 #pragma unroll
         for (int i = 0; i < ITEMS / 4; ++i) bits[i / 8] |= scan_detail::nonzero_byte_bits(word[i]) << (4 * (i % 8));
+    }
+};
+
+/**
+ * Flags for 4- and 8-byte data whose head bits live in shared memory, one byte per chunk of the
+ * tile (CHUNKS = the tile's chunks), as OffsetHeads' bitmap does: the raw words are loaded as by
+ * FlagHeads, then keep_rows() writes each chunk's bits (element 0 marked) where only its own thread
+ * reads them, so no barrier is needed.
+ */
+template <int CHUNKS>
+struct SharedFlagHeads : FlagHeads {
+    static constexpr bool BITS_IN_SHARED = true;
+    static constexpr bool KEEPS_ROWS = true;
+    struct Storage {
+        unsigned char chunk_bits[CHUNKS];
+    };
+    __device__ __forceinline__ void prepare(long long, long long, Storage&) const {}
+    template <int VEC, int ROWS, int STRIDE>
+    __device__ __forceinline__ void keep_rows(const unsigned (&raw)[ROWS], int thread_offset, long long first,
+                                              Storage& s) const {
+        static_assert(VEC == 2 || VEC == 4, "4- and 8-byte data");
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            unsigned bits = scan_detail::nonzero_bytes<VEC>(raw[r]);
+            if (r == 0 && first <= 0) bits |= 1u << (int)-first;  // element 0 starts a segment whatever flags[0] holds
+            s.chunk_bits[(thread_offset + r * STRIDE) / VEC] = (unsigned char)bits;
+        }
+    }
+    template <int VEC>
+    __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
+        return s.chunk_bits[tile_offset / VEC];
     }
 };
 
