@@ -159,7 +159,7 @@
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
 // that nvcc cannot merge with selects), operator_traits.cuh (what an operator
 // allows; ScanValues; TileScanFor), tile_status.cuh (STATUS WORDS),
-// lookback.cuh (the look-back; DETERMINISM), segment_heads.cuh (where segments start: none or flags),
+// lookback.cuh (the look-back; DETERMINISM), segment_heads.cuh (where segments start: none or flags, in registers or shared memory),
 // offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh (staging, the L2
 // prefetch, sector-filling stores). This file: the tile's work, device_scan.
 //
@@ -300,8 +300,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
     if constexpr (Heads::KEEPS_ROWS) heads.template keep_rows<VEC, ROWS, ROW_ITEMS>(raw_heads, thread_offset, first, s.heads);
-    // Head bits live in registers, except by offsets for 4- and 8-byte data, where they are read
-    // from the tile's bitmap where they are used. int8 (16 items a chunk, FOLD below) reads its
+    // Head bits live in registers, except for 4- and 8-byte data by offsets (the tile's bitmap) and
+    // by flags (SharedFlagHeads: a byte per chunk, but for the float keys' min and max; scan.cu),
+    // where they are read from shared memory where they are used. int8 (16 items a chunk, FOLD below) reads its
     // four rows' bits once, after prepare's barrier: read at each use, its folds by offsets held
     // 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5,
     // and a sum of 2^28 by offsets (a head in about 1024) took 0.249 ms in the kernel, 0.288
@@ -702,12 +703,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at
             // 6 blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
             const scan_detail::BytePrefixes prefixes(2 * (lane & 7) + inclusive);  // SLICED: this lane's pair in a chunk
-            // WHOLE ROWS (scans by offsets, 4- and 8-byte): a tile inside [0, n) scans its rows without
-            // the bounds mask (scan_chunk_with's `whole`). 2^28 sums, a head in about 1024: float32
-            // 0.714 -> 0.659 ms (72% -> 78% of the copy), int32 0.719 -> 0.663, float32 max 0.810 ->
-            // 0.74, 8-byte sums within noise (bench/results/2026-11-25-nvidia-h200-step67-ab.md). Not
-            // by flags, where a row's head bits come from eight registers through a chain of selects:
-            // unrolled it spilled, one row at a time it was 8-17% slower (step 66's ab file, W).
+            // WHOLE ROWS (4- and 8-byte data whose head bits are in shared memory: by offsets, and by
+            // flags but for the float keys' min and max): a tile inside [0, n) scans its rows without
+            // the bounds mask (scan_chunk_with's `whole`). 2^28 sums, a head in about 1024: by offsets
+            // float32 0.714 -> 0.659 ms (72% -> 78% of the copy), int32 0.719 -> 0.663, float32 max
+            // 0.810 -> 0.74, 8-byte sums within noise; by flags int32 0.706 -> 0.678, int64 1.40 ->
+            // 1.36 (bench/results/2026-11-25-nvidia-h200-step67-ab.md). With the bits in registers
+            // it spilled unrolled and was 8-17% slower one row at a time (step 66's ab file, W).
             constexpr bool WHOLE_ROWS = Heads::BITS_IN_SHARED && !FOLD;
             if (WHOLE_ROWS && tile_start >= 0 && tile_start + TILE_ITEMS <= n) {
 #pragma unroll
