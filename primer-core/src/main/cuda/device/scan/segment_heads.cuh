@@ -12,7 +12,9 @@
 //   BITS_IN_SHARED: bits() reads shared memory alone, and 4- and 8-byte scans call it where the
 //     bits are used instead of once per chunk up front (held in registers through the tile, the
 //     offsets scans' bits took them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four
-//     rows read theirs once, after prepare (HEADS_IN_REGISTERS, ../scan_kernels.cuh).
+//     rows read theirs once, after prepare (HEADS_IN_REGISTERS, ../scan_kernels.cuh);
+//   KEEPS_ROWS, keep_rows<VEC, ROWS, STRIDE>(raw, thread_offset, first, storage): after prepare, each
+//     thread writes its own chunks' bits from its raw words into storage (SharedFlagHeads).
 // The offsets' heads (OffsetHeads) and the kernels that prepare them are in offset_heads.cuh.
 #pragma once
 
