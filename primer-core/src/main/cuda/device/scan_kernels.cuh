@@ -157,11 +157,11 @@
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
-// that nvcc cannot merge with selects), operator_traits.cuh (what an operator
-// allows; ScanValues; TileScanFor), tile_status.cuh (STATUS WORDS),
-// lookback.cuh (the look-back; DETERMINISM), segment_heads.cuh (where segments start: none or flags, in registers or shared memory),
-// offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh (staging, the L2
-// prefetch, sector-filling stores). This file: the tile's work, device_scan.
+// that nvcc cannot merge with selects), operator_traits.cuh (what an operator allows; ScanValues;
+// TileScanFor), tile_status.cuh (STATUS WORDS), lookback.cuh (the look-back; DETERMINISM),
+// segment_heads.cuh (where segments start: none or flags, their bits in registers or shared
+// memory), offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh
+// (staging, the L2 prefetch, sector-filling stores). This file: the tile's work, device_scan.
 //
 // These headers are self-contained (ops.cuh, warp/, block/, scan/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -302,13 +302,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     if constexpr (Heads::KEEPS_ROWS) heads.template keep_rows<VEC, ROWS, ROW_ITEMS>(raw_heads, thread_offset, first, s.heads);
     // Head bits live in registers, except for 4- and 8-byte data by offsets (the tile's bitmap) and
     // by flags (SharedFlagHeads: a byte per chunk, but for the float keys' min and max; scan.cu),
-    // where they are read from shared memory where they are used. int8 (16 items a chunk, FOLD below) reads its
-    // four rows' bits once, after prepare's barrier: read at each use, its folds by offsets held
-    // 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5,
-    // and a sum of 2^28 by offsets (a head in about 1024) took 0.249 ms in the kernel, 0.288
-    // before (bench/results/2026-11-24-nvidia-h200-offsets-ab.md). The same for 4- and 8-byte
-    // data (eight rows, each restarting as by flags) spilled 36-296 bytes at their blocks per SM
-    // on sm_80/89/90, all but float32 sums, products, min and max.
+    // where they are read from shared memory where they are used. int8 (16 items a chunk, FOLD
+    // below) reads its four rows' bits once, after prepare's barrier: read at each use, its folds
+    // by offsets held 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read
+    // once, 48 at 5, and a sum of 2^28 by offsets (a head in about 1024) took 0.249 ms in the
+    // kernel, 0.288 before (bench/results/2026-11-24-nvidia-h200-offsets-ab.md). Read once into
+    // registers by offsets, 4- and 8-byte data (eight rows, each restarting as by flags) spilled
+    // 36-296 bytes at their blocks per SM on sm_80/89/90, all but float32 sums, products, min and max.
     constexpr bool HEADS_IN_REGISTERS = !Heads::BITS_IN_SHARED || VEC > 4;
     unsigned head_bits[ROWS];
 #pragma unroll
