@@ -127,12 +127,8 @@ struct ArgScanTile {
     /** Element index of the tile's position 0. */
     __device__ __forceinline__ long long start() const { return arg_scan_detail::tile_start(in, tile()); }
 
-    /**
-     * Where chunk q (thread q / 8's chunk q % 8) lies in the stage, in chunks: a thread's eight in
-     * its own 128 bytes, permuted by its index. Eight lanes reading chunk c of their threads hit
-     * eight different 16-byte bank groups; a warp staging 32 consecutive chunks fills 512 bytes.
-     */
-    static __device__ __forceinline__ int slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
+    /** Where chunk q (thread q / 8's chunk q % 8) lies in the stage, in chunks (scan/tile_io.cuh). */
+    static __device__ __forceinline__ int slot(int q) { return scan_detail::blocked_slot(q); }
 
     /**
      * Stages the tile (striped: chunk r * 32 + lane of each warp's 256, coalesced) and makes its

@@ -43,15 +43,14 @@
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89).
 // float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
-// registers since. Segmented scans (256 x 8 tiles, REDUCE_FIRST on (value, head) pairs): 5, and 4
-// for int64 products and bitwise operators (61-64 registers; at 5 they spill 8-68 bytes) and, by
-// flags, int64 min and max (5 measured no faster) and float64 min and max (5 spills on sm_80 and
-// sm_89). Chunk scans that restart by selection (RestartBySelect, RestartBySelectByOffsets in
-// scan/operator_traits.cuh) need fewer: float32 min and max 41-44 registers, int64 and float64
-// ones by offsets 48, so 5. 6 spills nearly all of them.
+// registers since. Segmented scans of 4- and 8-byte data (256 x 8 tiles, BLOCKED in scan_kernels.cuh):
+// 5, and 4 for int64 products and bitwise operators and, by flags, int64 and float64 min and max:
+// the bounds they had before BLOCKED (then with rows' chunk scans, int64 products and bitwise
+// operators needed 61-64 registers and spilled 8-68 bytes at 5). BLOCKED, they take 39-52 (sm_90);
+// other bounds are not measured yet.
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
-// offsets each row's head bits are read into registers once, HEADS_IN_REGISTERS in scan_kernels.cuh:
+// offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
 // read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 6
 // (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
@@ -67,20 +66,17 @@
                                                                 epoch, primer::NoHeads{});                        \
     }
 
-// By flags, 4- and 8-byte data keep their head bits in shared memory (SharedFlagHeads), and so
-// take WHOLE ROWS (scan_kernels.cuh): 2^28 sums, a head in about 1024, int32 0.706-0.709 -> 0.676-0.681
-// ms, int64 1.40 -> 1.36, one head in 2^22 3-4% faster (bench/results/2026-11-25-nvidia-h200-step67-ab.md).
-// Not int8 (FOLD reads its bits once) nor the float keys' min and max (float64 3% slower).
+// By flags, 4- and 8-byte data keep their head bits in shared memory (SharedFlagHeads), a byte per
+// chunk, as by offsets, so that their tiles are scanned BLOCKED (scan_kernels.cuh; the float keys'
+// min and max too since then: 2^28 float32 max 0.775-0.785 -> 0.639 ms, 2^27 float64 1.72-1.74 ->
+// 1.27, bench/results/2026-11-25-nvidia-h200-step68-ab.md). int8 keeps FlagHeads: FOLD reads its
+// rows' bits into registers once.
 template <typename T, typename Op>
 struct FlagHeadsOf {
     using type = primer::SharedFlagHeads<primer::ScanShape<T, true>::BLOCK_THREADS * primer::ScanShape<T, true>::ROWS>;
 };
 template <typename Op>
 struct FlagHeadsOf<signed char, Op> {
-    using type = primer::FlagHeads;
-};
-template <typename F, bool MAX>
-struct FlagHeadsOf<F, primer::FloatKeyExtreme<F, MAX>> {
     using type = primer::FlagHeads;
 };
 

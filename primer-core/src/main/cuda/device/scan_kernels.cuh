@@ -142,7 +142,7 @@
 // segmented float32 max 0.949 -> 0.879 (60% -> 65% of the copy), with a NaN in every third element
 // 1.298 -> 0.872; segmented float64 max 1.229 -> 0.875; plain float64 max 0.639 -> 0.624. Then
 // segmented float32 keys took their max and min as asm and restart segments by selection
-// (RestartBySelect): 0.875 -> 0.765 (75% of the copy), at 5 blocks per SM. Plain float32 scans
+// (then in the rows' chunk scans): 0.875 -> 0.765 (75% of the copy), at 5 blocks per SM. Plain float32 scans
 // keep the fast path (0.565 against 0.603 as keys, 0.589 with the asm max: there the two lifts and
 // a lowering per element outweigh the NaN selects it skips).
 // One difference: where NaNs with different bits meet in a segment, keys return the one with the
@@ -151,9 +151,25 @@
 // int8 max and min as asm, and int32 and int64 chunk scans restarting by selection. Segmented
 // int32 max 0.797 -> 0.714 ms (72% -> 80%), int64 0.770 -> 0.742, int8 0.515 -> 0.382 (lab); and
 // every segmented int8 scan, whose folded chunks restart by selection (FOLD RESTARTS): sums by
-// flags 0.426 -> 0.312, by offsets 0.392 -> 0.301. By offsets the chunk scans of integer and
-// float32 sums, products and bitwise operators restart by selection too (3-7%), and float64 keys'
-// everywhere (RestartBySelect, RestartBySelectByOffsets in scan/operator_traits.cuh).
+// flags 0.426 -> 0.312, by offsets 0.392 -> 0.301. Since BLOCKED every segmented scan of 4- and
+// 8-byte data restarts by selection too, in its threads' folds, whatever the operator.
+//
+// BLOCKED (every segmented scan of 4- and 8-byte data; device_scan): each thread takes eight
+// consecutive chunks of its warp's items, not one chunk of each row. The tile is staged as loaded
+// (striped, coalesced) in a swizzled order (blocked_slot, scan/tile_io.cuh), so the blocked reads
+// meet no bank conflicts. A thread folds its 16 or 32 items into one (value, head) pair, restarting
+// at each head by selection; the warp scans those pairs once per tile, where the rows' way scanned
+// them once per row (eight warp scans of pairs, each five steps of two or three shuffles, selects
+// and the operator: these kernels were bound by issue). After the wait each thread folds its
+// outputs on from what precedes it, writes them over its chunks, and the warp stores them as rows
+// (whole sectors, as before). Head bits come from shared memory where they are used: by offsets
+// the tile's bitmap, by flags a byte per chunk (SharedFlagHeads), the float keys' min and max
+// included. 2^28 4-byte or 2^27 8-byte elements, a head in about 1024, ms, rows -> BLOCKED (two
+// runs each, bench/results/2026-11-25-nvidia-h200-step68-ab.md): by flags float32 sums 0.69-0.70
+// -> 0.62 (83% -> 93% of the copy), int32 0.68-0.69 -> 0.62, float64 1.35-1.37 -> 1.17, int64
+// 1.35-1.37 -> 1.16, int32 max 0.71-0.73 -> 0.63, float32 max 0.77-0.79 -> 0.64, float64 max
+// 1.72-1.74 -> 1.27; by offsets float32 sums 0.67 -> 0.58, int64 1.38 -> 1.14, float32 max 0.74
+// -> 0.60, float64 max 1.67-1.70 -> 1.34. Segmented int8 keeps FOLD (16 items a chunk already).
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
@@ -243,6 +259,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
     // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
     static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
+    // BLOCKED (below): every segmented scan of 4- and 8-byte data, its head bits in shared memory.
+    constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
+    constexpr bool BLOCKED = SEGMENTED && !FOLD;
+    static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
+                  "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
 
     __shared__ struct {
         alignas(16) InT stage[TILE_ITEMS];
@@ -294,26 +315,28 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
+        if constexpr (BLOCKED) {  // chunk q of the tile at its blocked slot
+            const int q = (thread_offset + r * ROW_ITEMS) / VEC;
+            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + scan_detail::blocked_slot(q) * VEC);
+        } else {
+            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
+        }
     }
     unsigned raw_heads[ROWS];
     heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
     if constexpr (Heads::KEEPS_ROWS) heads.template keep_rows<VEC, ROWS, ROW_ITEMS>(raw_heads, thread_offset, first, s.heads);
-    // Head bits live in registers, except for 4- and 8-byte data by offsets (the tile's bitmap) and
-    // by flags (SharedFlagHeads: a byte per chunk, but for the float keys' min and max; scan.cu),
-    // where they are read from shared memory where they are used. int8 (16 items a chunk, FOLD
-    // below) reads its four rows' bits once, after prepare's barrier: read at each use, its folds
-    // by offsets held 56 registers at 4 blocks per SM, and spilled at 5 (sm_90: 12 bytes); read
-    // once, 48 at 5, and a sum of 2^28 by offsets (a head in about 1024) took 0.249 ms in the
-    // kernel, 0.288 before (bench/results/2026-11-24-nvidia-h200-offsets-ab.md). Read once into
-    // registers by offsets, 4- and 8-byte data (eight rows, each restarting as by flags) spilled
-    // 36-296 bytes at their blocks per SM on sm_80/89/90, all but float32 sums, products, min and max.
-    constexpr bool HEADS_IN_REGISTERS = !Heads::BITS_IN_SHARED || VEC > 4;
+    // Head bits: 4- and 8-byte data (BLOCKED) read each chunk's from shared memory where they are
+    // used. int8 (16 items a chunk, FOLD below) reads its four rows' bits into registers once, after
+    // prepare's barrier: read at each use, its folds by offsets held 56 registers at 4 blocks per
+    // SM, and spilled at 5 (sm_90: 12 bytes); read once, 48 at 5, and a sum of 2^28 by offsets (a
+    // head in about 1024) took 0.249 ms in the kernel, 0.288 before
+    // (bench/results/2026-11-24-nvidia-h200-offsets-ab.md).
     unsigned head_bits[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if constexpr (HEADS_IN_REGISTERS) head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
+        if constexpr (BLOCKED) head_bits[r] = 0u;  // unused
+        else head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
     }
     // Element 0 is a head whatever flags[0] holds (by offsets, OffsetHeads::prepare marks it), so
     // the first segment, like every other, folds init op in[0] first: the same bits by flags (with
@@ -323,18 +346,14 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         if (first <= 0) head_bits[0] |= 1u << (int)-first;
     }
     scan_detail::wait_staged();
-    // Row r's head bits: from registers, by selects over constant indexes (FOLD's row loop is not
-    // unrolled, and an array read at a variable index would put head_bits in local memory); or
-    // read from shared memory where they are used.
+    if constexpr (BLOCKED) __syncwarp();  // lanes read chunks (and head bits) their warp's other lanes staged
+    // Row r's head bits (int8), by selects over constant indexes: FOLD's row loop is not unrolled,
+    // and an array read at a variable index would put head_bits in local memory.
     auto row_heads = [&](int r) -> unsigned {
-        if constexpr (!HEADS_IN_REGISTERS) {
-            return heads.template bits<VEC>(0u, thread_offset + r * ROW_ITEMS, s.heads);
-        } else {
-            unsigned bits = head_bits[0];
+        unsigned bits = head_bits[0];
 #pragma unroll
-            for (int j = 1; j < ROWS; ++j) bits = r == j ? head_bits[j] : bits;
-            return bits;
-        }
+        for (int j = 1; j < ROWS; ++j) bits = r == j ? head_bits[j] : bits;
+        return bits;
     };
 
     // The operator, or with `fast` its NaN-free form (NAN FAST PATH below). `fast` is a constant
@@ -346,11 +365,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // A chunk's inclusive scan, in registers; with `fast`, returns whether one of its elements is
     // NaN (else false). Elements past the end are the identity (they only feed outputs that are not
     // stored, and the last tile's status, which nobody reads). Elements before in[0] (only in tile
-    // 0's first chunk) are skipped, not combined: `skip` of them. Segmented chunks restart at a
-    // head by selection or through the pair operator, whichever measured faster for the operator
-    // and the kind of heads (scan/operator_traits.cuh). `whole` (a constant where it is true): the
-    // chunk lies inside [0, n), and no mask is computed or applied.
-    constexpr bool RESTARTS = Heads::BITS_IN_SHARED ? RestartBySelectByOffsets<Op>::value : RestartBySelect<Op>::value;
+    // 0's first chunk) are skipped, not combined: `skip` of them. `whole` (a constant where it is
+    // true): the chunk lies inside [0, n), and no mask is computed or applied. Segmented scans, which
+    // take BLOCKED or FOLD, never scan a row's chunks, but these lambdas compile for them too: their
+    // pairs restart through the pair operator.
     auto scan_chunk_with = [&](bool fast, int r, Acc (&a)[VEC], int& skip, bool whole = false) -> bool {
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
@@ -364,13 +382,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (fast) nan |= is_nan(v);
             if constexpr (SEGMENTED) {
                 const bool head = is_valid && ((row_heads(r) >> k) & 1u);
-                if constexpr (RESTARTS) {
-                    if (k > skip) a[k] = Acc{op(head ? init : a[k - 1].value, v), a[k - 1].head | (head ? 1 : 0)};
-                    else a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
-                } else {
-                    a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
-                    if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
-                }
+                a[k] = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
             } else {
                 a[k] = v;
                 if (k > skip) a[k] = combine(fast, a[k - 1], a[k]);
@@ -408,7 +421,6 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // operators int8 takes), and the association is fixed, so results are still the same every run.
     // The paths below keep their chunk scans spelled out where !FOLD: the 4- and 8-byte kernels
     // compile to the same PTX as before int8 came (through a lambda they did not quite).
-    constexpr bool FOLD = VEC > 4;
     constexpr unsigned WHOLE = (1u << VEC) - 1u;
     // A chunk's element k as the scan combines it (a head folds the init in). `check`: whether the
     // chunk may reach outside [0, n), where elements are the identity. Every chunk but a few at
@@ -426,9 +438,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     };
     // FOLD RESTARTS: segmented, a folded element restarts its segment by selection, (head ? init :
     // running) op x, one select and one operation where the pair operator took two of each (as
-    // RestartBySelect in scan/operator_traits.cuh, here for every operator). 2^28 int8, a head in
-    // about 1024, sums by flags 0.426 -> 0.312 ms (bench/lab/minmax_lab.cu), by offsets 0.392 ->
-    // 0.301 (restart_lab.cu; then at 4 blocks per SM, now 5: HEADS_IN_REGISTERS above).
+    // BLOCKED folds 4- and 8-byte data). 2^28 int8, a head in about 1024, sums by flags 0.426 ->
+    // 0.312 ms (bench/lab/minmax_lab.cu), by offsets 0.392 -> 0.301 (restart_lab.cu; then at 4
+    // blocks per SM, now 5: head bits read once, above).
     // Written out in both places: through a helper lambda nvcc compiled other PTX, and sums by
     // flags took 0.324. Tried (step 52), not kept: whole chunks without a head folded by the
     // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
@@ -591,7 +603,87 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // (bench/results/2026-11-25-nvidia-h200-step66-ab.md).
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
                                   sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
-    if constexpr (SCAN_IN_WAIT) {
+    if constexpr (BLOCKED) {
+        // BLOCKED (segmented REDUCE_FIRST scans of 4- and 8-byte data whose head bits are in shared
+        // memory: by offsets, and by flags through SharedFlagHeads). Each thread takes the warp's
+        // items blocked, its ROWS chunks consecutive (the stage is swizzled for it: blocked_slot), so
+        // it folds its 16 or 32 items in registers, restarting at each head by selection, and the
+        // warp scans the threads' (value, head) pairs once per tile, not once per row. After the
+        // wait each thread folds its outputs on from what precedes it, writes them over its chunks,
+        // and the warp stores the rows striped, whole sectors as before.
+        const int q0 = (int)threadIdx.x * ROWS;  // this thread's first chunk of the tile
+        // This thread's item k of chunk c: its value (the identity outside [0, n)) and whether a
+        // segment starts there. Outside [0, n) only come tile 0's items before in[0] (element 0 is a
+        // head: folded over) and the last tile's past n (their outputs are not stored).
+        auto item = [&](bool whole, int c, const InT (&x)[VEC], unsigned bits, int k, bool& head) -> V {
+            const bool is_valid = whole || ((scan_detail::valid_mask<VEC>(tile_start + (q0 + c) * VEC, n) >> k) & 1u);
+            head = is_valid && ((bits >> k) & 1u);
+            return is_valid ? Values::template lift<V>(x[k]) : Op::identity();
+        };
+        auto thread_total = [&](bool whole) -> Acc {
+            Acc run;
+#pragma unroll
+            for (int c = 0; c < ROWS; ++c) {
+                InT x[VEC];
+                scan_detail::read_chunk<VEC>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC, x);
+                const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    bool head;
+                    const V v = item(whole, c, x, bits, k, head);
+                    if (c == 0 && k == 0) run = Acc{head ? op(init, v) : v, head ? 1 : 0};
+                    else run = Acc{op(head ? init : run.value, v), run.head | (head ? 1 : 0)};
+                }
+            }
+            return run;
+        };
+        auto fold_outputs = [&](bool whole, V running) {
+#pragma unroll
+            for (int c = 0; c < ROWS; ++c) {
+                InT* chunk = s.stage + scan_detail::blocked_slot(q0 + c) * VEC;
+                InT x[VEC];
+                scan_detail::read_chunk<VEC>(chunk, x);
+                const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
+                OutT o[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    bool head;
+                    const V v = item(whole, c, x, bits, k, head);
+                    const V before = running;
+                    running = op(head ? init : running, v);
+                    o[k] = Values::template lower<OutT>(inclusive ? running : head ? init : before);
+                }
+                scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
+            }
+        };
+        const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
+        Acc mine;
+        if (whole) mine = thread_total(true);  // two calls, so each compiles with `whole` constant
+        else mine = thread_total(false);
+        const Acc lanes_inclusive = warp_inclusive_scan(mine, scan_op);
+        if (lane == 31) s.totals.warp[warp] = lanes_inclusive;
+        __syncthreads();
+        if (warp == 0) {
+            const Acc warps_inclusive = warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
+            const Acc prefix = look_back(warp_shfl(warps_inclusive, WARPS - 1), true);
+            const Acc left = warp_shfl_up(warps_inclusive, 1);
+            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
+        }
+        __syncthreads();
+        const Acc carry = s.totals.before_warp[warp];
+        const Acc left = warp_shfl_up(lanes_inclusive, 1);
+        const V running = lane == 0 ? carry.value : scan_op(carry, left).value;  // all that precedes this thread's items
+        if (whole) fold_outputs(true, running);
+        else fold_outputs(false, running);
+        __syncwarp();  // lanes store outputs their warp's other lanes wrote
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            const int q = (thread_offset + r * ROW_ITEMS) / VEC;
+            OutT o[VEC];
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(s.stage) + scan_detail::blocked_slot(q) * VEC, o);
+            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+        }
+    } else if constexpr (SCAN_IN_WAIT) {
         // Row r's chunks scanned within the warp: what precedes each item in the warp's rows (its
         // rows before r, then its lanes before), op the item for inclusive scans. The warp's first
         // item has nothing before it, so no identity is combined anywhere (it would turn -0.0 sums
@@ -703,53 +795,32 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             // FOLD: one row at a time. Unrolled, the compiler overlaps rows, and int8 scans spill at
             // 6 blocks per SM (int8 -> int64 needed 64 registers; one row at a time, 40-48).
             const scan_detail::BytePrefixes prefixes(2 * (lane & 7) + inclusive);  // SLICED: this lane's pair in a chunk
-            // WHOLE ROWS (4- and 8-byte data whose head bits are in shared memory: by offsets, and by
-            // flags but for the float keys' min and max): a tile inside [0, n) scans its rows without
-            // the bounds mask (scan_chunk_with's `whole`). 2^28 sums, a head in about 1024: by offsets
-            // float32 0.714 -> 0.659 ms (72% -> 78% of the copy), int32 0.719 -> 0.663, float32 max
-            // 0.810 -> 0.74, 8-byte sums within noise; by flags int32 0.706 -> 0.678, int64 1.40 ->
-            // 1.36 (bench/results/2026-11-25-nvidia-h200-step67-ab.md). With the bits in registers
-            // it spilled unrolled and was 8-17% slower one row at a time (step 66's ab file, W).
-            constexpr bool WHOLE_ROWS = Heads::BITS_IN_SHARED && !FOLD;
-            if (WHOLE_ROWS && tile_start >= 0 && tile_start + TILE_ITEMS <= n) {
-#pragma unroll
-                for (int r = 0; r < ROWS; ++r) {
-                    Acc row_total;
+#pragma unroll (FOLD ? 1 : ROWS)
+            for (int r = 0; r < ROWS; ++r) {
+                Acc row_total;
+                if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
+                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    if constexpr (SLICED) {
+                        const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
+                        scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
+                                                         chunk_prefix, prefixes);
+                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
+                        const uint4 sums = scan_detail::byte_chunk_sums(
+                            scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
+                        OutT o[VEC];
+                        __builtin_memcpy(o, &sums, 16);
+                        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                    } else {
+                        fold_chunk_outputs(r, chunk_prefix);
+                    }
+                } else {
                     Acc a[VEC];
                     int skip;
-                    scan_chunk_with(false, r, a, skip, true);
+                    scan_chunk(r, a, skip);
                     const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
                     store_chunk_outputs(r, a, skip, chunk_prefix);
-                    carry = scan_op(carry, row_total);
                 }
-            } else {
-#pragma unroll (FOLD ? 1 : ROWS)
-                for (int r = 0; r < ROWS; ++r) {
-                    Acc row_total;
-                    if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
-                        const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
-                        if constexpr (SLICED) {
-                            const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
-                            scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
-                                                             chunk_prefix, prefixes);
-                        } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
-                            const uint4 sums = scan_detail::byte_chunk_sums(
-                                scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
-                            OutT o[VEC];
-                            __builtin_memcpy(o, &sums, 16);
-                            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
-                        } else {
-                            fold_chunk_outputs(r, chunk_prefix);
-                        }
-                    } else {
-                        Acc a[VEC];
-                        int skip;
-                        scan_chunk(r, a, skip);
-                        const Acc chunk_prefix = warp_exclusive_scan(a[VEC - 1], scan_op, carry, row_total);
-                        store_chunk_outputs(r, a, skip, chunk_prefix);
-                    }
-                    carry = scan_op(carry, row_total);
-                }
+                carry = scan_op(carry, row_total);
             }
         }
     } else {

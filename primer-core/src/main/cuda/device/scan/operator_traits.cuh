@@ -51,49 +51,6 @@ template <typename T> struct Commutative<BitAnd<T>> { static constexpr bool valu
 template <typename T> struct Commutative<BitOr<T>> { static constexpr bool value = true; };
 template <typename T> struct Commutative<BitXor<T>> { static constexpr bool value = true; };
 
-/**
- * Segmented scans whose chunk scan restarts a segment by selecting the left operand: element k is
- * (head ? init : element k - 1) op x, one select and one operation, where the pair operator takes
- * the init's operation, a select, the operation and another select (the same result for any
- * operator). Chosen where it measured faster (bench/lab/minmax_lab.cu, restart_lab.cu; 2^28 4-byte
- * or 2^27 8-byte elements by flags, a head in about 1024): min and max of
- * - float32 keys, with their asm max and min: max 0.875 -> 0.765 ms (65% -> 75% of the copy; 60 ->
- *   42 registers, so 5 blocks per SM without spills), min 0.872 -> 0.771;
- * - int32, with theirs (integer_extremes.cuh): max 0.797 -> 0.714 ms (72% -> 80%), min the same;
- *   the asm alone gave 0.767;
- * - int64, whose max stays a select: 0.770 -> 0.742 ms (with max.s64 as asm: 0.766);
- * - float64 keys, with the select (59 -> 48 registers): 0.873 -> 0.860 ms, at 4 blocks per SM (at 5
- *   they spill on sm_80 and sm_89); by offsets, where 5 fit, 0.909 -> 0.880 (with the asm max, the
- *   restart had been 4% slower).
- * Not by flags for sums, products and bitwise operators: up to 10% slower (int32 sums spill at their
- * 5 blocks per SM). By offsets, see RestartBySelectByOffsets. (int8 chunks are folded, not scanned in
- * registers; a folded chunk restarts by selection under every operator: FOLD RESTARTS in
- * ../scan_kernels.cuh.)
- */
-template <typename Op> struct RestartBySelect { static constexpr bool value = false; };
-template <typename F, bool MAX> struct RestartBySelect<FloatKeyExtreme<F, MAX>> { static constexpr bool value = true; };
-template <bool MAX> struct RestartBySelect<IntegerExtreme<int, MAX>> { static constexpr bool value = true; };
-template <bool MAX> struct RestartBySelect<IntegerExtreme<long long, MAX>> { static constexpr bool value = true; };
-
-/**
- * The same restart for scans by offsets, whose head bits are read from shared memory where they are
- * used (OffsetHeads::BITS_IN_SHARED): there it also measured faster for integer and float32 sums,
- * products and bitwise operators, which by flags it slows (restart_lab.cu, 2^28 4-byte or 2^27
- * 8-byte elements by offsets, a head in about 1024, ms, pair operator -> restart): int32 sums
- * 0.738 -> 0.711, products 0.738 -> 0.712, and / or / xor 0.808-0.820 -> 0.763-0.773; float32 sums
- * and products 0.729 -> 0.705; int64 sums 0.735 -> 0.710, products 0.887 -> 0.822, and / or / xor
- * 0.792-0.794 -> 0.758-0.767. Not float64 sums and products: with it they spill at their 5 blocks
- * per SM. User-defined operators keep the pair operator (unmeasured).
- */
-template <typename Op> struct RestartBySelectByOffsets { static constexpr bool value = RestartBySelect<Op>::value; };
-template <typename T> struct RestartBySelectByOffsets<Sum<T>> { static constexpr bool value = true; };
-template <typename T> struct RestartBySelectByOffsets<Prod<T>> { static constexpr bool value = true; };
-template <> struct RestartBySelectByOffsets<Sum<double>> { static constexpr bool value = false; };
-template <> struct RestartBySelectByOffsets<Prod<double>> { static constexpr bool value = false; };
-template <typename T> struct RestartBySelectByOffsets<BitAnd<T>> { static constexpr bool value = true; };
-template <typename T> struct RestartBySelectByOffsets<BitOr<T>> { static constexpr bool value = true; };
-template <typename T> struct RestartBySelectByOffsets<BitXor<T>> { static constexpr bool value = true; };
-
 /** Commutative operators of one instruction, for EARLY_AGGREGATE (min and max take REDUCE_FIRST: THREE WAYS in ../scan_kernels.cuh). */
 template <typename Op> struct OneInstruction { static constexpr bool value = false; };
 template <typename T> struct OneInstruction<Sum<T>> { static constexpr bool value = true; };

@@ -9,10 +9,11 @@
 //   GATED, load_gate(): whether the launch scans at all, nonzero for yes (OffsetHeads: a device word
 //     the offsets' check wrote; device_scan's blocks load it beside their ticket and leave at once
 //     when it is 0);
-//   BITS_IN_SHARED: bits() reads shared memory alone, and 4- and 8-byte scans call it where the
-//     bits are used instead of once per chunk up front (held in registers through the tile, the
-//     offsets scans' bits took them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four
-//     rows read theirs once, after prepare (HEADS_IN_REGISTERS, ../scan_kernels.cuh);
+//   BITS_IN_SHARED: bits() reads shared memory alone, so a thread may read any chunk's bits: 4- and
+//     8-byte segmented scans, which read their tiles BLOCKED (../scan_kernels.cuh), need it, and call
+//     it where the bits are used (held in registers through the tile, the offsets scans' bits took
+//     them from 64 registers to 105 at 256 x 8 tiles, sm_90); int8's four rows read theirs once,
+//     after prepare ("Head bits", ../scan_kernels.cuh);
 //   KEEPS_ROWS, keep_rows<VEC, ROWS, STRIDE>(raw, thread_offset, first, storage): after prepare, each
 //     thread writes its own chunks' bits from its raw words into storage (SharedFlagHeads).
 // The offsets' heads (OffsetHeads) and the kernels that prepare them are in offset_heads.cuh.
@@ -180,8 +181,9 @@ struct FlagHeads {
 /**
  * Flags for 4- and 8-byte data whose head bits live in shared memory, one byte per chunk of the
  * tile (CHUNKS = the tile's chunks), as OffsetHeads' bitmap does: the raw words are loaded as by
- * FlagHeads, then keep_rows() writes each chunk's bits (element 0 marked) where only its own thread
- * reads them, so no barrier is needed.
+ * FlagHeads, then keep_rows() writes each chunk's bits (element 0 marked). A chunk's bits are read
+ * by a lane of the warp that staged the chunk (BLOCKED, ../scan_kernels.cuh), after the __syncwarp
+ * that lets it read the chunk: no block barrier is needed.
  */
 template <int CHUNKS>
 struct SharedFlagHeads : FlagHeads {

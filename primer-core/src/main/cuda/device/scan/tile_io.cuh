@@ -47,6 +47,14 @@ __device__ __forceinline__ void prefetch_tile_l2(const T* in, long long tile, lo
 #endif
 }
 
+/**
+ * Where chunk q of a tile lies in a stage that is written striped (a warp's row: 32 consecutive
+ * chunks) and read BLOCKED (a thread's eight consecutive chunks): within its own 128 bytes,
+ * permuted by q / 8. Eight lanes writing consecutive chunks, or reading chunk c of eight consecutive
+ * threads, meet eight different 16-byte bank groups (unpermuted, the blocked reads conflict 8 ways).
+ */
+__device__ __forceinline__ int blocked_slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
+
 /** Waits for this thread's cp.async copies (each thread reads back only what it staged itself). */
 __device__ __forceinline__ void wait_staged() {
     asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");

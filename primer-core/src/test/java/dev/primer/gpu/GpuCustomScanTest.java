@@ -83,7 +83,8 @@ class GpuCustomScanTest {
         String flags = GpuCustomScan.segmentedSource(CustomScanOps.FFILL, false);
         assertTrue(flags.contains("using Shape = primer::ScanShape<double, true>;"), flags);
         assertTrue(flags.contains(GpuCustomScan.FLAGS_KERNEL + "(const double* in, const signed char* flags"), flags);
-        assertTrue(flags.contains("primer::FlagHeads{flags}"), flags);
+        assertTrue(flags.contains("using Heads = primer::SharedFlagHeads<Shape::BLOCK_THREADS * Shape::ROWS>;"), flags);
+        assertTrue(flags.contains("Heads{flags}"), flags);
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
         assertTrue(offsets.contains("Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles), gate}"), offsets);
@@ -91,6 +92,7 @@ class GpuCustomScanTest {
         String bytes = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE4, false);
         assertTrue(bytes.contains("using Shape = primer::ScanShape<signed char, true>;"), bytes);
         assertTrue(bytes.contains(GpuCustomScan.FLAGS_KERNEL + "(const signed char* in, const signed char* flags, signed char* out"), bytes);
+        assertTrue(bytes.contains("using Heads = primer::FlagHeads;"), bytes);  // int8 folds its chunks (FOLD) with its bits in registers
     }
 
     /** An exact() operator's scans combine look-back windows as a tree; the others fold them in order. */
