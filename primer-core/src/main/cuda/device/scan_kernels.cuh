@@ -586,6 +586,19 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         return prefix;
     };
 
+    // After each warp's total is in shared memory: warp 0 scans the warp totals (A, published), looks
+    // back, and leaves what precedes each warp; every thread gets its warp's (REDUCE_FIRST, BLOCKED).
+    auto before_warp = [&]() -> Acc {
+        if (warp == 0) {
+            const Acc warps_inclusive = warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
+            const Acc prefix = look_back(warp_shfl(warps_inclusive, WARPS - 1), true);
+            const Acc left = warp_shfl_up(warps_inclusive, 1);
+            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
+        }
+        __syncthreads();
+        return s.totals.before_warp[warp];
+    };
+
     // SCAN IN THE WAIT (plain REDUCE_FIRST scans of 8-byte values under one-instruction operators:
     // int64 and float64 sums and products, int64 bitwise operators). Each warp scans its rows while
     // warp 0 looks back and leaves the outputs, short of what precedes the warp, in place of its
@@ -666,14 +679,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const Acc lanes_inclusive = warp_inclusive_scan(mine, scan_op);
         if (lane == 31) s.totals.warp[warp] = lanes_inclusive;
         __syncthreads();
-        if (warp == 0) {
-            const Acc warps_inclusive = warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
-            const Acc prefix = look_back(warp_shfl(warps_inclusive, WARPS - 1), true);
-            const Acc left = warp_shfl_up(warps_inclusive, 1);
-            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
-        }
-        __syncthreads();
-        const Acc carry = s.totals.before_warp[warp];
+        const Acc carry = before_warp();
         const Acc left = warp_shfl_up(lanes_inclusive, 1);
         const V running = lane == 0 ? carry.value : scan_op(carry, left).value;  // all that precedes this thread's items
         if (whole) fold_outputs(true, running);
@@ -756,18 +762,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
         }
     } else if constexpr (HOW == TileScan::REDUCE_FIRST) {
-        // Warp 0 scans the warp totals (A, published), looks back, and leaves what precedes each
-        // warp; then each warp scans its rows once, in order, carrying the running value from row
-        // to row. Nothing but the tile in shared memory is held across the wait.
+        // The warps' totals, what precedes each warp (before_warp: A published, the look-back), then
+        // each warp scans its rows once, in order, carrying the running value from row to row.
+        // Nothing but the tile in shared memory is held across the wait.
         reduce_warps();
-        if (warp == 0) {
-            const Acc warps_inclusive = warp_inclusive_scan(lane < WARPS ? s.totals.warp[lane] : ScanOp::identity(), scan_op);
-            const Acc prefix = look_back(warp_shfl(warps_inclusive, WARPS - 1), true);
-            const Acc left = warp_shfl_up(warps_inclusive, 1);
-            if (lane < WARPS) s.totals.before_warp[lane] = lane == 0 ? prefix : scan_op(prefix, left);
-        }
-        __syncthreads();
-        Acc carry = s.totals.before_warp[warp];
+        Acc carry = before_warp();
         if constexpr (NAN_FAST) {
             auto scan_row = [&](bool fast, int r) {
                 Acc a[VEC];
