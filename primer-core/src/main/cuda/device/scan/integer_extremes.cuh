@@ -6,9 +6,9 @@
 // selects at every step: the PTX of a segmented int32 max scan held 64 max.s32 among 366 and.pred
 // and 508 selp. asm keeps it one instruction. 2^28 (int64: 2^27) by flags, a head in about 1024, ms
 // (bench/lab/minmax_lab.cu): segmented int32 max 0.797 -> 0.767, and 0.714 with the chunk scan
-// restarting by selection (as every segmented scan does since BLOCKED, ../scan_kernels.cuh); int8 0.515 -> 0.382 (values
-// in int; 0.343 since folded chunks restart by selection, by flags, where the select measured the
-// same).
+// restarting by selection (as every segmented scan does since BLOCKED, ../scan_kernels.cuh); int8
+// 0.515 -> 0.382 (values in int; 0.343 since folded chunks restart by selection, by flags, where the
+// select measured the same).
 // 64-bit operands keep the select: as asm they measured slower (int64 max 0.742 -> 0.766
 // ms, float64 keys 0.877 -> 0.942).
 #pragma once

@@ -55,7 +55,10 @@ __device__ __forceinline__ void prefetch_tile_l2(const T* in, long long tile, lo
  */
 __device__ __forceinline__ int blocked_slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
 
-/** Waits for this thread's cp.async copies (each thread reads back only what it staged itself). */
+/**
+ * Waits for this thread's cp.async copies: each thread reads back only what it staged itself, or
+ * (BLOCKED, ../scan_kernels.cuh) what its warp staged, after a __syncwarp.
+ */
 __device__ __forceinline__ void wait_staged() {
     asm volatile("cp.async.commit_group;\n\tcp.async.wait_group 0;" ::: "memory");
 }
