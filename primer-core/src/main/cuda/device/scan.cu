@@ -66,25 +66,11 @@
                                                                 epoch, primer::NoHeads{});                        \
     }
 
-// By flags, 4- and 8-byte data keep their head bits in shared memory (SharedFlagHeads), a byte per
-// chunk, as by offsets, so that their tiles are scanned BLOCKED (scan_kernels.cuh; the float keys'
-// min and max too since then: 2^28 float32 max 0.775-0.785 -> 0.639 ms, 2^27 float64 1.72-1.74 ->
-// 1.27, bench/results/2026-11-25-nvidia-h200-step68-ab.md). int8 keeps FlagHeads: FOLD reads its
-// rows' bits into registers once.
-template <typename T, typename Op>
-struct FlagHeadsOf {
-    using type = primer::SharedFlagHeads<primer::ScanShape<T, true>::BLOCK_THREADS * primer::ScanShape<T, true>::ROWS>;
-};
-template <typename Op>
-struct FlagHeadsOf<signed char, Op> {
-    using type = primer::FlagHeads;
-};
-
 #define PRIMER_SEGSCAN_FLAGS(NAME, T, OP, MIN_BLOCKS)                                                            \
     extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
         NAME(const T* in, const signed char* flags, T* out, long long n, long long tiles, long long init_bits,    \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
-        using Heads = typename FlagHeadsOf<T, OP>::type;                                                         \
+        using Heads = primer::FlagHeadsFor<T>::type;  /* scan/segment_heads.cuh */                              \
         primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
                                                             epoch, Heads{flags});                                 \
     }

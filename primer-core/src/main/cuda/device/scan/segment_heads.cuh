@@ -18,6 +18,7 @@
 //     thread writes its own chunks' bits from its raw words into storage (SharedFlagHeads).
 // The offsets' heads (OffsetHeads) and the kernels that prepare them are in offset_heads.cuh.
 #pragma once
+#include "policy.cuh"
 
 namespace primer {
 
@@ -208,6 +209,22 @@ struct SharedFlagHeads : FlagHeads {
     __device__ __forceinline__ unsigned bits(unsigned, int tile_offset, const Storage& s) const {
         return s.chunk_bits[tile_offset / VEC];
     }
+};
+
+/**
+ * The head flags a segmented scan of T takes, built-in and user-defined operators alike: 4- and
+ * 8-byte data keep their bits in shared memory (SharedFlagHeads), which their BLOCKED tiles
+ * (../scan_kernels.cuh) need, the float keys' min and max too (2^28 float32 max 0.775-0.785 ->
+ * 0.639 ms, 2^27 float64 1.72-1.74 -> 1.27 with them, bench/results/2026-11-25-nvidia-h200-step68-ab.md);
+ * int8 keeps FlagHeads: FOLD reads its rows' bits into registers once.
+ */
+template <typename T>
+struct FlagHeadsFor {
+    using type = SharedFlagHeads<ScanShape<T, true>::BLOCK_THREADS * ScanShape<T, true>::ROWS>;
+};
+template <>
+struct FlagHeadsFor<signed char> {
+    using type = FlagHeads;
 };
 
 }  // namespace primer

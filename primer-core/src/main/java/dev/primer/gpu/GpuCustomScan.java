@@ -85,21 +85,12 @@ public final class GpuCustomScan {
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const signed char* flags, %2$s* out, long long n, long long tiles, long long init_bits,
                      int inclusive, unsigned char* scratch, unsigned epoch) {
-                    using Heads = %3$s;
+                    using Heads = primer::FlagHeadsFor<%2$s>::type;
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %2$s, %2$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch, Heads{flags});
                 }
-                """.formatted(FLAGS_KERNEL, t, flagHeads(op.type()));
+                """.formatted(FLAGS_KERNEL, t);
         return header(op) + shape + entry;
-    }
-
-    /**
-     * The head flags' form in a segmented scan, as scan.cu's FlagHeadsOf picks it for built-in
-     * operators: 4- and 8-byte data keep their head bits in shared memory, so that their tiles are
-     * scanned BLOCKED (scan_kernels.cuh), as by offsets; int8 keeps them in registers (FOLD).
-     */
-    static String flagHeads(DType type) {
-        return type == DType.BYTE ? "primer::FlagHeads" : "primer::SharedFlagHeads<Shape::BLOCK_THREADS * Shape::ROWS>";
     }
 
     /**

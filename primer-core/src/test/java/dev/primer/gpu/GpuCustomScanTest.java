@@ -83,7 +83,7 @@ class GpuCustomScanTest {
         String flags = GpuCustomScan.segmentedSource(CustomScanOps.FFILL, false);
         assertTrue(flags.contains("using Shape = primer::ScanShape<double, true>;"), flags);
         assertTrue(flags.contains(GpuCustomScan.FLAGS_KERNEL + "(const double* in, const signed char* flags"), flags);
-        assertTrue(flags.contains("using Heads = primer::SharedFlagHeads<Shape::BLOCK_THREADS * Shape::ROWS>;"), flags);
+        assertTrue(flags.contains("using Heads = primer::FlagHeadsFor<double>::type;"), flags);  // the built-in scans' heads
         assertTrue(flags.contains("Heads{flags}"), flags);
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
@@ -92,7 +92,7 @@ class GpuCustomScanTest {
         String bytes = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE4, false);
         assertTrue(bytes.contains("using Shape = primer::ScanShape<signed char, true>;"), bytes);
         assertTrue(bytes.contains(GpuCustomScan.FLAGS_KERNEL + "(const signed char* in, const signed char* flags, signed char* out"), bytes);
-        assertTrue(bytes.contains("using Heads = primer::FlagHeads;"), bytes);  // int8 folds its chunks (FOLD) with its bits in registers
+        assertTrue(bytes.contains("using Heads = primer::FlagHeadsFor<signed char>::type;"), bytes);
     }
 
     /** An exact() operator's scans combine look-back windows as a tree; the others fold them in order. */
