@@ -43,11 +43,11 @@
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89).
 // float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
-// registers since. Segmented scans of 4- and 8-byte data (256 x 8 tiles, BLOCKED in scan_kernels.cuh):
-// 5, and 4 for int64 products and bitwise operators and, by flags, int64 and float64 min and max:
-// the bounds they had before BLOCKED (then with rows' chunk scans, int64 products and bitwise
-// operators needed 61-64 registers and spilled 8-68 bytes at 5). BLOCKED, they take 39-52 (sm_90);
-// other bounds are not measured yet.
+// registers since. Segmented scans ask segmented_scan_min_blocks (scan/policy.cuh): 4- and 8-byte
+// data, BLOCKED in scan_kernels.cuh, 6 (37-40 registers on sm_90 and sm_89; 8-byte data 5 on sm_80,
+// where six spilled 8 bytes at 6). At the 5 they had before (4 for int64 products and bitwise
+// operators and for 8-byte min and max by flags) they ran 0.5-1.5% slower (sums), float64 max 1.5%
+// by flags and 6.5% by offsets (bench/results/2026-11-25-nvidia-h200-step68-ab.md).
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
@@ -66,8 +66,10 @@
                                                                 epoch, primer::NoHeads{});                        \
     }
 
-#define PRIMER_SEGSCAN_FLAGS(NAME, T, OP, MIN_BLOCKS)                                                            \
-    extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
+#define PRIMER_SEGSCAN_BOUNDS(T) PRIMER_SCAN_BOUNDS(T, true, primer::segmented_scan_min_blocks(sizeof(T)))
+
+#define PRIMER_SEGSCAN_FLAGS(NAME, T, OP)                                                                        \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(T)                                                           \
         NAME(const T* in, const signed char* flags, T* out, long long n, long long tiles, long long init_bits,    \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
         using Heads = primer::FlagHeadsFor<T>::type;  /* scan/segment_heads.cuh */                              \
@@ -75,8 +77,8 @@
                                                             epoch, Heads{flags});                                 \
     }
 
-#define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP, MIN_BLOCKS)                                                          \
-    extern "C" __global__ void PRIMER_SCAN_BOUNDS(T, true, MIN_BLOCKS)                                            \
+#define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP)                                                                      \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(T)                                                           \
         NAME(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,             \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
              unsigned epoch, const unsigned long long* gate) {                                                    \
@@ -86,58 +88,58 @@
                                                                          primer::segment_head_slots(tile_first, tiles), gate}); \
     }
 
-// The segmented scans, by flags and by offsets, at FLAGS and OFFSETS min blocks.
-#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, FLAGS, OFFSETS)                \
-    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP, FLAGS)     \
-    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP, OFFSETS)
+// The segmented scans, by flags and by offsets.
+#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP)                      \
+    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP)  \
+    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP)
 
-// PLAIN: min blocks of the plain scan; FLAGS, OFFSETS: of the segmented ones.
-#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN, FLAGS, OFFSETS) \
+// PLAIN: min blocks of the plain scan.
+#define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN) \
     PRIMER_SCAN(scan_##OP_NAME##_##SUFFIX, T, T, OP, PLAIN)            \
-    PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP, FLAGS, OFFSETS)
+    PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP)
 
-PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(sum, i32, int, primer::Sum<int>, 6)
+PRIMER_SCAN_ALL(prod, i32, int, primer::Prod<int>, 6)
 // Integer min and max: plain scans keep ops.cuh's Min and Max; segmented ones take
 // scan/integer_extremes.cuh's, which nvcc cannot merge with the heads' selects (int8 too).
 PRIMER_SCAN(scan_min_i32, int, int, primer::Min<int>, 6)
 PRIMER_SCAN(scan_max_i32, int, int, primer::Max<int>, 6)
-PRIMER_SEGSCANS(min, i32, int, primer::IntegerMin<int>, 5, 5)
-PRIMER_SEGSCANS(max, i32, int, primer::IntegerMax<int>, 5, 5)
-PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6, 5, 5)
-PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6, 5, 5)
+PRIMER_SEGSCANS(min, i32, int, primer::IntegerMin<int>)
+PRIMER_SEGSCANS(max, i32, int, primer::IntegerMax<int>)
+PRIMER_SCAN_ALL(and, i32, int, primer::BitAnd<int>, 6)
+PRIMER_SCAN_ALL(or, i32, int, primer::BitOr<int>, 6)
+PRIMER_SCAN_ALL(xor, i32, int, primer::BitXor<int>, 6)
+PRIMER_SCAN_ALL(sum, f32, float, primer::Sum<float>, 6)
+PRIMER_SCAN_ALL(prod, f32, float, primer::Prod<float>, 6)
 // Float min and max (FLOAT KEYS, scan_kernels.cuh): plain float32 scans keep Java's operators (their
 // NaN fast path is faster than keys there); segmented ones, and float64, scan keys.
 PRIMER_SCAN(scan_min_f32, float, float, primer::Min<float>, 6)
 PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
-PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>, 5, 5)
-PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>, 5, 5)
-PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6, 5, 5)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5, 4, 4)
+PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>)
+PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>)
+PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5)
 PRIMER_SCAN(scan_min_i64, long long, long long, primer::Min<long long>, 6)
 PRIMER_SCAN(scan_max_i64, long long, long long, primer::Max<long long>, 6)
-PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>, 4, 5)
-PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>, 4, 5)
-PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5, 4, 4)
-PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5, 4, 4)
-PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5, 4, 4)
-PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 6, 5, 5)
-PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 6, 5, 5)
-PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6, 4, 5)
-PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6, 4, 5)
+PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>)
+PRIMER_SEGSCANS(max, i64, long long, primer::IntegerMax<long long>)
+PRIMER_SCAN_ALL(and, i64, long long, primer::BitAnd<long long>, 5)
+PRIMER_SCAN_ALL(or, i64, long long, primer::BitOr<long long>, 5)
+PRIMER_SCAN_ALL(xor, i64, long long, primer::BitXor<long long>, 5)
+PRIMER_SCAN_ALL(sum, f64, double, primer::Sum<double>, 6)
+PRIMER_SCAN_ALL(prod, f64, double, primer::Prod<double>, 6)
+PRIMER_SCAN_ALL(min, f64, double, primer::FloatKeyMin<double>, 6)
+PRIMER_SCAN_ALL(max, f64, double, primer::FloatKeyMax<double>, 6)
 
-PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6, 5, 5)
+PRIMER_SCAN_ALL(sum, i8, signed char, primer::Sum<int>, 6)
+PRIMER_SCAN_ALL(prod, i8, signed char, primer::Prod<int>, 6)
 PRIMER_SCAN(scan_min_i8, signed char, signed char, primer::Min<int>, 6)
 PRIMER_SCAN(scan_max_i8, signed char, signed char, primer::Max<int>, 6)
-PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>, 5, 5)
-PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>, 5, 5)
-PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6, 5, 5)
-PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6, 5, 5)
+PRIMER_SEGSCANS(min, i8, signed char, primer::IntegerMin<int>)
+PRIMER_SEGSCANS(max, i8, signed char, primer::IntegerMax<int>)
+PRIMER_SCAN_ALL(and, i8, signed char, primer::BitAnd<int>, 6)
+PRIMER_SCAN_ALL(or, i8, signed char, primer::BitOr<int>, 6)
+PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 6)

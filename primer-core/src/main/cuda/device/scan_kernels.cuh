@@ -265,6 +265,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED (below): every segmented scan of 4- and 8-byte data, its head bits in shared memory.
     constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
     constexpr bool BLOCKED = SEGMENTED && !FOLD;
+    // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain scans of int64 products read blocked too.
+    constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
+    constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
     static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
                   "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
 
@@ -318,7 +321,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if constexpr (BLOCKED) {  // chunk q of the tile at its blocked slot
+        if constexpr (SWIZZLED) {  // chunk q of the tile at its blocked slot
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
             scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + scan_detail::blocked_slot(q) * VEC);
         } else {
@@ -349,7 +352,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         if (first <= 0) head_bits[0] |= 1u << (int)-first;
     }
     scan_detail::wait_staged();
-    if constexpr (BLOCKED) __syncwarp();  // lanes read chunks (and head bits) their warp's other lanes staged
+    if constexpr (SWIZZLED) __syncwarp();  // lanes read chunks (and head bits) their warp's other lanes staged
     // Row r's head bits (int8), by selects over constant indexes: FOLD's row loop is not unrolled,
     // and an array read at a variable index would put head_bits in local memory.
     auto row_heads = [&](int r) -> unsigned {
@@ -619,6 +622,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // (bench/results/2026-11-25-nvidia-h200-step66-ab.md).
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
                                   sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
+    static_assert(!BLOCKED_IN_WAIT || SCAN_IN_WAIT, "BLOCKED_IN_WAIT is a form of SCAN IN THE WAIT");
     if constexpr (BLOCKED) {
         // BLOCKED (segmented REDUCE_FIRST scans of 4- and 8-byte data whose head bits are in shared
         // memory: by offsets, and by flags through SharedFlagHeads). Each thread takes the warp's
@@ -722,7 +726,71 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 running = r == 0 ? row_total : scan_op(running, row_total);
             }
         };
-        reduce_warps();
+        // BLOCKED_IN_WAIT (int64 products): each thread folds its eight consecutive chunks (the tile
+        // is staged swizzled, as for BLOCKED) into its total, one warp scan of those gives the warp's
+        // total for A and each thread's prefix within the warp, and in the wait each thread folds its
+        // outputs on from that prefix, over its chunks. Items outside [0, n) are skipped, so again no
+        // identity is combined. Where a combination is three multiply-adds, one warp scan a tile
+        // instead of one a row pays: cumprod int64 of 2^27 1.22 -> 1.14 ms; for the other
+        // operators, one instruction each, the second fold cost more than the scans it saved, and
+        // they ran 3-5% slower (bench/results/2026-11-25-nvidia-h200-step68-ab.md, the lab).
+        const int q0 = (int)threadIdx.x * ROWS;  // this thread's first chunk of the tile (BLOCKED_IN_WAIT)
+        auto thread_total = [&](bool whole) -> Acc {
+            Acc run = ScanOp::identity();  // replaced by the first item
+            bool any = false;
+#pragma unroll
+            for (int c = 0; c < ROWS; ++c) {
+                InT x[VEC];
+                scan_detail::read_chunk<VEC>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC, x);
+                const unsigned valid = whole ? WHOLE : scan_detail::valid_mask<VEC>(tile_start + (q0 + c) * VEC, n);
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    if (whole || ((valid >> k) & 1u)) {
+                        const V v = Values::template lift<V>(x[k]);
+                        run = (whole ? c > 0 || k > 0 : any) ? scan_op(run, v) : v;
+                        any = true;
+                    }
+                }
+            }
+            return run;  // the identity for a thread wholly past n: its outputs are not stored
+        };
+        // Each item's output short of the warp's prefix, over its chunk; `before` (if has_before)
+        // precedes the thread's first item within the warp. The warp's first item has nothing
+        // before it: its exclusive output is the prefix alone (below).
+        auto fold_outputs_in_place = [&](bool whole, bool has_before, Acc before) {
+            Acc run = before;
+            bool any = has_before;
+#pragma unroll
+            for (int c = 0; c < ROWS; ++c) {
+                V* chunk = reinterpret_cast<V*>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC);
+                InT x[VEC];
+                scan_detail::read_chunk<VEC>(reinterpret_cast<const InT*>(chunk), x);
+                const unsigned valid = whole ? WHOLE : scan_detail::valid_mask<VEC>(tile_start + (q0 + c) * VEC, n);
+                V y[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) {
+                    const V v = Values::template lift<V>(x[k]);
+                    const Acc next = any ? scan_op(run, v) : v;
+                    y[k] = inclusive ? next : run;
+                    if (whole || ((valid >> k) & 1u)) {
+                        run = next;
+                        any = true;
+                    }
+                }
+                scan_detail::write_chunk<VEC>(chunk, y);
+            }
+        };
+        Acc lanes_inclusive{};  // BLOCKED_IN_WAIT: this thread's items and its lanes' before, within the warp
+        if constexpr (BLOCKED_IN_WAIT) {
+            const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // as below
+            const Acc mine = whole ? thread_total(true) : thread_total(false);
+            Acc warp_total;
+            lanes_inclusive = warp_inclusive_scan(mine, scan_op, warp_total);
+            if (lane == 0) s.totals.warp[warp] = warp_total;
+            __syncthreads();
+        } else {
+            reduce_warps();
+        }
         // Warp 0 publishes A first and looks back only after scanning its own rows; nothing is held
         // across that scan (the warp totals stay in shared memory). Looking back first, then scanning,
         // was slower for every operator: cumsum float64 1.07 -> 1.17 ms, int64 products 1.23 -> 1.25
@@ -735,8 +803,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
         }
         const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
-        if (whole) scan_rows_in_place(true);  // two calls, so each compiles with `whole` constant
-        else scan_rows_in_place(false);
+        if constexpr (BLOCKED_IN_WAIT) {
+            const Acc left = warp_shfl_up(lanes_inclusive, 1);
+            if (whole) fold_outputs_in_place(true, lane > 0, left);
+            else fold_outputs_in_place(false, lane > 0, left);
+            __syncwarp();  // lanes store outputs their warp's other lanes wrote
+        } else {
+            if (whole) scan_rows_in_place(true);  // two calls, so each compiles with `whole` constant
+            else scan_rows_in_place(false);
+        }
         if (warp == 0) {
             const Acc inclusive_totals = warps_inclusive();
             const Acc prefix = look_back(warp_shfl(inclusive_totals, WARPS - 1), false);
@@ -747,8 +822,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const Acc carry = s.totals.before_warp[warp];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
+            const V* chunk = reinterpret_cast<const V*>(s.stage + thread_offset + r * ROW_ITEMS);
+            if constexpr (SWIZZLED) chunk = reinterpret_cast<const V*>(s.stage) + scan_detail::blocked_slot((thread_offset + r * ROW_ITEMS) / VEC) * VEC;
             V y[VEC];
-            scan_detail::read_chunk<VEC>(reinterpret_cast<const V*>(s.stage + thread_offset + r * ROW_ITEMS), y);
+            scan_detail::read_chunk<VEC>(chunk, y);
             // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first
             // warp may start before in[0]: its first item is in[0], `skip` places in).
             int first_item = -1;

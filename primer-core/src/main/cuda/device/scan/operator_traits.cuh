@@ -60,6 +60,13 @@ template <typename T> struct OneInstruction<BitOr<T>> { static constexpr bool va
 template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool value = true; };
 
 /**
+ * One-instruction operators whose instruction the GPU runs as several: int64 products (mul.lo.s64
+ * is three integer multiply-adds). SCAN IN THE WAIT reads their tiles blocked (../scan_kernels.cuh).
+ */
+template <typename Op> struct SlowInstruction { static constexpr bool value = false; };
+template <> struct SlowInstruction<Prod<long long>> { static constexpr bool value = true; };
+
+/**
  * An operator's form for operands that are not NaN, where it is cheaper (device_scan's NAN FAST
  * PATH, plain scans): Java's float32 min and max as the bare PTX instruction. Elsewhere the
  * operator itself. The fast path also relies on what makes these cheaper: a NaN on the left is

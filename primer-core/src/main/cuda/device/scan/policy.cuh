@@ -30,6 +30,22 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
 }
 
 /**
+ * Blocks per SM a segmented scan asks for (scan.cu's register notes). 4- and 8-byte data (BLOCKED,
+ * ../scan_kernels.cuh): 6, 37-40 registers; but 8-byte data 5 on sm_80, where ptxas spills 8 bytes
+ * at 6 (the built-in sums, products, min and max by offsets, a user's float64 forward fill by
+ * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int8 (256 x 4
+ * tiles and the block scan): 5. Then capped as scan_min_blocks caps.
+ */
+__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
+    constexpr int EIGHT_BYTE = 5;
+#else
+    constexpr int EIGHT_BYTE = 6;
+#endif
+    return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
+}
+
+/**
  * Tile shape. Plain scans: 256 threads x 8 vectors = 32 KB of input per tile (8192 elements of 4
  * bytes, 4096 of 8), staged in shared memory; what counts is how many tiles an SM holds at once.
  * Measured on an H200, 2026-11-21, 2^28 elements (TB/s, read + write; copy 4.21):

@@ -31,20 +31,27 @@ public final class GpuCustomScan {
     static final String FLAGS_KERNEL = "primer_custom_segscan_flags";
     static final String OFFSETS_KERNEL = "primer_custom_segscan_offsets";
     /**
-     * Blocks per SM the register budget must allow (256-thread blocks: 6 leave 40 registers a thread,
-     * 5 leave 48, 4 leave 64), as {@code device/scan.cu} chooses for the built-in operators: plain
-     * scans 6 for 4-byte values and 5 for 8-byte ones (an int64 affine map spilled at 6), segmented
-     * scans one fewer (a float64 forward fill by offsets spilled at 5). Measured with the bench's
-     * operators (bench/lab/scan_ordered_lab.cu): float64 forward fill 0.568 ms at 5 (2^27), float32
-     * sum 0.564 at 6 against 0.580 at 5 (2^28), segmented forward fill 0.695 at 4, 0.694 at 5.
-     * int8 scans take 5, plain or segmented (at 6, the plain scan of a first-non-zero selection
-     * spilled 16 bytes; nvcc 13.0, sm_90). A heavier operator may spill a little: still correct,
-     * somewhat slower.
+     * Blocks per SM the register budget of a plain scan must allow (256-thread blocks: 6 leave 40
+     * registers a thread, 5 leave 48, 4 leave 64), as {@code device/scan.cu} chooses for the built-in
+     * operators: 6 for 4-byte values and 5 for 8-byte ones (an int64 affine map spilled at 6).
+     * Measured with the bench's operators (bench/lab/scan_ordered_lab.cu): float64 forward fill
+     * 0.568 ms at 5 (2^27), float32 sum 0.564 at 6 against 0.580 at 5 (2^28). int8 scans take 5 (at
+     * 6, the plain scan of a first-non-zero selection spilled 16 bytes; nvcc 13.0, sm_90). Segmented
+     * scans ask what the built-in ones ask ({@link #SEGMENTED_MIN_BLOCKS}). A heavier operator may
+     * spill a little: still correct, somewhat slower.
      */
-    static int minBlocks(DType type, boolean segmented) {
+    static int minBlocks(DType type) {
         if (type == DType.BYTE) return 5;
-        return (type.byteSize() == 8 ? 5 : 6) - (segmented ? 1 : 0);
+        return type.byteSize() == 8 ? 5 : 6;
     }
+
+    /**
+     * The segmented scans' blocks per SM, chosen by the architecture NVRTC compiles for
+     * (scan/policy.cuh): 6 for 4- and 8-byte data (sm_80: 5 for 8-byte), 5 for int8. The test
+     * operators compile at 6 without spills on sm_90 (37-40 registers), the int64 affine maps
+     * included; at 4 and 5 they had before, a float64 forward fill by flags ran at 94% of the copy.
+     */
+    static final String SEGMENTED_MIN_BLOCKS = "primer::segmented_scan_min_blocks(sizeof(%s))";
 
     /** The CUDA source of the plain scan kernel for {@code op}: the prelude, the header, the functor, the entry point. */
     static String source(CustomOp op) {
@@ -57,7 +64,7 @@ public final class GpuCustomScan {
                     primer::device_scan<Shape::BLOCK_THREADS, Shape::ROWS, %1$s, %1$s, UserOp>(
                         in, out, n, tiles, init_bits, inclusive, scratch, epoch, primer::NoHeads{});
                 }
-                """.formatted(t, KERNEL, minBlocks(op.type(), false));
+                """.formatted(t, KERNEL, minBlocks(op.type()));
     }
 
     /**
@@ -69,8 +76,8 @@ public final class GpuCustomScan {
         String t = GpuCustomReduce.cudaType(op.type());
         String shape = """
                 using Shape = primer::ScanShape<%1$s, true>;
-                #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%2$d, Shape::BLOCK_THREADS))
-                """.formatted(t, minBlocks(op.type(), true));
+                #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(Shape::BLOCK_THREADS, primer::scan_min_blocks(%2$s, Shape::BLOCK_THREADS))
+                """.formatted(t, SEGMENTED_MIN_BLOCKS.formatted(t));
         String entry = byOffsets ? """
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %1$s(const %2$s* in, const long long* offsets, const long long* tile_first, %2$s* out, long long n,

@@ -85,6 +85,8 @@ class GpuCustomScanTest {
         assertTrue(flags.contains(GpuCustomScan.FLAGS_KERNEL + "(const double* in, const signed char* flags"), flags);
         assertTrue(flags.contains("using Heads = primer::FlagHeadsFor<double>::type;"), flags);  // the built-in scans' heads
         assertTrue(flags.contains("Heads{flags}"), flags);
+        assertTrue(flags.contains("primer::scan_min_blocks(primer::segmented_scan_min_blocks(sizeof(double)), Shape::BLOCK_THREADS)"),
+                flags);  // the built-in segmented scans' blocks per SM (scan/policy.cuh)
         String offsets = GpuCustomScan.segmentedSource(CustomScanOps.AFFINE16, true);
         assertTrue(offsets.contains(GpuCustomScan.OFFSETS_KERNEL + "(const int* in, const long long* offsets"), offsets);
         assertTrue(offsets.contains("Heads{offsets, tile_first, begin, primer::segment_head_slots(tile_first, tiles), gate}"), offsets);
