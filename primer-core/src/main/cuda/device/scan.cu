@@ -41,7 +41,9 @@
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
 // per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
 // is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
-// except products and bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89).
+// except bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89). int64
+// products took 5 too, until BLOCKED_IN_WAIT (scan_kernels.cuh): 40 registers at 6 since (32-36 on
+// sm_80 and sm_89), and cumprod of 2^27 1.143 -> 1.128-1.136 ms at 6 (bench/results/2026-11-25-nvidia-h200-step69-ab.md).
 // float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
 // registers since. Segmented scans ask segmented_scan_min_blocks (scan/policy.cuh): 4- and 8-byte
 // data, BLOCKED in scan_kernels.cuh, 6 (37-40 registers on sm_90 and sm_89; 8-byte data 5 on sm_80,
@@ -118,7 +120,7 @@ PRIMER_SCAN(scan_max_f32, float, float, primer::Max<float>, 6)
 PRIMER_SEGSCANS(min, f32, float, primer::FloatKeyMin<float>)
 PRIMER_SEGSCANS(max, f32, float, primer::FloatKeyMax<float>)
 PRIMER_SCAN_ALL(sum, i64, long long, primer::Sum<long long>, 6)
-PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 5)
+PRIMER_SCAN_ALL(prod, i64, long long, primer::Prod<long long>, 6)
 PRIMER_SCAN(scan_min_i64, long long, long long, primer::Min<long long>, 6)
 PRIMER_SCAN(scan_max_i64, long long, long long, primer::Max<long long>, 6)
 PRIMER_SEGSCANS(min, i64, long long, primer::IntegerMin<long long>)
