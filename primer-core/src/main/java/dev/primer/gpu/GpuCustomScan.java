@@ -49,7 +49,9 @@ public final class GpuCustomScan {
      * The segmented scans' blocks per SM, chosen by the architecture NVRTC compiles for
      * (scan/policy.cuh): 6 for 4- and 8-byte data (sm_80: 5 for 8-byte), 5 for int8. The test
      * operators compile at 6 without spills on sm_90 (37-40 registers), the int64 affine maps
-     * included; at 4 and 5 they had before, a float64 forward fill by flags ran at 94% of the copy.
+     * included. A float64 forward fill by flags runs as fast as at the 4 it had before (1.18-1.20 ms
+     * for 2^27 either way, bench/results/2026-11-25-nvidia-h200-step69-ab.md); the built-in
+     * segmented scans gained up to 6% at 6.
      */
     static final String SEGMENTED_MIN_BLOCKS = "primer::segmented_scan_min_blocks(sizeof(%s))";
 
