@@ -323,7 +323,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     for (int r = 0; r < ROWS; ++r) {
         if constexpr (SWIZZLED) {  // chunk q of the tile at its blocked slot
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
-            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + scan_detail::blocked_slot(q) * VEC);
+            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, scan_detail::blocked_chunk<VEC>(s.stage, q));
         } else {
             scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
         }
@@ -645,7 +645,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
                 InT x[VEC];
-                scan_detail::read_chunk<VEC>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC, x);
+                scan_detail::read_chunk<VEC>(scan_detail::blocked_chunk<VEC>(s.stage, q0 + c), x);
                 const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
@@ -660,7 +660,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         auto fold_outputs = [&](bool whole, V running) {
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
-                InT* chunk = s.stage + scan_detail::blocked_slot(q0 + c) * VEC;
+                InT* chunk = scan_detail::blocked_chunk<VEC>(s.stage, q0 + c);
                 InT x[VEC];
                 scan_detail::read_chunk<VEC>(chunk, x);
                 const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
@@ -693,7 +693,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         for (int r = 0; r < ROWS; ++r) {
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
             OutT o[VEC];
-            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(s.stage) + scan_detail::blocked_slot(q) * VEC, o);
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
         }
     } else if constexpr (SCAN_IN_WAIT) {
@@ -741,7 +741,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
                 InT x[VEC];
-                scan_detail::read_chunk<VEC>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC, x);
+                scan_detail::read_chunk<VEC>(scan_detail::blocked_chunk<VEC>(s.stage, q0 + c), x);
                 const unsigned valid = whole ? WHOLE : scan_detail::valid_mask<VEC>(tile_start + (q0 + c) * VEC, n);
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
@@ -762,7 +762,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             bool any = has_before;
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
-                V* chunk = reinterpret_cast<V*>(s.stage + scan_detail::blocked_slot(q0 + c) * VEC);
+                V* chunk = reinterpret_cast<V*>(scan_detail::blocked_chunk<VEC>(s.stage, q0 + c));
                 InT x[VEC];
                 scan_detail::read_chunk<VEC>(reinterpret_cast<const InT*>(chunk), x);
                 const unsigned valid = whole ? WHOLE : scan_detail::valid_mask<VEC>(tile_start + (q0 + c) * VEC, n);
@@ -822,8 +822,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const Acc carry = s.totals.before_warp[warp];
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            const V* chunk = reinterpret_cast<const V*>(s.stage + thread_offset + r * ROW_ITEMS);
-            if constexpr (SWIZZLED) chunk = reinterpret_cast<const V*>(s.stage) + scan_detail::blocked_slot((thread_offset + r * ROW_ITEMS) / VEC) * VEC;
+            const int q = (thread_offset + r * ROW_ITEMS) / VEC;  // the chunk row r stores
+            const V* chunk = reinterpret_cast<const V*>(SWIZZLED ? scan_detail::blocked_chunk<VEC>(s.stage, q)
+                                                                 : s.stage + thread_offset + r * ROW_ITEMS);
             V y[VEC];
             scan_detail::read_chunk<VEC>(chunk, y);
             // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first

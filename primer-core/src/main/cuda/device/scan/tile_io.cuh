@@ -55,6 +55,10 @@ __device__ __forceinline__ void prefetch_tile_l2(const T* in, long long tile, lo
  */
 __device__ __forceinline__ int blocked_slot(int q) { return (q & ~7) | ((q ^ (q >> 3)) & 7); }
 
+/** Chunk q of a stage laid out by blocked_slot, VEC items a chunk. */
+template <int VEC, typename T>
+__device__ __forceinline__ T* blocked_chunk(T* stage, int q) { return stage + blocked_slot(q) * VEC; }
+
 /**
  * Waits for this thread's cp.async copies: each thread reads back only what it staged itself, or
  * (BLOCKED, ../scan_kernels.cuh) what its warp staged, after a __syncwarp.
