@@ -68,32 +68,38 @@
                                                                 epoch, primer::NoHeads{});                        \
     }
 
-#define PRIMER_SEGSCAN_BOUNDS(T) PRIMER_SCAN_BOUNDS(T, true, primer::segmented_scan_min_blocks(sizeof(T)))
+// Segmented scans of IN into OUT: IN itself, or int64 for the sums that widen.
+#define PRIMER_SEGSCAN_BOUNDS(IN, OUT) \
+    PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT)))
+#define PRIMER_SEGSCAN_SHAPE(IN, OUT) \
+    primer::ScanShape<IN, true, OUT>::BLOCK_THREADS, primer::ScanShape<IN, true, OUT>::ROWS
 
-#define PRIMER_SEGSCAN_FLAGS(NAME, T, OP)                                                                        \
-    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(T)                                                           \
-        NAME(const T* in, const signed char* flags, T* out, long long n, long long tiles, long long init_bits,    \
+#define PRIMER_SEGSCAN_FLAGS(NAME, IN, OUT, OP)                                                                  \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT)                                                     \
+        NAME(const IN* in, const signed char* flags, OUT* out, long long n, long long tiles, long long init_bits, \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
-        using Heads = primer::FlagHeadsFor<T>::type;  /* scan/segment_heads.cuh */                              \
-        primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
-                                                            epoch, Heads{flags});                                 \
+        using Heads = primer::FlagHeadsFor<IN, OUT>::type;  /* scan/segment_heads.cuh */                        \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+                                                                       scratch, epoch, Heads{flags});             \
     }
 
-#define PRIMER_SEGSCAN_OFFSETS(NAME, T, OP)                                                                      \
-    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(T)                                                           \
-        NAME(const T* in, const long long* offsets, const long long* tile_first, T* out, long long n,             \
+#define PRIMER_SEGSCAN_OFFSETS(NAME, IN, OUT, OP)                                                                \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT)                                                     \
+        NAME(const IN* in, const long long* offsets, const long long* tile_first, OUT* out, long long n,          \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
              unsigned epoch, const unsigned long long* gate) {                                                    \
-        using Heads = primer::OffsetHeads<primer::ScanShape<T, true>::TILE_ITEMS, primer::ScanShape<T, true>::BLOCK_THREADS>; \
-        primer::device_scan<PRIMER_SCAN_SHAPE(T, true), T, T, OP>(in, out, n, tiles, init_bits, inclusive, scratch,     \
-                                                            epoch, Heads{offsets, tile_first, begin,              \
-                                                                         primer::segment_head_slots(tile_first, tiles), gate}); \
+        using Shape = primer::ScanShape<IN, true, OUT>;                                                           \
+        using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;                               \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+                                                                       scratch, epoch,                            \
+                                                                       Heads{offsets, tile_first, begin,          \
+                                                                             primer::segment_head_slots(tile_first, tiles), gate}); \
     }
 
 // The segmented scans, by flags and by offsets.
-#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP)                      \
-    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, OP)  \
-    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, OP)
+#define PRIMER_SEGSCANS(OP_NAME, SUFFIX, T, OP)                         \
+    PRIMER_SEGSCAN_FLAGS(segscan_flags_##OP_NAME##_##SUFFIX, T, T, OP)  \
+    PRIMER_SEGSCAN_OFFSETS(segscan_offsets_##OP_NAME##_##SUFFIX, T, T, OP)
 
 // PLAIN: min blocks of the plain scan.
 #define PRIMER_SCAN_ALL(OP_NAME, SUFFIX, T, OP, PLAIN) \
@@ -145,6 +151,11 @@ PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 6)
+// Segmented sums into int64: int32 BLOCKED in WIDE SLOTS, int8 FOLD (scan_kernels.cuh).
+PRIMER_SEGSCAN_FLAGS(segscan_flags_sum_i32_i64, int, long long, primer::Sum<long long>)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_sum_i32_i64, int, long long, primer::Sum<long long>)
+PRIMER_SEGSCAN_FLAGS(segscan_flags_sum_i8_i64, signed char, long long, primer::Sum<long long>)
+PRIMER_SEGSCAN_OFFSETS(segscan_offsets_sum_i8_i64, signed char, long long, primer::Sum<long long>)
 
 extern "C" __global__ void __launch_bounds__(primer::ScanPolicyConstants::SEGMENT_STARTS_BLOCK)
 segscan_offsets_check_and_tile_starts(const long long* offsets, long long segments, long long length, const void* in,

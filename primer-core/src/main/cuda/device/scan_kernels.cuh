@@ -265,14 +265,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED (below): every segmented scan of 4- and 8-byte data, its head bits in shared memory.
     constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
     constexpr bool BLOCKED = SEGMENTED && !FOLD;
+    // WIDE SLOTS (scan/tile_io.cuh): BLOCKED tiles whose outputs are wider than their input
+    // (segmented int32 -> int64 sums) write each chunk's outputs over it in a stage of twice the
+    // input's bytes.
+    constexpr bool WIDE = BLOCKED && sizeof(OutT) > sizeof(InT);
+    constexpr int STAGE_ITEMS = WIDE ? TILE_ITEMS * (int)(sizeof(OutT) / sizeof(InT)) : TILE_ITEMS;
     // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain scans of int64 products read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
-    static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
-                  "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
+    static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST &&
+                               (WIDE ? ROWS == 4 && sizeof(OutT) == 2 * sizeof(InT) : ROWS == 8 && sizeof(OutT) == sizeof(InT))),
+                  "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread (four in wide slots), "
+                  "outputs in place");
 
     __shared__ struct {
-        alignas(16) InT stage[TILE_ITEMS];
+        alignas(16) InT stage[STAGE_ITEMS];
         unsigned tile;
         BlockScanStorage<Acc, BLOCK_THREADS> scan;
         LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
@@ -318,12 +325,17 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     const int thread_offset = warp * WARP_ITEMS + lane * VEC;   // row 0's chunk, within the tile
     const long long tile_start = tile * TILE_ITEMS - shift;       // element index of the tile's first item
     const long long first = tile_start + thread_offset;
+    // Chunk q's input in a SWIZZLED stage.
+    auto swizzled_chunk = [&](int q) -> InT* {
+        if constexpr (WIDE) return scan_detail::wide_input_chunk<VEC>(s.stage, q);
+        else return scan_detail::blocked_chunk<VEC>(s.stage, q);
+    };
 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
         if constexpr (SWIZZLED) {  // chunk q of the tile at its blocked slot
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
-            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, scan_detail::blocked_chunk<VEC>(s.stage, q));
+            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, swizzled_chunk(q));
         } else {
             scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
         }
@@ -645,7 +657,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
                 InT x[VEC];
-                scan_detail::read_chunk<VEC>(scan_detail::blocked_chunk<VEC>(s.stage, q0 + c), x);
+                scan_detail::read_chunk<VEC>(swizzled_chunk(q0 + c), x);
                 const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) {
@@ -660,7 +672,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         auto fold_outputs = [&](bool whole, V running) {
 #pragma unroll
             for (int c = 0; c < ROWS; ++c) {
-                InT* chunk = scan_detail::blocked_chunk<VEC>(s.stage, q0 + c);
+                InT* chunk = swizzled_chunk(q0 + c);
                 InT x[VEC];
                 scan_detail::read_chunk<VEC>(chunk, x);
                 const unsigned bits = heads.template bits<VEC>(0u, (q0 + c) * VEC, s.heads);
@@ -673,7 +685,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     running = op(head ? init : running, v);
                     o[k] = Values::template lower<OutT>(inclusive ? running : head ? init : before);
                 }
-                scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
+                if constexpr (WIDE) scan_detail::write_wide_chunk<VEC>(s.stage, q0 + c, o);
+                else scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
             }
         };
         const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
@@ -693,7 +706,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         for (int r = 0; r < ROWS; ++r) {
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
             OutT o[VEC];
-            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
+            if constexpr (WIDE) scan_detail::read_wide_chunk<VEC>(s.stage, q, o);
+            else scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
         }
     } else if constexpr (SCAN_IN_WAIT) {

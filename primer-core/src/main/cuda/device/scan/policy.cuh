@@ -34,14 +34,24 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * ../scan_kernels.cuh): 6, 37-40 registers; but 8-byte data 5 on sm_80, where ptxas spills 8 bytes
  * at 6 (the built-in sums, products, min and max by offsets, a user's float64 forward fill by
  * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int8 (256 x 4
- * tiles and the block scan): 5. Then capped as scan_min_blocks caps.
+ * tiles and the block scan): 5. int32 -> int64 sums (out_bytes 8; WIDE SLOTS): 6 on sm_90 (38
+ * registers), 5 on sm_80 and sm_89, where at 40 registers ptxas made a shuffle a call and spilled
+ * around it; int8 -> int64 sums: 4 (54-60 registers; at 5 they spilled 8-16 bytes). Then capped as
+ * scan_min_blocks caps.
  */
-__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes) {
+__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
     constexpr int EIGHT_BYTE = 5;
 #else
     constexpr int EIGHT_BYTE = 6;
 #endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+    constexpr int INT32_INTO_INT64 = 5;
+#else
+    constexpr int INT32_INTO_INT64 = 6;
+#endif
+    if (item_bytes == 4 && out_bytes == 8) return INT32_INTO_INT64;
+    if (item_bytes == 1 && out_bytes == 8) return 4;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
 
@@ -65,12 +75,14 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes) {
  * (16384 items): they still take the block scan (TileScanFor). Plain int8 input keeps 256 x 8 (the
  * same 32 KB of input, 32768 items): the bytes per tile are what the measurements above chose, and
  * the int8 kernels fit their registers by folding (INT8 in ../scan_kernels.cuh), not by a smaller tile; the int8
- * shape itself has not been measured. ScanPolicy.java mirrors these numbers.
+ * shape itself has not been measured. Segmented sums that widen (int32 or int8 into int64) take 256 x 4
+ * too: a tile's outputs, twice (eight times) its input's bytes, are what the stage (WIDE SLOTS,
+ * ../scan_kernels.cuh) or the stores must hold. ScanPolicy.java mirrors these numbers.
  */
-template <typename InT, bool SEGMENTED = false>
+template <typename InT, bool SEGMENTED = false, typename OutT = InT>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
-    static constexpr int ROWS = SEGMENTED && sizeof(InT) == 1 ? 4 : 8;  // 16-byte vectors per thread per tile
+    static constexpr int ROWS = SEGMENTED && (sizeof(InT) == 1 || sizeof(OutT) > sizeof(InT)) ? 4 : 8;  // 16-byte vectors per thread per tile
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 

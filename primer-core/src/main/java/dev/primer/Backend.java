@@ -80,6 +80,7 @@ public interface Backend extends AutoCloseable {
      */
     void segmentedArgExtremeScanByOffsets(DeviceArray in, LongArray offsets, boolean max, boolean inclusive, LongArray out);
 
+    /** Segmented scan into out's type: in's, or int64 for an int8 or int32 SUM (as {@link #scan}). */
     void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits);
 
     void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits);

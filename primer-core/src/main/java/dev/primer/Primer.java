@@ -459,7 +459,11 @@ public final class Primer implements AutoCloseable {
         run(() -> backend.scanCustom(in, out, op, false, Reductions.floatingInitBits(op.type(), init, "init")), in, out);
     }
 
-    /** Inclusive scan restarting at every element whose head flag is non-zero (and at element 0). */
+    /**
+     * Inclusive scan restarting at every element whose head flag is non-zero (and at element 0).
+     * {@code out} has the input's type, or int64 for an int8 or int32 SUM, as for
+     * {@link #inclusiveScan(DeviceArray, DeviceArray, Op)}.
+     */
     public synchronized void segmentedInclusiveScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
         checkFlagScan(in, headFlags, out, op);
         run(() -> backend.segmentedScanByFlags(in, headFlags, out, op, true, Reductions.identityBits(out.dtype(), op)),
@@ -486,7 +490,8 @@ public final class Primer implements AutoCloseable {
 
     /**
      * Inclusive scan of each segment [offsets[i], offsets[i+1]); elements of {@code out} outside
-     * [offsets[0], offsets[last]) are left as they were.
+     * [offsets[0], offsets[last]) are left as they were. {@code out} has the input's type, or int64
+     * for an int8 or int32 SUM.
      */
     public synchronized void segmentedInclusiveScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
         checkOffsetScan(in, offsets, out, op);
@@ -688,7 +693,7 @@ public final class Primer implements AutoCloseable {
     }
 
     private void checkFlagScan(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op) {
-        checkSegmentedScan(in, out, op);
+        checkScan(in, out, op);
         checkHeadFlags(in, headFlags, out);
     }
 
@@ -701,7 +706,7 @@ public final class Primer implements AutoCloseable {
     }
 
     private void checkOffsetScan(DeviceArray in, LongArray offsets, DeviceArray out, Op op) {
-        checkSegmentedScan(in, out, op);
+        checkScan(in, out, op);
         checkSegments(in, offsets, op, "in");
         if (out.overlaps(offsets)) throw new IllegalArgumentException("offsets: overlaps out");
     }
@@ -715,15 +720,6 @@ public final class Primer implements AutoCloseable {
         checkScanCustom(in, out, op);
         checkOffsets(offsets);
         if (out.overlaps(offsets)) throw new IllegalArgumentException("offsets: overlaps out");
-    }
-
-    /** Segmented scans accumulate in the input's type: no widening output. */
-    private void checkSegmentedScan(DeviceArray in, DeviceArray out, Op op) {
-        checkScan(in, out, op);
-        if (out.dtype() != in.dtype()) {
-            throw new IllegalArgumentException("out is " + out.dtype() + " but in is " + in.dtype()
-                    + " (segmented scans write the input's type)");
-        }
     }
 
     private void checkScanCustom(DeviceArray in, DeviceArray out, CustomOp op) {

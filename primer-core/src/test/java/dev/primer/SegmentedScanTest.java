@@ -17,7 +17,8 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Segmented scans through the facade, on every backend: by head flags and by offsets, inclusive and
- * exclusive (with an init), every operator of every type, against a sequential fold written here.
+ * exclusive (with an init), every operator of every type, and int32 and int8 sums into int64, against
+ * a sequential fold written here.
  * Float inputs are small integers, halves and doubles (and a few NaNs and signed zeros), so every
  * association gives the same bits and the comparison is exact. Outputs are poisoned first; by
  * offsets, what lies outside [offsets[0], offsets[last]) must keep the poison.
@@ -81,21 +82,102 @@ class SegmentedScanTest {
         }
     }
 
-    /** Widening belongs to plain scans: a segmented scan writes the input's type. */
+    /**
+     * int32 and int8 sums into int64, as the plain scans widen: by flags and by offsets, inclusive and
+     * exclusive from an init beyond the int32 range, over values that span the whole input type (wrapping
+     * in it would show); every element against a fold in long, what lies outside the segments untouched.
+     */
     @ParameterizedTest
     @MethodSource("backends")
-    void segmentedScansDoNotWiden(BackendKind kind) {
+    void int32AndInt8SumsWidenIntoInt64(BackendKind kind) {
+        try (Primer primer = Backends.open(kind); Arena arena = Arena.ofShared()) {
+            int config = 2000;
+            for (DType type : new DType[] {DType.INT, DType.BYTE}) {
+                for (long n : SIZES) {
+                    for (boolean byOffsets : new boolean[] {false, true}) {
+                        for (boolean inclusive : new boolean[] {true, false}) {
+                            checkWidening(primer, arena, type, n, byOffsets, inclusive, config++);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /** Only SUM widens: a segmented MAX of int32 into int64 is refused, naming out. */
+    @ParameterizedTest
+    @MethodSource("backends")
+    void onlySumsWiden(BackendKind kind) {
         try (Primer primer = Backends.open(kind);
              IntArray in = primer.upload(new int[] {1, 2, 3});
              LongArray out = primer.allocateLongs(3);
              ByteArray flags = primer.upload(new byte[] {1, 0, 1});
              LongArray offsets = primer.upload(new long[] {0, 2, 3})) {
             for (Runnable call : List.<Runnable>of(
-                    () -> primer.segmentedInclusiveScan(in, flags, out, Op.SUM),
-                    () -> primer.segmentedInclusiveScan(in, offsets, out, Op.SUM),
-                    () -> primer.segmentedExclusiveScan(in, flags, out, Op.SUM, 0L),
-                    () -> primer.segmentedExclusiveScan(in, offsets, out, Op.SUM, 0L))) {
+                    () -> primer.segmentedInclusiveScan(in, flags, out, Op.MAX),
+                    () -> primer.segmentedInclusiveScan(in, offsets, out, Op.MAX),
+                    () -> primer.segmentedExclusiveScan(in, flags, out, Op.XOR, 0L),
+                    () -> primer.segmentedExclusiveScan(in, offsets, out, Op.PROD, 1L))) {
                 ArgumentMessages.assertStartsWith("out", assertThrows(IllegalArgumentException.class, call::run));
+            }
+        }
+    }
+
+    /** One widening sum scan (int32 or int8 into int64) against a fold in long. */
+    private static void checkWidening(Primer primer, Arena arena, DType type, long n, boolean byOffsets, boolean inclusive,
+                                      long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        MemorySegment x = arena.allocate(Math.max(1, n * type.byteSize()), 8);
+        long[] value = new long[(int) n];
+        for (int i = 0; i < n; i++) {
+            value[i] = type == DType.INT ? random.nextInt() : (byte) random.nextInt(256);
+            if (type == DType.INT) x.setAtIndex(ValueLayout.JAVA_INT, i, (int) value[i]);
+            else x.set(ValueLayout.JAVA_BYTE, i, (byte) value[i]);
+        }
+        boolean[] head = new boolean[(int) n];
+        for (int i = 0; i < n; i++) head[i] = i == 0 || random.nextInt(HEAD_ONE_IN) == 0;
+        long begin = byOffsets && n > 2 ? 1 + random.nextLong(2) : 0, end = byOffsets && n > 2 ? n - random.nextLong(2) : n;
+        List<Long> offsets = new ArrayList<>();
+        offsets.add(begin);
+        for (long i = begin + 1; i < end; i++) if (head[(int) i]) offsets.add(i);
+        offsets.add(end);
+        if (byOffsets) {
+            for (int i = 0; i < n; i++) head[i] = false;
+            for (long o : offsets) if (o < n) head[(int) o] = true;
+        }
+        long init = inclusive ? 0 : random.nextLong(-(1L << 40), 1L << 40);
+        long poison = 0x5A5A_5A5A_5A5A_5A5AL;
+        String what = type + " -> int64 SUM" + (byOffsets ? " offsets" : " flags") + (inclusive ? " inclusive" : " exclusive")
+                + " n=" + n;
+        try (DeviceArray in = primer.allocate(type, n); LongArray out = primer.allocateLongs(n)) {
+            in.copyFrom(x);
+            out.copyFrom(arena.allocate(Math.max(1, 8 * n), 8).fill((byte) 0x5A));
+            if (byOffsets) {
+                try (LongArray o = primer.upload(offsets.stream().mapToLong(Long::longValue).toArray())) {
+                    if (inclusive) primer.segmentedInclusiveScan(in, o, out, Op.SUM);
+                    else primer.segmentedExclusiveScan(in, o, out, Op.SUM, init);
+                }
+            } else {
+                byte[] flagBytes = new byte[(int) n];
+                for (int i = 1; i < n; i++) flagBytes[i] = head[i] ? (byte) (1 + random.nextInt(255)) : 0;
+                try (ByteArray f = primer.upload(flagBytes)) {
+                    if (inclusive) primer.segmentedInclusiveScan(in, f, out, Op.SUM);
+                    else primer.segmentedExclusiveScan(in, f, out, Op.SUM, init);
+                }
+            }
+            long[] got = out.toArray();
+            long acc = 0;
+            for (int i = 0; i < n; i++) {
+                long want;
+                if (i < begin || i >= end) {
+                    want = poison;
+                } else {
+                    if (i == begin || head[i]) acc = init;
+                    long before = acc;
+                    acc += value[i];
+                    want = inclusive ? acc : before;
+                }
+                if (got[i] != want) fail(what + ": element " + i + " is " + got[i] + ", expected " + want);
             }
         }
     }

@@ -39,8 +39,8 @@ import java.util.concurrent.Callable;
                         + "[offsets[i], offsets[i+1]). Scans (inclusive-scan, exclusive-scan) apply --op, with "
                         + "--offsets restarting at each segment (elements outside the segments are copied from the "
                         + "input); their output goes to -o, or a summary is printed.",
-                "int8/int32 sum and prod accumulate in int64 (an int32 sum scan writes int64, a segmented scan "
-                        + "the input's type); float32 sums "
+                "int8/int32 sum and prod accumulate in int64 (an int32 sum scan, segmented or not, writes "
+                        + "int64); float32 sums "
                         + "accumulate in float64. Times exclude loading the file: one warm-up run, then the median "
                         + "of --reps runs.",
                 ""},
@@ -275,16 +275,26 @@ public final class RunCommand implements Callable<Integer> {
 
     // ------------------------------------------------------------------ scans
 
+    /** An int32 array's values as int64, in host memory. */
+    private static MemorySegment widened(DeviceArray in) {
+        MemorySegment ints = Arena.ofAuto().allocate(Math.max(1, in.byteSize()), 8);
+        in.copyTo(ints);
+        MemorySegment longs = Arena.ofAuto().allocate(Math.max(1, 8 * in.length()), 8);
+        for (long i = 0; i < in.length(); i++) longs.setAtIndex(ValueLayout.JAVA_LONG, i, ints.getAtIndex(ValueLayout.JAVA_INT, i));
+        return longs;
+    }
+
     private void scan(Primer primer, DeviceArray in, Kind kind, Op op, Json result) throws IOException {
         op.requireSupports(in.dtype(), "--op");
-        boolean widen = in.dtype() == DType.INT && op == Op.SUM && offsetsFile == null;  // segmented scans keep the type
+        boolean widen = in.dtype() == DType.INT && op == Op.SUM;
         DType outType = widen ? DType.LONG : in.dtype();
         try (DeviceArray out = primer.allocate(outType, in.length());
              LongArray offsets = offsetsFile == null ? null : loadOffsets(primer, offsetsFile, in.length())) {
             double ms;
             if (offsets != null) {
                 // a segmented scan writes only [offsets[0], offsets[last]); the rest of the file holds the input
-                out.copyFrom(in);
+                if (widen) out.copyFrom(widened(in));
+                else out.copyFrom(in);
                 result.put("segments", offsets.length() - 1).put("offsets", offsetsFile.toString());
             }
             if (kind == Kind.INCLUSIVE_SCAN) {

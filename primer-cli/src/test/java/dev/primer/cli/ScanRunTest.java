@@ -29,18 +29,19 @@ class ScanRunTest {
                 a.data().toArray(ValueLayout.JAVA_LONG));
     }
 
-    @Test void segmentedInclusiveSumOfInt32KeepsInt32() throws IOException {
-        // the default operator (sum) on int32: the plain scan widens, a segmented scan must not
+    @Test void segmentedInclusiveSumOfInt32WritesInt64() throws IOException {
+        // the default operator (sum) on int32 widens, segmented as plain: these segments overflow int32
         Path in = dir.resolve("in.npy"), offsets = dir.resolve("off.npy"), out = dir.resolve("out.npy");
-        Npy.write(in, new int[] {4, -1, 7, 2, 9, 3, 5});
+        Npy.write(in, new int[] {4, Integer.MAX_VALUE, 7, 2, Integer.MAX_VALUE, 3, -5});
         Npy.write(offsets, new long[] {1, 3, 3, 6});
         Cli.Result r = Cli.run("run", "inclusive-scan", in.toString(), "--offsets", offsets.toString(),
                 "-o", out.toString(), "--backend", "cpu");
         assertEquals(0, r.exitCode(), r::toString);
         NpyArray a = Npy.read(out);
-        assertEquals(DType.INT, a.dtype());
+        assertEquals(DType.LONG, a.dtype());
         // segments [1,3), [3,3), [3,6); elements 0 and 6 lie outside them and keep the input's values
-        assertArrayEquals(new int[] {4, -1, 6, 2, 11, 14, 5}, a.data().toArray(ValueLayout.JAVA_INT));
+        long max = Integer.MAX_VALUE;
+        assertArrayEquals(new long[] {4, max, max + 7, 2, max + 2, max + 5, -5}, a.data().toArray(ValueLayout.JAVA_LONG));
     }
 
     @Test void segmentedExclusiveScanStartsEachSegmentAtInit() throws IOException {

@@ -79,8 +79,14 @@ final class Checks {
      * or apart from it, as the GPU backend checks (what lies outside may overlap).
      */
     static boolean offsetsApart(MemorySegment in, long begin, long end, MemorySegment out, DType type) {
-        long size = type.byteSize();
-        return inPlaceOrApart(in.asSlice(begin * size), (end - begin) * size, out.asSlice(begin * size), (end - begin) * size, true);
+        return offsetsApart(in, type, begin, end, out, type);
+    }
+
+    /** As above, {@code in} of {@code inType} and {@code out} of {@code outType} (in place only where they are the same). */
+    static boolean offsetsApart(MemorySegment in, DType inType, long begin, long end, MemorySegment out, DType outType) {
+        long inSize = inType.byteSize(), outSize = outType.byteSize();
+        return inPlaceOrApart(in.asSlice(begin * inSize), (end - begin) * inSize, out.asSlice(begin * outSize),
+                (end - begin) * outSize, inType == outType);
     }
 
     /**

@@ -116,11 +116,11 @@ public final class CpuBackend implements Backend {
     }
 
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
-        CpuScan.segmentedScanByFlags(in.dtype(), op, inclusive, initBits, in.segment(), headFlags.segment(), out.segment(), in.length());
+        CpuScan.segmentedScanByFlags(in.dtype(), out.dtype(), op, inclusive, initBits, in.segment(), headFlags.segment(), out.segment(), in.length());
     }
 
     @Override public void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits) {
-        CpuScan.segmentedScanByOffsets(in.dtype(), op, inclusive, initBits, in.segment(), offsets.segment(), offsets.length() - 1, out.segment());
+        CpuScan.segmentedScanByOffsets(in.dtype(), out.dtype(), op, inclusive, initBits, in.segment(), offsets.segment(), offsets.length() - 1, out.segment());
     }
 
     @Override public void segmentedScanCustomByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, CustomOp op,

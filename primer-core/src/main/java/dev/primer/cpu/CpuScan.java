@@ -55,6 +55,16 @@ public final class CpuScan {
      */
     public static void scan(DType inType, DType outType, Op op, boolean inclusive, long initBits,
                             MemorySegment in, MemorySegment out, long n) {
+        checkTypes(inType, outType, op);
+        Checks.nonNegative(n, "n");
+        Checks.holds(in, n, inType, "in");
+        Checks.holds(out, n, outType, "out");
+        boolean inPlace = Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
+        scanRange(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits), inPlace);
+    }
+
+    /** {@code outType} is {@code inType}, or LONG for an int8/int32 SUM; {@code op} supports {@code inType}. */
+    private static void checkTypes(DType inType, DType outType, Op op) {
         Checks.nonNull(inType, "inType");
         Checks.nonNull(outType, "outType");
         Checks.nonNull(op, "op");
@@ -65,11 +75,6 @@ public final class CpuScan {
                     + inType + (inType == DType.INT || inType == DType.BYTE ? " (or int64 for SUM)" : "")
                     + ", not " + outType);
         }
-        Checks.nonNegative(n, "n");
-        Checks.holds(in, n, inType, "in");
-        Checks.holds(out, n, outType, "out");
-        boolean inPlace = Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
-        scanRange(scanner(inType, outType, op, inclusive), in, out, 0, n, carryBits(outType, initBits), inPlace);
     }
 
     /**
@@ -78,15 +83,20 @@ public final class CpuScan {
      */
     public static void segmentedScanByFlags(DType type, Op op, boolean inclusive, long initBits, MemorySegment in,
                                             MemorySegment headFlags, MemorySegment out, long n) {
-        Checks.nonNull(type, "type");
-        Checks.nonNull(op, "op");
-        op.requireSupports(type, "op");
+        segmentedScanByFlags(type, type, op, inclusive, initBits, in, headFlags, out, n);
+    }
+
+    /** As above, into {@code outType}: {@code inType}, or LONG for an int8/int32 SUM (as {@link #scan}). */
+    public static void segmentedScanByFlags(DType inType, DType outType, Op op, boolean inclusive, long initBits,
+                                            MemorySegment in, MemorySegment headFlags, MemorySegment out, long n) {
+        checkTypes(inType, outType, op);
         Checks.nonNegative(n, "n");
-        Checks.holds(in, n, type, "in");
+        Checks.holds(in, n, inType, "in");
         Checks.holds(headFlags, n, DType.BYTE, "headFlags");
-        Checks.holds(out, n, type, "out");
-        boolean inPlace = Checks.inPlaceOrApart(in, n * type.byteSize(), out, n * type.byteSize(), true);
-        FlagSegmentScan.scan(scanner(type, type, op, inclusive), carryBits(type, initBits), in, headFlags, out, n, inPlace);
+        Checks.holds(out, n, outType, "out");
+        boolean inPlace = Checks.inPlaceOrApart(in, n * inType.byteSize(), out, n * outType.byteSize(), inType == outType);
+        FlagSegmentScan.scan(scanner(inType, outType, op, inclusive), carryBits(outType, initBits), in, headFlags, out, n,
+                inPlace);
     }
 
     /**
@@ -96,15 +106,20 @@ public final class CpuScan {
      */
     public static void segmentedScanByOffsets(DType type, Op op, boolean inclusive, long initBits, MemorySegment in,
                                               MemorySegment offsets, long segments, MemorySegment out) {
-        Checks.nonNull(type, "type");
-        Checks.nonNull(op, "op");
-        op.requireSupports(type, "op");
-        Checks.offsets(offsets, segments, Checks.elements(in, type, "in"), "in");
+        segmentedScanByOffsets(type, type, op, inclusive, initBits, in, offsets, segments, out);
+    }
+
+    /** As above, into {@code outType}: {@code inType}, or LONG for an int8/int32 SUM (as {@link #scan}). */
+    public static void segmentedScanByOffsets(DType inType, DType outType, Op op, boolean inclusive, long initBits,
+                                              MemorySegment in, MemorySegment offsets, long segments, MemorySegment out) {
+        checkTypes(inType, outType, op);
+        Checks.offsets(offsets, segments, Checks.elements(in, inType, "in"), "in");
         long end = offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, segments);
-        Checks.holds(out, end, type, "out");
-        boolean inPlace = Checks.offsetsApart(in, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 0), end, out, type);
-        ChunkScanner scanner = scanner(type, type, op, inclusive);
-        long carry = carryBits(type, initBits);
+        Checks.holds(out, end, outType, "out");
+        boolean inPlace = Checks.offsetsApart(in, inType, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, 0), end, out,
+                outType);
+        ChunkScanner scanner = scanner(inType, outType, op, inclusive);
+        long carry = carryBits(outType, initBits);
         Parallel.forWeightedRange(segments, k -> offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k), (lo, hi) -> {
             for (long k = lo; k < hi; k++) {
                 scanRange(scanner, in, out, offsets.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, k),

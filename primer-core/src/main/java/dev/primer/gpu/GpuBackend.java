@@ -134,12 +134,12 @@ public final class GpuBackend implements Backend {
     @Override public void segmentedScanByFlags(DeviceArray in, ByteArray headFlags, DeviceArray out, Op op, boolean inclusive, long initBits) {
         holds(headFlags, in.length(), "headFlags");
         holds(out, in.length(), "out");
-        GpuScan.segmentedScanByFlags(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
+        GpuScan.segmentedScanByFlags(ctx, in.dtype(), out.dtype(), op, inclusive, initBits, in.devicePointer(), headFlags.devicePointer(),
                 out.devicePointer(), in.length());
     }
 
     @Override public void segmentedScanByOffsets(DeviceArray in, LongArray offsets, DeviceArray out, Op op, boolean inclusive, long initBits) {
-        GpuScan.segmentedScanByOffsets(ctx, in.dtype(), op, inclusive, initBits, in.devicePointer(), offsets.devicePointer(),
+        GpuScan.segmentedScanByOffsets(ctx, in.dtype(), out.dtype(), op, inclusive, initBits, in.devicePointer(), offsets.devicePointer(),
                 offsets.length() - 1, out.devicePointer(), Math.min(in.length(), out.length()));
     }
 

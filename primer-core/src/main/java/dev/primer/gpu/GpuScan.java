@@ -67,6 +67,21 @@ public final class GpuScan {
         Objects.requireNonNull(inType, "inType");
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
+        String kernel = kernelName("scan_", inType, outType, op);
+        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
+        if (n == 0) return;
+        requireAligned(in, inType, "in");
+        requireAligned(out, outType, "out");
+        requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
+        launchPlain(ctx, ctx.module(MODULE).kernel(kernel), inType, inclusive, initBits, in, out, n);
+    }
+
+    /**
+     * The kernel {@code prefix + "<op>_<suffix>"} scanning {@code inType} into itself, or
+     * {@code prefix + "sum_<suffix>_i64"} for the SUM of int32 or int8 into int64; other pairs, and
+     * operators the type does not take, throw IllegalArgumentException.
+     */
+    private static String kernelName(String prefix, DType inType, DType outType, Op op) {
         op.requireSupports(inType, "op");
         boolean widens = inType == DType.INT || inType == DType.BYTE;  // into int64, for SUM
         boolean widening = widens && outType == DType.LONG;
@@ -74,14 +89,7 @@ public final class GpuScan {
             throw new IllegalArgumentException("outType: " + inType + " scans into " + inType
                     + (widens ? " (or int64 for SUM)" : "") + ", not " + outType);
         }
-        if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
-        if (n == 0) return;
-        requireAligned(in, inType, "in");
-        requireAligned(out, outType, "out");
-        requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
-
-        String kernel = widening ? "scan_sum_" + inType.kernelSuffix() + "_i64" : "scan_" + opName(op) + "_" + inType.kernelSuffix();
-        launchPlain(ctx, ctx.module(MODULE).kernel(kernel), inType, inclusive, initBits, in, out, n);
+        return widening ? prefix + "sum_" + inType.kernelSuffix() + "_i64" : prefix + opName(op) + "_" + inType.kernelSuffix();
     }
 
     /**
@@ -108,12 +116,21 @@ public final class GpuScan {
      */
     public static void segmentedScanByFlags(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
                                             long in, long headFlags, long out, long n) {
+        segmentedScanByFlags(ctx, type, type, op, inclusive, initBits, in, headFlags, out, n);
+    }
+
+    /**
+     * As above, into {@code outType}: {@code inType}, or int64 for the SUM of int32 or int8 (the
+     * pairs {@link #scan} takes).
+     */
+    public static void segmentedScanByFlags(CudaContext ctx, DType inType, DType outType, Op op, boolean inclusive,
+                                            long initBits, long in, long headFlags, long out, long n) {
         Objects.requireNonNull(ctx, "ctx");
-        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(inType, "inType");
+        Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
-        op.requireSupports(type, "op");
-        launchFlags(ctx, () -> ctx.module(MODULE).kernel("segscan_flags_" + opName(op) + "_" + type.kernelSuffix()),
-                type, inclusive, initBits, in, headFlags, out, n);
+        String kernel = kernelName("segscan_flags_", inType, outType, op);
+        launchFlags(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, inclusive, initBits, in, headFlags, out, n);
     }
 
     /**
@@ -121,20 +138,20 @@ public final class GpuScan {
      * (or an NVRTC instantiation of {@code device_scan} with flag heads) after checking the
      * arguments; the kernel is only asked for when there is work. Shared with {@link GpuCustomScan}.
      */
-    static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
-                            long in, long headFlags, long out, long n) {
+    static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType inType, DType outType, boolean inclusive,
+                            long initBits, long in, long headFlags, long out, long n) {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
-        requireAligned(in, type, "in");
-        requireAligned(out, type, "out");
+        requireAligned(in, inType, "in");
+        requireAligned(out, outType, "out");
         if (headFlags == 0) throw new IllegalArgumentException("headFlags: null device pointer");
-        requireInPlaceOrDisjoint(in, n * type.byteSize(), out, n * type.byteSize());
-        if (overlaps(headFlags, n, out, n * type.byteSize())) {
+        requireInPlaceOrDisjoint(in, n * inType.byteSize(), out, n * outType.byteSize());
+        if (overlaps(headFlags, n, out, n * outType.byteSize())) {
             throw new IllegalArgumentException("headFlags: overlaps out");
         }
-        requireTileCount(n, in, type, true);
+        requireTileCount(n, in, inType, outType, true);
         CudaKernel k = kernel.get();
-        long tiles = ScanPolicy.tiles(n, in, type, true);
+        long tiles = ScanPolicy.tiles(n, in, inType, outType, true);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
@@ -154,12 +171,22 @@ public final class GpuScan {
      */
     public static void segmentedScanByOffsets(CudaContext ctx, DType type, Op op, boolean inclusive, long initBits,
                                               long in, long offsets, long segments, long out, long length) {
+        segmentedScanByOffsets(ctx, type, type, op, inclusive, initBits, in, offsets, segments, out, length);
+    }
+
+    /**
+     * As above, into {@code outType}: {@code inType}, or int64 for the SUM of int32 or int8 (the
+     * pairs {@link #scan} takes).
+     */
+    public static void segmentedScanByOffsets(CudaContext ctx, DType inType, DType outType, Op op, boolean inclusive,
+                                              long initBits, long in, long offsets, long segments, long out, long length) {
         Objects.requireNonNull(ctx, "ctx");
-        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(inType, "inType");
+        Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
-        op.requireSupports(type, "op");
-        launchOffsets(ctx, () -> ctx.module(MODULE).kernel("segscan_offsets_" + opName(op) + "_" + type.kernelSuffix()),
-                type, inclusive, initBits, in, offsets, segments, out, length);
+        String kernel = kernelName("segscan_offsets_", inType, outType, op);
+        launchOffsets(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, inclusive, initBits, in, offsets,
+                segments, out, length);
     }
 
     /**
@@ -173,49 +200,50 @@ public final class GpuScan {
      * other offsets the guessed scan writes nothing (its blocks take a ticket and leave), and the
      * scan of the range the verdict gives is launched after it, as before the guess.
      */
-    static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, boolean inclusive, long initBits,
-                              long in, long offsets, long segments, long out, long length) {
+    static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, DType outType, boolean inclusive,
+                              long initBits, long in, long offsets, long segments, long out, long length) {
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
         if (segments == 0) {
             requireAligned(offsets, DType.LONG, "offsets");
             GpuSegmentedReduce.checkLoneOffset(ctx, offsets, length);
             return;
         }
-        int tileItems = ScanPolicy.tileItems(type, true);
+        int tileItems = ScanPolicy.tileItems(type, outType, true);
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
             // The gates: the check opens the first for the guess alone, and always opens the second.
             long scratch = ctx.scratch(SEGMENT_SCRATCH, GATE_BYTES + ScanPolicy.segmentScratchBytes(maxTiles));
             long guessGate = scratch, openGate = scratch + 8, tileFirst = scratch + GATE_BYTES;
-            CudaKernel guessed = kernelForWholeArrays(kernel, type, in, offsets, segments, out, length);
-            Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, inclusive,
+            CudaKernel guessed = kernelForWholeArrays(kernel, type, outType, in, offsets, segments, out, length);
+            Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, outType, inclusive,
                     initBits, in, offsets, tileFirst, out, 0, length, guessGate);
             long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst,
                     guessGate, queueGuess);
             long begin = range[0], n = range[1] - begin;
             if (guessed != null && begin == 0 && n == length) return;  // the guessed scan is the one
             if (n == 0) return;  // before the range's checks: empty arrays (null pointers) with empty segments are fine
-            checkRange(type, in, offsets, segments, out, begin, n);
+            checkRange(type, outType, in, offsets, segments, out, begin, n);
             // After every argument check, as a user-defined operator's kernel may need NVRTC (and,
             // if the guess could not ask for it, compiles here the first time, holding the lock:
             // the tile starts are in its scratch).
-            launchSegment(ctx, epochs, guessed != null ? guessed : kernel.get(), type, inclusive, initBits, in, offsets,
-                    tileFirst, out, begin, n, openGate);
+            launchSegment(ctx, epochs, guessed != null ? guessed : kernel.get(), type, outType, inclusive, initBits, in,
+                    offsets, tileFirst, out, begin, n, openGate);
         }
     }
 
     /** The host's checks on the n >= 1 elements from {@code begin} that a scan by offsets reads and writes. */
-    private static void checkRange(DType type, long in, long offsets, long segments, long out, long begin, long n) {
+    private static void checkRange(DType type, DType outType, long in, long offsets, long segments, long out, long begin,
+                                   long n) {
         requireAligned(in, type, "in");
-        requireAligned(out, type, "out");
-        long size = type.byteSize();
-        long inBase = in + begin * size, outBase = out + begin * size;
-        requireInPlaceOrDisjoint(inBase, n * size, outBase, n * size);
-        if (overlaps(offsets, 8 * (segments + 1), outBase, n * size)) {
+        requireAligned(out, outType, "out");
+        long size = type.byteSize(), outSize = outType.byteSize();
+        long inBase = in + begin * size, outBase = out + begin * outSize;
+        requireInPlaceOrDisjoint(inBase, n * size, outBase, n * outSize);
+        if (overlaps(offsets, 8 * (segments + 1), outBase, n * outSize)) {
             throw new IllegalArgumentException("offsets: overlaps out");
         }
-        requireTileCount(n, inBase, type, true);
+        requireTileCount(n, inBase, type, outType, true);
     }
 
     /**
@@ -230,11 +258,11 @@ public final class GpuScan {
      * whole arrays (it may pass on the true range), or the kernel cannot be had yet (a user-defined
      * operator without NVRTC: its error must come after the offsets' own, as without the guess).
      */
-    private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, long in, long offsets,
-                                                   long segments, long out, long length) {
+    private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, DType outType, long in,
+                                                   long offsets, long segments, long out, long length) {
         if (length == 0) return null;
         try {
-            checkRange(type, in, offsets, segments, out, 0, length);
+            checkRange(type, outType, in, offsets, segments, out, 0, length);
         } catch (IllegalArgumentException e) {
             return null;  // the verdict's range may still pass: it is checked, and named, in its turn
         }
@@ -246,12 +274,11 @@ public final class GpuScan {
     }
 
     /** Launches segment kernel {@code k} over elements [begin, begin + n) of in and out, n >= 1, behind {@code gate}. */
-    private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, boolean inclusive,
-                                      long initBits, long in, long offsets, long tileFirst, long out, long begin, long n,
-                                      long gate) {
-        long size = type.byteSize();
-        long inBase = in + begin * size, outBase = out + begin * size;
-        long tiles = ScanPolicy.tiles(n, inBase, type, true);
+    private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, DType outType,
+                                      boolean inclusive, long initBits, long in, long offsets, long tileFirst, long out,
+                                      long begin, long n, long gate) {
+        long inBase = in + begin * type.byteSize(), outBase = out + begin * outType.byteSize();
+        long tiles = ScanPolicy.tiles(n, inBase, type, outType, true);
         long[] status = status(ctx, epochs, tiles);
         k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0, inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits,
                 inclusive ? 1 : 0, status[0], (int) status[1], gate);
@@ -427,7 +454,11 @@ public final class GpuScan {
     }
 
     private static void requireTileCount(long n, long in, DType inType, boolean segmented) {
-        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType, segmented) > Integer.MAX_VALUE) {
+        requireTileCount(n, in, inType, inType, segmented);
+    }
+
+    private static void requireTileCount(long n, long in, DType inType, DType outType, boolean segmented) {
+        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType, outType, segmented) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
         }
     }

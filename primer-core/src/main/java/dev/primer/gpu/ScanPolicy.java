@@ -10,7 +10,8 @@ import dev.primer.DType;
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
  * input each: 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8), except segmented
  * int8 scans, 16384 (256 x 4: they keep the block scan, see {@code TileScanFor}); the input type sets
- * the tile, whatever the output (int8 -> int64 tiles are int8 tiles). The tiles are laid on 16-byte
+ * the tile, whatever the output (int8 -> int64 tiles are int8 tiles), except segmented int32 -> int64
+ * sums, 4096 (256 x 4: the stage holds the tile's outputs, {@code WIDE SLOTS}). The tiles are laid on 16-byte
  * boundaries of the input, so tile 0 may start up to 15 int8 elements (3 of 4 bytes, 1 of 8) before
  * {@code in[0]} ({@link #shift}).
  */
@@ -45,14 +46,19 @@ public final class ScanPolicy {
     /** Threads per block of every scan kernel. */
     public static final int BLOCK_THREADS = 256;
 
-    /** 16-byte vectors per thread per tile. */
-    public static int rows(DType inType, boolean segmented) {
-        return segmented && inType.byteSize() == 1 ? 4 : 8;
+    /** 16-byte vectors per thread per tile, scanning {@code inType} into {@code outType}. */
+    public static int rows(DType inType, DType outType, boolean segmented) {
+        return segmented && (inType.byteSize() == 1 || outType.byteSize() > inType.byteSize()) ? 4 : 8;
     }
 
-    /** Elements per tile for this input type. */
+    /** Elements per tile for this input type, scanned into itself. */
     public static int tileItems(DType inType, boolean segmented) {
-        return BLOCK_THREADS * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
+        return tileItems(inType, inType, segmented);
+    }
+
+    /** Elements per tile for this input type, scanned into {@code outType}. */
+    public static int tileItems(DType inType, DType outType, boolean segmented) {
+        return BLOCK_THREADS * rows(inType, outType, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
@@ -62,7 +68,12 @@ public final class ScanPolicy {
 
     /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}. */
     public static long tiles(long n, long inPointer, DType inType, boolean segmented) {
-        long items = tileItems(inType, segmented);
+        return tiles(n, inPointer, inType, inType, segmented);
+    }
+
+    /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}, scanned into {@code outType}. */
+    public static long tiles(long n, long inPointer, DType inType, DType outType, boolean segmented) {
+        long items = tileItems(inType, outType, segmented);
         return (n + shift(inPointer, inType) + items - 1) / items;
     }
 

@@ -113,6 +113,24 @@ final class BigInputs {
         });
     }
 
+    /** As {@link #checkIntScan}, for an int64 sum scan of int32 values at {@code out} (nothing wraps). */
+    static void checkLongSumScan(CudaContext ctx, long out, long n, LongToIntFunction value, LongPredicate head,
+                                 boolean inclusive, long init) {
+        long[] acc = {init};
+        download(ctx, out, n, 8, (host, start, count) -> {
+            for (long j = 0; j < count; j++) {
+                long i = start + j;
+                if (head.test(i)) acc[0] = init;
+                long before = acc[0];
+                acc[0] += value.applyAsInt(i);
+                long want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                if (got != want) {
+                    fail((inclusive ? "inclusive" : "exclusive") + " int64 element " + i + ": " + got + ", expected " + want);
+                }
+            }
+        });
+    }
+
     /** As {@link #checkIntScan}, for an int8 scan at {@code out} (value(i) narrowed to a byte). */
     static void checkByteScan(CudaContext ctx, long out, long n, LongToIntFunction value, CustomOp.ByteBinaryOperator op,
                               LongPredicate head, boolean inclusive, byte init) {

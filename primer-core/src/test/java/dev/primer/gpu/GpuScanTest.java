@@ -209,17 +209,17 @@ class GpuScanTest {
      * Segmented int32 scans over more than 2^31 elements, all over the same segments: sums by flags
      * (inclusive; integer sums look back as a tree) and by offsets (exclusive from an init), and xor
      * by flags (the ordered look-back, on bare values). About one head in 2^24 elements, one right
-     * after 2^31, and a segment across 2^31: 64-bit element, flag, offset and tile indices. Needs
-     * ~20 GB of device memory.
+     * after 2^31, and a segment across 2^31: 64-bit element, flag, offset and tile indices. Then
+     * the same sums into int64 (WIDE SLOTS), by flags and by offsets. Needs ~37 GB of device memory.
      */
     @Test
     @Tag(BigInputs.TAG)
     void segmentedInt32ScansBeyondTwoToThe31() {
         long n = (1L << 31) + 3;
-        BigInputs.assumeFreeMemory(ctx, 2 * 4 * n + n);
+        BigInputs.assumeFreeMemory(ctx, 2 * 4 * n + n + 8 * n);
         long firstPast = (1L << 31) + 1;
         LongPredicate head = i -> i == 0 || i == firstPast || (BigInputs.mix(i) & ((1L << 24) - 1)) == 0;
-        long[] device = new long[4];  // in, out, flags, offsets: each freed if it was allocated
+        long[] device = new long[5];  // in, out, flags, offsets, int64 out: each freed if it was allocated
         try {
             long in = device[0] = ctx.allocate(4 * n);
             long out = device[1] = ctx.allocate(4 * n);
@@ -253,6 +253,15 @@ class GpuScanTest {
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, device[3], starts.size(), out, n);
             BigInputs.checkIntScan(ctx, out, n, BigInputs::value, Integer::sum, head, false, 5);
+
+            long wide = device[4] = ctx.allocate(8 * n);
+            ctx.memset8(wide, (byte) 0xA5, 8 * n);
+            GpuScan.segmentedScanByFlags(ctx, DType.INT, DType.LONG, Op.SUM, true, 0, in, flags, wide, n);
+            BigInputs.checkLongSumScan(ctx, wide, n, BigInputs::value, head, true, 0);
+            ctx.memset8(wide, (byte) 0xA5, 8 * n);
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, DType.LONG, Op.SUM, false, -(1L << 40), in, device[3], starts.size(),
+                    wide, n);
+            BigInputs.checkLongSumScan(ctx, wide, n, BigInputs::value, head, false, -(1L << 40));
         } finally {
             for (long pointer : device) if (pointer != 0) ctx.free(pointer);
         }
@@ -675,6 +684,48 @@ class GpuScanTest {
                     checkSegmented(type, op, random.nextBoolean(), someInit(type, op), n, shift, rate, true, random.nextLong());
                 }
             }
+        }
+    }
+
+    /**
+     * Segmented int32 and int8 sums into int64 (WIDE SLOTS and FOLD in scan_kernels.cuh), by flags and by
+     * offsets, inclusive and exclusive, from inits beyond the int32 range, over inputs that span their whole
+     * type: around the tiles (4096 int32, 16384 int8 items), data and flags at every shift, one segment and
+     * segments of every density. Every element against the sequential fold and the CPU backend; poison around.
+     */
+    @Test
+    void segmentedSumsWidenIntoInt64() {
+        SplittableRandom random = new SplittableRandom(61);
+        double[] rates = {0, 0.0003, 0.01, 0.3, 1};
+        for (DType type : new DType[] {DType.INT, DType.BYTE}) {
+            long tile = ScanPolicy.tileItems(type, DType.LONG, true);
+            long[] sizes = {1, 7, 33, tile - 1, tile, tile + 1, 3 * tile + 17, 100_003, (1 << 20) + 3, 0};
+            for (long n : sizes) {
+                for (boolean byOffsets : new boolean[] {false, true}) {
+                    boolean inclusive = random.nextBoolean();
+                    long init = inclusive && random.nextBoolean() ? 0 : random.nextLong();
+                    int shift = random.nextInt(16 / type.byteSize());
+                    checkSegmented(type, DType.LONG, Op.SUM, inclusive, init, n, shift, random.nextInt(4),
+                            rates[random.nextInt(rates.length)], byOffsets, random.nextLong(), 1);
+                }
+            }
+        }
+    }
+
+    /** Only SUM widens, only int32 and int8, and only into int64; a widening scan cannot be in place. */
+    @Test
+    void segmentedScansWidenOnlyInt32AndInt8SumsIntoInt64() {
+        long in = ctx.allocate(64), out = ctx.allocate(128), flags = ctx.allocate(16);
+        try {
+            expect("outType", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, DType.LONG, Op.MAX, true, 0, in, flags, out, 4));
+            expect("outType", () -> GpuScan.segmentedScanByFlags(ctx, DType.FLOAT, DType.DOUBLE, Op.SUM, true, 0, in, flags, out, 4));
+            expect("outType", () -> GpuScan.segmentedScanByOffsets(ctx, DType.INT, DType.FLOAT, Op.SUM, true, 0, in, flags, 1, out, 4));
+            expect("outType", () -> GpuScan.segmentedScanByOffsets(ctx, DType.BYTE, DType.INT, Op.SUM, true, 0, in, flags, 1, out, 4));
+            expect("out", () -> GpuScan.segmentedScanByFlags(ctx, DType.INT, DType.LONG, Op.SUM, true, 0, in, flags, in, 4));
+        } finally {
+            ctx.free(in);
+            ctx.free(out);
+            ctx.free(flags);
         }
     }
 
@@ -1105,6 +1156,12 @@ class GpuScanTest {
      */
     private static void checkSegmented(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
                                        double rate, boolean byOffsets, long seed, int runs) {
+        checkSegmented(type, type, op, inclusive, initBits, n, shift, flagShift, rate, byOffsets, seed, runs);
+    }
+
+    /** As above, scanning {@code type} into {@code outType} (int64 for the sums that widen). */
+    private static void checkSegmented(DType type, DType outType, Op op, boolean inclusive, long initBits, long n, int shift,
+                                       int flagShift, double rate, boolean byOffsets, long seed, int runs) {
         SplittableRandom random = new SplittableRandom(seed ^ 0x5EED);
         List<Long> starts = new ArrayList<>();
         starts.add(0L);
@@ -1119,7 +1176,7 @@ class GpuScanTest {
         if (byOffsets && random.nextBoolean()) starts.addFirst(0L);  // a leading empty segment
         // By offsets, half the calls cover the whole arrays (the scan queued before the verdict runs),
         // half a range inside them (it leaves without a write, and the range's scan follows).
-        checkSegmentedAt(type, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets,
+        checkSegmentedAt(type, outType, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets,
                 byOffsets && random.nextBoolean() ? OFFSETS_PAD : 0, seed, runs, "rate=" + rate);
     }
 
@@ -1130,14 +1187,27 @@ class GpuScanTest {
      */
     private static void checkSegmentedAt(DType type, Op op, boolean inclusive, long initBits, long n, int shift, int flagShift,
                                          List<Long> starts, boolean byOffsets, long pad, long seed, int runs, String layout) {
-        String what = "segmented by " + (byOffsets ? "offsets (pad " + pad + ") " : "flags ") + type + " " + op
+        checkSegmentedAt(type, type, op, inclusive, initBits, n, shift, flagShift, starts, byOffsets, pad, seed, runs, layout);
+    }
+
+    /**
+     * As above, scanning {@code type} into {@code outType}: where they differ (int32 or int8 sums into int64) the
+     * inputs span the whole int32 (int8) range, so that wrapping in the input's type would show, and the CPU
+     * backend's results are compared too.
+     */
+    private static void checkSegmentedAt(DType type, DType outType, Op op, boolean inclusive, long initBits, long n, int shift,
+                                         int flagShift, List<Long> starts, boolean byOffsets, long pad, long seed, int runs,
+                                         String layout) {
+        String what = "segmented by " + (byOffsets ? "offsets (pad " + pad + ") " : "flags ") + type
+                + (outType != type ? " -> " + outType : "") + " " + op
                 + (inclusive ? " inclusive" : " exclusive") + " n=" + n + " shift=" + shift + "/" + flagShift + " " + layout
                 + " init=0x" + Long.toHexString(initBits);
         SplittableRandom random = new SplittableRandom(seed ^ 0xF1A6);
-        long size = type.byteSize();
+        long size = type.byteSize(), outSize = outType.byteSize();
         long total = n + 2 * pad;
+        boolean widens = outType != type;
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment x = randomInput(arena, type, op, n, seed);
+            MemorySegment x = widens ? fullRangeInput(arena, type, n, seed) : randomInput(arena, type, op, n, seed);
             byte[] heads = new byte[(int) n];
             List<Long> offsetList = new ArrayList<>();
             for (long at : starts) {
@@ -1145,11 +1215,13 @@ class GpuScanTest {
                 offsetList.add(pad + at);
             }
 
-            long bufBytes = size * total + 32, outOffset = 16 + size * shift;  // poison on both sides of out, even when n == 0
-            long inBuf = ctx.allocate(bufBytes), outBuf = ctx.allocate(bufBytes);
+            // poison on both sides of out, even when n == 0; in shifted as out is, out by as many of its own elements
+            long inBytes = size * total + 32, bufBytes = outSize * total + 32;
+            long inOffset = 16 + size * shift, outOffset = 16 + outSize * shift;
+            long inBuf = ctx.allocate(inBytes), outBuf = ctx.allocate(bufBytes);
             long flagBuf = ctx.allocate(n + 16), offBuf = ctx.allocate(8L * offsetList.size());
             try {
-                long in = inBuf + outOffset, out = outBuf + outOffset;
+                long in = inBuf + inOffset, out = outBuf + outOffset;
                 ctx.copyToDevice(in + size * pad, x, size * n);
                 long flags = flagBuf + flagShift;  // flags need no alignment
                 ctx.copyToDevice(flags, MemorySegment.ofArray(heads), n);
@@ -1160,31 +1232,32 @@ class GpuScanTest {
                 for (int run = 0; run < runs; run++) {
                     ctx.memset8(outBuf, POISON, bufBytes);
                     if (byOffsets) {
-                        GpuScan.segmentedScanByOffsets(ctx, type, op, inclusive, initBits, in, offBuf, offsetList.size() - 1, out,
-                                total);
+                        GpuScan.segmentedScanByOffsets(ctx, type, outType, op, inclusive, initBits, in, offBuf,
+                                offsetList.size() - 1, out, total);
                     } else {
-                        GpuScan.segmentedScanByFlags(ctx, type, op, inclusive, initBits, in, flags, out, n);
+                        GpuScan.segmentedScanByFlags(ctx, type, outType, op, inclusive, initBits, in, flags, out, n);
                     }
                     MemorySegment got = arena.allocate(bufBytes, 8);
                     ctx.copyToHost(got, outBuf, bufBytes);
                     if (run == 0) {
-                        checkPoison(what, got, 0, outOffset + size * pad);
-                        checkPoison(what, got, outOffset + size * (pad + n), bufBytes);
-                        checkAgainstReference(what, type, type, op, inclusive, initBits, x, heads, n, got.asSlice(outOffset + size * pad),
-                                ScanPolicy.tileItems(type, true));
-                        if (type == DType.BYTE) {
+                        checkPoison(what, got, 0, outOffset + outSize * pad);
+                        checkPoison(what, got, outOffset + outSize * (pad + n), bufBytes);
+                        checkAgainstReference(what, type, outType, op, inclusive, initBits, x, heads, n,
+                                got.asSlice(outOffset + outSize * pad), ScanPolicy.tileItems(type, outType, true));
+                        if (type == DType.BYTE || widens) {  // exact on both backends
                             Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
-                            MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(size * total, 8);
+                            MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(outSize * total, 8);
                             cpuIn.asSlice(size * pad, size * n).copyFrom(x);
                             cpuOut.fill(POISON);
                             if (byOffsets) {
                                 MemorySegment cpuOffsets = shared.allocate(off.byteSize(), 8).copyFrom(off);
-                                CpuScan.segmentedScanByOffsets(type, op, inclusive, initBits, cpuIn, cpuOffsets, offsetList.size() - 1,
-                                        cpuOut);
+                                CpuScan.segmentedScanByOffsets(type, outType, op, inclusive, initBits, cpuIn, cpuOffsets,
+                                        offsetList.size() - 1, cpuOut);
                             } else {
-                                CpuScan.segmentedScanByFlags(type, op, inclusive, initBits, cpuIn, MemorySegment.ofArray(heads), cpuOut, n);
+                                CpuScan.segmentedScanByFlags(type, outType, op, inclusive, initBits, cpuIn, MemorySegment.ofArray(heads),
+                                        cpuOut, n);
                             }
-                            checkSameElements(what + ", CPU and GPU", cpuOut, got.asSlice(outOffset, size * total), type);
+                            checkSameElements(what + ", CPU and GPU", cpuOut, got.asSlice(outOffset, outSize * total), outType);
                         }
                         first = got;
                     } else {
@@ -1234,6 +1307,17 @@ class GpuScanTest {
             case DOUBLE -> Double.doubleToRawLongBits(op == Op.PROD ? 1.0 : 0.5);
             default -> op == Op.PROD ? 3 : op == Op.AND ? 0x7FFF_FFF7L : 12345;
         };
+    }
+
+    /** n values spanning the whole range of int32 or int8. */
+    private static MemorySegment fullRangeInput(Arena arena, DType type, long n, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        MemorySegment x = arena.allocate(Math.max(1, type.byteSize() * n), 8);
+        for (long i = 0; i < n; i++) {
+            if (type == DType.INT) x.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt());
+            else x.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
+        }
+        return x;
     }
 
     /** Values that keep every operator interesting: odd factors for integer PROD, near-1 factors for float PROD, rare bits for AND/OR. */

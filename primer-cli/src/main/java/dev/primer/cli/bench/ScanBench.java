@@ -85,6 +85,7 @@ final class ScanBench {
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
                 segmented(s, "segscan_i64", DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_i8", DType.BYTE, SHORT_SEGMENTS),
+                segmented(s, "segscan_i32_i64", Op.SUM, DType.INT, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
@@ -99,6 +100,8 @@ final class ScanBench {
                 byOffsets(s, "segscan_offsets_f64", Op.SUM, DType.DOUBLE),
                 byOffsets(s, "segscan_offsets_i64", Op.SUM, DType.LONG),
                 byOffsets(s, "segscan_offsets_i8", Op.SUM, DType.BYTE),
+                byOffsets(s, "segscan_offsets_i32_i64", Op.SUM, DType.INT, DType.LONG),
+                byOffsets(s, "segscan_offsets_i8_i64", Op.SUM, DType.BYTE, DType.LONG),
                 byOffsets(s, "segscan_offsets_max_f32", Op.MAX, DType.FLOAT),
                 byOffsets(s, "segscan_offsets_max_f64", Op.MAX, DType.DOUBLE));
     }
@@ -108,14 +111,24 @@ final class ScanBench {
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, Op op, DType type, int oneIn) {
-        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()), () -> measureSegmented(s, name, op, type, oneIn));
+        return segmented(s, name, op, type, type, oneIn);
     }
 
-    private static BenchRecord measureSegmented(BenchSetup s, String name, Op op, DType type, int oneIn) {
-        long n = s.n(), bytes = n * type.byteSize();
-        int buffers = s.buffersFor(2 * bytes + n);
+    /** A segmented scan by head flags of {@code type} into {@code outType} (int64 for the sums that widen). */
+    private static BenchRecord segmented(BenchSetup s, String name, Op op, DType type, DType outType, int oneIn) {
+        return Guard.run(s, GROUP, name, dtype(type, outType), String.valueOf(s.n()),
+                () -> measureSegmented(s, name, op, type, outType, oneIn));
+    }
+
+    private static String dtype(DType inType, DType outType) {
+        return inType == outType ? inType.toString() : inType + "->" + outType;
+    }
+
+    private static BenchRecord measureSegmented(BenchSetup s, String name, Op op, DType type, DType outType, int oneIn) {
+        long n = s.n(), bytes = n * type.byteSize(), outBytes = n * outType.byteSize();
+        int buffers = s.buffersFor(bytes + outBytes + n);
         Backend backend = s.gpu().backend();
-        long identity = Reductions.identityBits(type, op);
+        long identity = Reductions.identityBits(outType, op);
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             boolean exactFloats = oneIn == LONG_SEGMENTS && type.isFloatingPoint();
             MemorySegment host = exactFloats ? RandomHost.smallIntegers(arena.allocate(bytes, 64), type, n, 67)
@@ -128,36 +141,41 @@ final class ScanBench {
                 in[b].copyFrom(host);
                 heads[b] = closer.add(s.gpu().allocateBytes(n));
                 heads[b].copyFrom(flags);
-                out[b] = closer.add(s.gpu().allocate(type, n));
+                out[b] = closer.add(s.gpu().allocate(outType, n));
             }
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
                     i -> backend.segmentedScanByFlags(in[i % buffers], heads[i % buffers], out[i % buffers], op, true, identity));
             s.ctx().synchronize();
-            MemorySegment result = arena.allocate(bytes, 64);
+            MemorySegment result = arena.allocate(outBytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkMax(type, host, flags, result, n) : checkSegmented(host, flags, result, type, n, exactFloats);
-            return BenchRecord.measured(GROUP, name, type.toString(), String.valueOf(n), n, 2.0 * bytes + n, t,
+            String check = op == Op.MAX ? checkMax(type, host, flags, result, n)
+                    : checkSegmented(host, flags, result, type, outType, n, exactFloats);
+            return BenchRecord.measured(GROUP, name, dtype(type, outType), String.valueOf(n), n, (double) bytes + outBytes + n, t,
                     !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
                             + "; " + buffers + " buffer(s)");
         }
     }
 
     private static BenchRecord byOffsets(BenchSetup s, String name, Op op, DType type) {
-        return Guard.run(s, GROUP, name, type.toString(), String.valueOf(s.n()),
-                () -> measureByOffsets(s, GROUP, name, op, type, s.n(), false));
+        return byOffsets(s, name, op, type, type);
+    }
+
+    private static BenchRecord byOffsets(BenchSetup s, String name, Op op, DType type, DType outType) {
+        return Guard.run(s, GROUP, name, dtype(type, outType), String.valueOf(s.n()),
+                () -> measureByOffsets(s, GROUP, name, op, type, outType, s.n(), false));
     }
 
     /** An inclusive float32 sum by offsets of n elements, as the scan group's segscan_offsets_f32 row; for the sizes group. */
     static BenchRecord byOffsetsFloat(BenchSetup s, String group, String name, long n) {
         return Guard.run(s, group, name, DType.FLOAT.toString(), String.valueOf(n),
-                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, n, false));
+                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, DType.FLOAT, n, false));
     }
 
     /** As {@link #byOffsetsFloat}, the segments leaving out the first and the last element. */
     static BenchRecord byInnerOffsetsFloat(BenchSetup s, String group, String name, long n) {
         return Guard.run(s, group, name, DType.FLOAT.toString(), String.valueOf(n),
-                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, n, true));
+                () -> measureByOffsets(s, group, name, Op.SUM, DType.FLOAT, DType.FLOAT, n, true));
     }
 
     /**
@@ -167,11 +185,11 @@ final class ScanBench {
      * the segments run from element 1 to n - 1, so the scan that GpuScan queues before the offsets'
      * verdict, guessing they cover the arrays, does nothing, and the range's scan follows the verdict.
      */
-    private static BenchRecord measureByOffsets(BenchSetup s, String group, String name, Op op, DType type, long n,
-                                                boolean inner) {
-        long bytes = n * type.byteSize(), size = type.byteSize();
+    private static BenchRecord measureByOffsets(BenchSetup s, String group, String name, Op op, DType type, DType outType,
+                                                long n, boolean inner) {
+        long bytes = n * type.byteSize(), size = type.byteSize(), outSize = outType.byteSize();
         long lo = inner ? 1 : 0, hi = inner ? n - 1 : n;
-        int buffers = s.buffersFor(2 * bytes);
+        int buffers = s.buffersFor(bytes + n * outSize);
         Backend backend = s.gpu().backend();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = RandomHost.fill(arena.allocate(bytes, 64), type, n, 73);
@@ -189,21 +207,21 @@ final class ScanBench {
             for (int b = 0; b < buffers; b++) {
                 in[b] = closer.add(s.gpu().allocate(type, n));
                 in[b].copyFrom(host);
-                out[b] = closer.add(s.gpu().allocate(type, n));
+                out[b] = closer.add(s.gpu().allocate(outType, n));
             }
-            long identity = Reductions.identityBits(type, op);
+            long identity = Reductions.identityBits(outType, op);
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(),
                     i -> backend.segmentedScanByOffsets(in[i % buffers], offsets, out[i % buffers], op, true, identity));
             s.ctx().synchronize();
-            MemorySegment result = arena.allocate(bytes, 64);
+            MemorySegment result = arena.allocate(n * outSize, 64);
             out[0].copyTo(result);
             long covered = hi - lo;
-            MemorySegment coveredIn = host.asSlice(lo * size), coveredFlags = flags.asSlice(lo), coveredOut = result.asSlice(lo * size);
+            MemorySegment coveredIn = host.asSlice(lo * size), coveredFlags = flags.asSlice(lo), coveredOut = result.asSlice(lo * outSize);
             String check = op == Op.MAX ? checkMax(type, coveredIn, coveredFlags, coveredOut, covered)
-                    : checkSegmented(coveredIn, coveredFlags, coveredOut, type, covered, false);
-            return BenchRecord.measured(group, name, type.toString(), String.valueOf(n), covered,
-                    2.0 * covered * size + 8.0 * (segments + 1), t, !check.startsWith("FAILED"), "inclusive " + op + " by offsets, "
+                    : checkSegmented(coveredIn, coveredFlags, coveredOut, type, outType, covered, false);
+            return BenchRecord.measured(group, name, dtype(type, outType), String.valueOf(n), covered,
+                    (double) covered * (size + outSize) + 8.0 * (segments + 1), t, !check.startsWith("FAILED"), "inclusive " + op + " by offsets, "
                             + segments + " segments (a head in about " + SHORT_SEGMENTS + ")"
                             + (inner ? " over elements 1 .. n - 1" : "") + "; " + check + "; " + buffers + " buffer(s)");
         }
@@ -219,6 +237,12 @@ final class ScanBench {
      */
     private static String checkSegmented(MemorySegment in, MemorySegment flags, MemorySegment out, DType type, long n,
                                          boolean exactFloats) {
+        return checkSegmented(in, flags, out, type, type, n, exactFloats);
+    }
+
+    /** As above, {@code type} scanned into {@code outType} (int64 for the integer sums that widen). */
+    private static String checkSegmented(MemorySegment in, MemorySegment flags, MemorySegment out, DType type, DType outType,
+                                         long n, boolean exactFloats) {
         long wrong = 0, firstWrong = -1, k = 0, exact = 0;
         double prefix = 0, abs = 0, worst = 0, largestPrefix = 0;
         double u = type == DType.FLOAT ? 0x1p-24 : 0x1p-53;
@@ -232,9 +256,18 @@ final class ScanBench {
             k++;
             boolean good;
             switch (type) {
-                case INT -> good = out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) (exact += in.getAtIndex(ValueLayout.JAVA_INT, i));
-                case LONG -> good = out.getAtIndex(ValueLayout.JAVA_LONG, i) == (exact += in.getAtIndex(ValueLayout.JAVA_LONG, i));
-                case BYTE -> good = out.get(ValueLayout.JAVA_BYTE, i) == (byte) (exact += in.get(ValueLayout.JAVA_BYTE, i));
+                case INT, LONG, BYTE -> {
+                    exact += switch (type) {
+                        case INT -> in.getAtIndex(ValueLayout.JAVA_INT, i);
+                        case BYTE -> in.get(ValueLayout.JAVA_BYTE, i);
+                        default -> in.getAtIndex(ValueLayout.JAVA_LONG, i);
+                    };
+                    good = switch (outType) {
+                        case INT -> out.getAtIndex(ValueLayout.JAVA_INT, i) == (int) exact;
+                        case BYTE -> out.get(ValueLayout.JAVA_BYTE, i) == (byte) exact;
+                        default -> out.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
+                    };
+                }
                 default -> {
                     double x = type == DType.FLOAT ? in.getAtIndex(ValueLayout.JAVA_FLOAT, i) : in.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
                     double got = type == DType.FLOAT ? out.getAtIndex(ValueLayout.JAVA_FLOAT, i) : out.getAtIndex(ValueLayout.JAVA_DOUBLE, i);
