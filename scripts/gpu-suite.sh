@@ -66,7 +66,7 @@ for stage in $stages; do
         # int8 sums into int64 at every misalignment (their slices read chunks other lanes staged),
         # the offsets check over a million segments, the head slots of scans by offsets with 31 to 64 starts
         # in a tile, the same segments by flags and by offsets, and the user-defined operators at every
-        # misalignment;
+        # misalignment, and the segmented sums that widen into int64 (their wide slots) around their tiles;
         # its segments reach 20000 elements (one long work item): three segmented tests add long
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
@@ -88,6 +88,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuScanTest#decreasingOffsetsAnywhereAreRejectedBeforeAnythingIsWritten \
             --select-method dev.primer.gpu.GpuScanTest#segmentedByOffsetsWithStartsPlacedAroundTheSlotLimit \
             --select-method dev.primer.gpu.GpuScanTest#segmentsGiveTheSameBitsByFlagsAndByOffsets \
+            --select-method dev.primer.gpu.GpuScanTest#segmentedSumsWidenIntoInt64 \
             --select-class dev.primer.gpu.GpuCustomReduceTest --select-class dev.primer.gpu.GpuCustomScanTest \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#longSumOverflowIsFoundInChunkedRowsAndLongSegments \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#int32SumsThrough128BitKernelsMatchReference \

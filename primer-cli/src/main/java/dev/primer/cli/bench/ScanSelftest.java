@@ -51,7 +51,7 @@ final class ScanSelftest {
                     }
                 }
             }
-            for (Kind kind : List.of(Kind.INCLUSIVE, Kind.EXCLUSIVE)) {
+            for (Kind kind : Kind.values()) {  // plain and segmented sums that widen
                 for (DType narrow : List.of(DType.BYTE, DType.INT)) {
                     log.check(String.format(Locale.ROOT, "scan %s SUM %s->int64 n=%d", kind.name().toLowerCase(Locale.ROOT), narrow, n),
                             () -> scan(t, kind, narrow, DType.LONG, Op.SUM, n, false));
