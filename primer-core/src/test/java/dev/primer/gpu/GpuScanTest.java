@@ -1216,7 +1216,7 @@ class GpuScanTest {
             }
 
             // poison on both sides of out, even when n == 0; in shifted as out is, out by as many of its own elements
-            long inBytes = size * total + 32, bufBytes = outSize * total + 32;
+            long inBytes = size * total + 32, bufBytes = outSize * (total + shift) + 32;
             long inOffset = 16 + size * shift, outOffset = 16 + outSize * shift;
             long inBuf = ctx.allocate(inBytes), outBuf = ctx.allocate(bufBytes);
             long flagBuf = ctx.allocate(n + 16), offBuf = ctx.allocate(8L * offsetList.size());
