@@ -1312,7 +1312,7 @@ class GpuScanTest {
     /** n values spanning the whole range of int32 or int8. */
     private static MemorySegment fullRangeInput(Arena arena, DType type, long n, long seed) {
         SplittableRandom random = new SplittableRandom(seed);
-        MemorySegment x = arena.allocate(Math.max(1, type.byteSize() * n), 8);
+        MemorySegment x = arena.allocate(type.byteSize() * n, 8);
         for (long i = 0; i < n; i++) {
             if (type == DType.INT) x.setAtIndex(ValueLayout.JAVA_INT, i, random.nextInt());
             else x.set(ValueLayout.JAVA_BYTE, i, (byte) random.nextInt(256));
