@@ -69,13 +69,13 @@
     }
 
 // Segmented scans of IN into OUT: IN itself, or int64 for the sums that widen.
-#define PRIMER_SEGSCAN_BOUNDS(IN, OUT) \
-    PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT)))
+#define PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP) \
+    PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value))
 #define PRIMER_SEGSCAN_SHAPE(IN, OUT) \
     primer::ScanShape<IN, true, OUT>::BLOCK_THREADS, primer::ScanShape<IN, true, OUT>::ROWS
 
 #define PRIMER_SEGSCAN_FLAGS(NAME, IN, OUT, OP)                                                                  \
-    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT)                                                     \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP)                                                     \
         NAME(const IN* in, const signed char* flags, OUT* out, long long n, long long tiles, long long init_bits, \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
         using Heads = primer::FlagHeadsFor<IN, OUT>::type;  /* scan/segment_heads.cuh */                        \
@@ -84,7 +84,7 @@
     }
 
 #define PRIMER_SEGSCAN_OFFSETS(NAME, IN, OUT, OP)                                                                \
-    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT)                                                     \
+    extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP)                                                     \
         NAME(const IN* in, const long long* offsets, const long long* tile_first, OUT* out, long long n,          \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
              unsigned epoch, const unsigned long long* gate) {                                                    \

@@ -258,7 +258,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<V>, V>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, V>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    constexpr TileScan HOW = TileScanFor<ScanOp, Acc, VEC>::value;
+    // BYTE SUMS (int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes, so
+    // that segmented ones too take REDUCE_FIRST, whose chunk totals are computed twice.
+    constexpr bool BYTE_SUMS = ByteSums<Op, InT>::value;
+    constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
+    constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
     // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
     static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
@@ -464,12 +468,11 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // operator alone, a third form of each fold; sums by flags 0.271-0.280 -> 0.291-0.295 ms, max
     // 0.302-0.307 -> 0.325-0.328 (more code: with it, ncu counted 4.0 no-instruction stalls per
     // issued instruction, 2.5 before this step; bench/results/2026-11-24-nvidia-h200-segscan-i8-ab.md).
-    // BYTE SUMS (plain int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes.
-    constexpr bool BYTE_SUMS = ByteSums<Op, InT, SEGMENTED>::value;
-    constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     auto chunk_total = [&](int r) -> Acc {
-        if constexpr (BYTE_SUMS) {
-            return (Acc)scan_detail::byte_sum(scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS));
+        if constexpr (BYTE_SUMS) {  // segmented: SEGMENTED BYTE SUMS
+            const uint4 w = scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS);
+            if constexpr (SEGMENTED) return scan_detail::segmented_byte_total<V>(w, row_heads(r), init);
+            else return (Acc)scan_detail::byte_sum(w);
         } else if constexpr (FOLD) {
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
@@ -896,14 +899,31 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
                     if constexpr (SLICED) {
                         const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
-                        scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
-                                                         chunk_prefix, prefixes);
-                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word
-                        const uint4 sums = scan_detail::byte_chunk_sums(
-                            scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
-                        OutT o[VEC];
-                        __builtin_memcpy(o, &sums, 16);
-                        scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                        if constexpr (SEGMENTED) {
+                            scan_detail::store_row_byte_sums<true>(s.stage + row_offset, tile_start + row_offset, n, out,
+                                                                   chunk_prefix.value, prefixes, row_heads(r), init, inclusive);
+                        } else {
+                            scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
+                                                             chunk_prefix, prefixes);
+                        }
+                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word (segmented: chunks without a head)
+                        V running;
+                        bool headless = true;
+                        if constexpr (SEGMENTED) {
+                            running = chunk_prefix.value;
+                            headless = row_heads(r) == 0u;
+                        } else {
+                            running = chunk_prefix;
+                        }
+                        if (headless) {
+                            const uint4 sums = scan_detail::byte_chunk_sums(
+                                scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)running, inclusive);
+                            OutT o[VEC];
+                            __builtin_memcpy(o, &sums, 16);
+                            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                        } else {
+                            fold_chunk_outputs(r, chunk_prefix);
+                        }
                     } else {
                         fold_chunk_outputs(r, chunk_prefix);
                     }

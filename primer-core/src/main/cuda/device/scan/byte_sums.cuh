@@ -1,20 +1,22 @@
-// Plain int8 sums (BYTE SUMS in ../scan_kernels.cuh): a chunk's 16 signed bytes summed by dp4a in
-// four instructions; int8 -> int8 sums computed four bytes a word; int8 -> int64 sums stored as
-// slices of 512 contiguous bytes.
+// int8 sums (BYTE SUMS in ../scan_kernels.cuh): a chunk's 16 signed bytes summed by dp4a in four
+// instructions; int8 -> int8 sums computed four bytes a word; int8 -> int64 sums stored as slices of
+// 512 contiguous bytes. Segmented sums too: a segment's sum from a head at h is init plus the bytes
+// from h on, one dp4a sum less another (SEGMENTED BYTE SUMS).
 //
 // dp4a.s32.s32 d, a, b, c adds the four byte products of a and b to c. With b's bytes 1 or 0 it
 // sums the bytes of a that b selects, exactly (16 bytes of at most 128 in magnitude fit an int).
 // The stage holds zeros for items outside [0, n) (stage_chunk), the identity of a sum, so a chunk
 // needs no valid mask here.
 #pragma once
+#include "../../ops.cuh"
 #include "../../warp/warp_scan.cuh"
 
 namespace primer {
 
-/** Plain scans of int8 data by a sum (into int8 or int64): BYTE SUMS in ../scan_kernels.cuh. */
-template <typename Op, typename InT, bool SEGMENTED> struct ByteSums { static constexpr bool value = false; };
-template <> struct ByteSums<Sum<int>, signed char, false> { static constexpr bool value = true; };
-template <> struct ByteSums<Sum<long long>, signed char, false> { static constexpr bool value = true; };
+/** Scans of int8 data by a sum (into int8 or int64), plain or segmented: BYTE SUMS in ../scan_kernels.cuh. */
+template <typename Op, typename InT> struct ByteSums { static constexpr bool value = false; };
+template <> struct ByteSums<Sum<int>, signed char> { static constexpr bool value = true; };
+template <> struct ByteSums<Sum<long long>, signed char> { static constexpr bool value = true; };
 
 namespace scan_detail {
 
@@ -37,6 +39,29 @@ __device__ __forceinline__ uint4 read_byte_chunk(const signed char* stage) { ret
 __device__ __forceinline__ int byte_sum(const uint4& w) {
     constexpr unsigned ALL = 0x01010101u;
     return dp4a(w.w, ALL, dp4a(w.z, ALL, dp4a(w.y, ALL, dp4a(w.x, ALL, 0))));
+}
+
+/** The sum of a chunk's bytes before position h (h in [0, 16]): four dp4a, selectors built for h. */
+__device__ __forceinline__ int byte_sum_before(const uint4& w, int h) {
+    const unsigned words[4] = {w.x, w.y, w.z, w.w};
+    int sum = 0;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const int bytes = min(max(h - 4 * k, 0), 4);
+        sum = dp4a(words[k], 0x01010101u & (unsigned)((1ull << (8 * bytes)) - 1ull), sum);
+    }
+    return sum;
+}
+
+/**
+ * A chunk's (value, head) in a segmented sum; `heads`: bit k set where item k starts a segment.
+ * Without a head, the sum of its bytes; else init plus its bytes from the last head on.
+ */
+template <typename V>
+__device__ __forceinline__ Segmented<V> segmented_byte_total(const uint4& w, unsigned heads, V init) {
+    const int all = byte_sum(w);
+    if (heads == 0u) return {(V)all, 0};
+    return {init + (V)(all - byte_sum_before(w, 31 - __clz(heads))), 1};
 }
 
 /**
@@ -108,9 +133,16 @@ __device__ __forceinline__ uint4 byte_chunk_sums(const uint4& w, int prefix, int
  * ncu, H200): the kernel ran at 70% of the copy, bound by L2, as fast as torch's own int8 -> int64
  * conversion. Slices carry four sectors a request (25.2 M), and the scan runs at 88% of the copy
  * (BYTE SUMS in ../scan_kernels.cuh).
+ * SEGMENTED: lane c also holds chunk c's head bits (`chunk_heads`, bit k: item k starts a segment),
+ * and `chunk_prefix` is the running value before the chunk. An output at or after a head h of its
+ * chunk is init plus the bytes from h to its end, i.e. init - (bytes before h) + what the
+ * unsegmented form adds; the lane's second output has another head than its first only when it is
+ * one itself, and the bytes before it are then one of the two sums `prefixes` gives.
  */
+template <bool SEGMENTED = false>
 __device__ __forceinline__ void store_row_byte_sums(const signed char* row_stage, long long row_first, long long n,
-                                                    long long* out, long long chunk_prefix, const BytePrefixes& prefixes) {
+                                                    long long* out, long long chunk_prefix, const BytePrefixes& prefixes,
+                                                    unsigned chunk_heads = 0u, long long init = 0, int inclusive = 1) {
     const int lane = (int)lane_id();
 #pragma unroll
     for (int q = 0; q < 8; ++q) {
@@ -119,7 +151,19 @@ __device__ __forceinline__ void store_row_byte_sums(const signed char* row_stage
         const uint4 w = read_byte_chunk(row_stage + 16 * chunk);
         int before, through;
         prefixes.of(w, before, through);
-        const long long o[2] = {prefix + before, prefix + through};
+        long long o[2] = {prefix + before, prefix + through};
+        if constexpr (SEGMENTED) {
+            const unsigned heads = warp_shfl(chunk_heads, chunk);
+            const int first_item = 2 * (lane & 7);
+            const unsigned heads_to_first = heads & ((2u << first_item) - 1u);  // heads at or before the first output
+            if (heads & ((4u << first_item) - 1u)) {                          // ... at or before the second
+                const int bytes_before_head = heads_to_first ? byte_sum_before(w, 31 - __clz(heads_to_first)) : 0;
+                if (heads_to_first) o[0] = init - bytes_before_head + before;
+                const bool second_is_head = (heads >> (first_item + 1)) & 1u;
+                const int second_bytes_before = second_is_head ? (inclusive ? before : through) : bytes_before_head;
+                o[1] = init - second_bytes_before + through;
+            }
+        }
         const long long i = row_first + 16 * chunk + 2 * (lane & 7);
         long long* p = out + i;
         if (i >= 0 && i + 2 <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0) {

@@ -36,10 +36,10 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int8 (256 x 4
  * tiles and the block scan): 5. int32 -> int64 sums (out_bytes 8; WIDE SLOTS): 6 on sm_90 (38
  * registers), 5 on sm_80 and sm_89, where at 40 registers ptxas made a shuffle a call and spilled
- * around it; int8 -> int64 sums: 4 (54-60 registers; at 5 they spilled 8-16 bytes). Then capped as
- * scan_min_blocks caps.
+ * around it. int8 sums (`byte_sums`: SEGMENTED BYTE SUMS, no block scan): into int8 6 (39-40
+ * registers), into int64 5 (48; at 6 they spilled 16-28 bytes). Then capped as scan_min_blocks caps.
  */
-__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0) {
+__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
     constexpr int EIGHT_BYTE = 5;
 #else
@@ -50,8 +50,8 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
 #else
     constexpr int INT32_INTO_INT64 = 6;
 #endif
+    if (byte_sums) return out_bytes == 8 ? 5 : 6;
     if (item_bytes == 4 && out_bytes == 8) return INT32_INTO_INT64;
-    if (item_bytes == 1 && out_bytes == 8) return 4;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
 

@@ -56,6 +56,8 @@ final class ScanBench {
     private static final int SHORT_SEGMENTS = 1024;
     /** One head in 2^22: most tiles hold none, and their look-back reaches back to a prefix. */
     private static final int LONG_SEGMENTS = 1 << 22;
+    /** One head in 8: most 16-element chunks hold one (int8 scans sum headless chunks faster). */
+    private static final int DENSE_SEGMENTS = 8;
 
     private ScanBench() {}
 
@@ -86,6 +88,8 @@ final class ScanBench {
                 segmented(s, "segscan_i64", DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_i8", DType.BYTE, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32_i64", Op.SUM, DType.INT, DType.LONG, SHORT_SEGMENTS),
+                segmented(s, "segscan_i8_i64", Op.SUM, DType.BYTE, DType.LONG, SHORT_SEGMENTS),
+                segmented(s, "segscan_i8_dense", Op.SUM, DType.BYTE, DType.BYTE, DENSE_SEGMENTS),
                 segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
