@@ -35,7 +35,7 @@
 // Launch: blockDim.x = ScanShape<in type, segmented>::BLOCK_THREADS, gridDim.x = tiles =
 // ceil((n + shift) / tile_items), shift = (in % 16) / sizeof(in type); `tiles` is passed too and
 // checked. 256 threads and 32768-element tiles for int8 input, 8192 for 4-byte, 4096 for 8-byte;
-// segmented int8: 16384 (ScanPolicy.java).
+// segmented int8: 16384, but 32768 for sums (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
 // Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
@@ -54,7 +54,8 @@
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
 // read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 6
-// (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89).
+// (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89). Segmented
+// int8 sums (SEGMENTED BYTE SUMS, 256 x 8 tiles): into int8 5 (47-48), into int64 4 (56-58).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))
@@ -71,15 +72,16 @@
 // Segmented scans of IN into OUT: IN itself, or int64 for the sums that widen.
 #define PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP) \
     PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value))
-#define PRIMER_SEGSCAN_SHAPE(IN, OUT) \
-    primer::ScanShape<IN, true, OUT>::BLOCK_THREADS, primer::ScanShape<IN, true, OUT>::ROWS
+#define PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP) primer::ScanShape<IN, true, OUT, primer::ByteSums<OP, IN>::value>
+#define PRIMER_SEGSCAN_SHAPE(IN, OUT, OP) \
+    PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP)::BLOCK_THREADS, PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP)::ROWS
 
 #define PRIMER_SEGSCAN_FLAGS(NAME, IN, OUT, OP)                                                                  \
     extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP)                                                     \
         NAME(const IN* in, const signed char* flags, OUT* out, long long n, long long tiles, long long init_bits, \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
         using Heads = primer::FlagHeadsFor<IN, OUT>::type;  /* scan/segment_heads.cuh */                        \
-        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
                                                                        scratch, epoch, Heads{flags});             \
     }
 
@@ -88,9 +90,9 @@
         NAME(const IN* in, const long long* offsets, const long long* tile_first, OUT* out, long long n,          \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
              unsigned epoch, const unsigned long long* gate) {                                                    \
-        using Shape = primer::ScanShape<IN, true, OUT>;                                                           \
+        using Shape = PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP);                                                      \
         using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;                               \
-        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
                                                                        scratch, epoch,                            \
                                                                        Heads{offsets, tile_first, begin,          \
                                                                              primer::segment_head_slots(tile_first, tiles), gate}); \

@@ -99,7 +99,8 @@
 // Sixteen partials per chunk would not fit the register budget, so int8 chunks FOLD (device_scan):
 // a chunk's total is one left fold (segmented: restarting by selection), its outputs are folded on
 // from its prefix and stored as they come, rows are taken one at a time after the look-back, and
-// plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see TileScanFor).
+// plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see TileScanFor,
+// but their sums REDUCE_FIRST: SEGMENTED BYTE SUMS).
 // 40 registers and 6 blocks per SM for plain int8 scans (47-48 and 5 segmented by flags, 53-56 and
 // 4 by offsets, 48 and 5 for their min and max). Plain sums take BYTE SUMS instead of the fold.
 //
@@ -113,6 +114,19 @@
 // request. 2^28 int8, ms (bench/results/2026-11-24-nvidia-h200-step63-ab.md): into int64
 // 0.827-0.852 -> 0.647-0.663 (70% -> 88% of the copy; 40 registers, so 6 blocks per SM instead of
 // 5), into int8 0.170-0.176 -> 0.153-0.155 (107 M -> 63 M warp instructions).
+//
+// SEGMENTED BYTE SUMS (segmented int8 sums, into int8 or int64). A segment's sum from a head at h is
+// init plus the chunk's bytes from h on: its total is the dp4a sum, or init + (sum - bytes before
+// its last head), head 1 (segmented_byte_total). Totals that cheap make REDUCE_FIRST pay (the block
+// scan, which the folds had needed, is gone), and the tiles 256 x 8 (ScanShape). Into int64 each
+// lane of BYTE SUMS' slices finds its outputs' last heads in the chunk's bits and takes init less the
+// bytes before the head for the chunk's prefix; into int8 a chunk without a head takes
+// byte_chunk_sums, one with a head the fold. 2^28 int8, a head in about 1024, ms, the fold with the
+// block scan at 256 x 4 -> 256 x 4 -> 256 x 8 (two runs each; bench/results/2026-11-25-nvidia-h200-
+// step71-ab.md): by flags into int8 0.271-0.272 -> 0.239-0.241 -> 0.227-0.228, into int64 0.940-0.952
+// -> 0.696 -> 0.695-0.698; by offsets into int8 0.262-0.264 -> 0.221-0.222 -> 0.206-0.210, into
+// int64 0.878-0.884 -> 0.646-0.664 -> 0.641-0.643. With a head in about 8 (most chunks hold one, so
+// most of a warp's lanes fold) into int8 by flags 0.270-0.272 -> 0.277-0.281 -> 0.275-0.277.
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).

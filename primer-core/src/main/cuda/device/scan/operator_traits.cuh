@@ -106,7 +106,8 @@ template <typename F, bool MAX> struct ScanValues<FloatKeyExtreme<F, MAX>> {
  * would fold each 16-item chunk three times, and those folds are what a segmented int8 scan's time
  * goes to; REDUCE_FIRST for everything else, other int8 scans included: EARLY_AGGREGATE holds the
  * chunk totals and prefixes through the block scan, and with 16-item chunks that spilled at 6
- * blocks per SM (20-44 bytes, sm_90), where REDUCE_FIRST needs at most 40 registers.
+ * blocks per SM (20-44 bytes, sm_90), where REDUCE_FIRST needs at most 40 registers. (device_scan
+ * takes REDUCE_FIRST for segmented int8 sums, whose chunk totals are a few dp4a: SEGMENTED BYTE SUMS.)
  */
 enum class TileScan { BLOCK_SCAN, EARLY_AGGREGATE, REDUCE_FIRST };
 template <typename ScanOp, typename Value, int VEC>

@@ -36,8 +36,8 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int8 (256 x 4
  * tiles and the block scan): 5. int32 -> int64 sums (out_bytes 8; WIDE SLOTS): 6 on sm_90 (38
  * registers), 5 on sm_80 and sm_89, where at 40 registers ptxas made a shuffle a call and spilled
- * around it. int8 sums (`byte_sums`: SEGMENTED BYTE SUMS, no block scan): into int8 6 (39-40
- * registers), into int64 5 (48; at 6 they spilled 16-28 bytes). Then capped as scan_min_blocks caps.
+ * around it. int8 sums (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan): into int8 5
+ * (47-48 registers), into int64 4 (56-58; at 5 they spilled 4 bytes). Then capped as scan_min_blocks caps.
  */
 __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
@@ -50,7 +50,7 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
 #else
     constexpr int INT32_INTO_INT64 = 6;
 #endif
-    if (byte_sums) return out_bytes == 8 ? 5 : 6;
+    if (byte_sums) return out_bytes == 8 ? 4 : 5;
     if (item_bytes == 4 && out_bytes == 8) return INT32_INTO_INT64;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
@@ -72,17 +72,20 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
  * Segmented scans take the same 256 x 8 since REDUCE_FIRST holds no chunk totals across the
  * look-back; with the block scan they needed 256 x 4 to fit their (value, head) pairs, and half
  * the tile ran 1.3-1.8x slower (bench/lab/scan_ordered_lab.cu). Segmented int8 scans keep 256 x 4
- * (16384 items): they still take the block scan (TileScanFor). Plain int8 input keeps 256 x 8 (the
+ * (16384 items): they still take the block scan (TileScanFor); but their sums (BYTE_SUMS: SEGMENTED
+ * BYTE SUMS, ../scan_kernels.cuh) take 256 x 8, no block scan, and ran 5-7% faster into int8 than at
+ * 256 x 4, as fast into int64 (bench/results/2026-11-25-nvidia-h200-step71-ab.md). Plain int8 input keeps 256 x 8 (the
  * same 32 KB of input, 32768 items): the bytes per tile are what the measurements above chose, and
  * the int8 kernels fit their registers by folding (INT8 in ../scan_kernels.cuh), not by a smaller tile; the int8
- * shape itself has not been measured. Segmented sums that widen (int32 or int8 into int64) take 256 x 4
- * too: a tile's outputs, twice (eight times) its input's bytes, are what the stage (WIDE SLOTS,
- * ../scan_kernels.cuh) or the stores must hold. ScanPolicy.java mirrors these numbers.
+ * shape itself has not been measured. Segmented int32 -> int64 sums take 256 x 4 too: a tile's
+ * outputs, twice its input's bytes, are what the stage must hold (WIDE SLOTS, tile_io.cuh).
+ * ScanPolicy.java mirrors these numbers.
  */
-template <typename InT, bool SEGMENTED = false, typename OutT = InT>
+template <typename InT, bool SEGMENTED = false, typename OutT = InT, bool BYTE_SUMS = false>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
-    static constexpr int ROWS = SEGMENTED && (sizeof(InT) == 1 || sizeof(OutT) > sizeof(InT)) ? 4 : 8;  // 16-byte vectors per thread per tile
+    static constexpr int ROWS =  // 16-byte vectors per thread per tile
+        SEGMENTED && !BYTE_SUMS && (sizeof(InT) == 1 || sizeof(OutT) > sizeof(InT)) ? 4 : 8;
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 

@@ -158,7 +158,8 @@ public final class GpuCustomScan {
                                             long in, long headFlags, long out, long n) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
-        GpuScan.launchFlags(ctx, () -> segmentedKernel(ctx, op, false, FLAGS_KERNEL), op.type(), op.type(), inclusive, initBits,
+        GpuScan.launchFlags(ctx, () -> segmentedKernel(ctx, op, false, FLAGS_KERNEL), op.type(), op.type(),
+                ScanPolicy.tileItems(op.type(), true), inclusive, initBits,
                 in, headFlags, out, n);
     }
 
@@ -170,7 +171,8 @@ public final class GpuCustomScan {
                                               long in, long offsets, long segments, long out, long length) {
         Objects.requireNonNull(ctx, "ctx");
         Objects.requireNonNull(op, "op");
-        GpuScan.launchOffsets(ctx, () -> segmentedKernel(ctx, op, true, OFFSETS_KERNEL), op.type(), op.type(), inclusive, initBits,
+        GpuScan.launchOffsets(ctx, () -> segmentedKernel(ctx, op, true, OFFSETS_KERNEL), op.type(), op.type(),
+                ScanPolicy.tileItems(op.type(), true), inclusive, initBits,
                 in, offsets, segments, out, length);
     }
 }

@@ -130,16 +130,18 @@ public final class GpuScan {
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
         String kernel = kernelName("segscan_flags_", inType, outType, op);
-        launchFlags(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, inclusive, initBits, in, headFlags, out, n);
+        launchFlags(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, outType, op, true),
+                inclusive, initBits, in, headFlags, out, n);
     }
 
     /**
      * Launches a segmented-by-flags kernel with the signature of {@code segscan_flags_<op>_<suffix>}
      * (or an NVRTC instantiation of {@code device_scan} with flag heads) after checking the
-     * arguments; the kernel is only asked for when there is work. Shared with {@link GpuCustomScan}.
+     * arguments; the kernel is only asked for when there is work. {@code tileItems}: the kernel's tile
+     * ({@link ScanPolicy#tileItems}). Shared with {@link GpuCustomScan}.
      */
-    static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType inType, DType outType, boolean inclusive,
-                            long initBits, long in, long headFlags, long out, long n) {
+    static void launchFlags(CudaContext ctx, Supplier<CudaKernel> kernel, DType inType, DType outType, int tileItems,
+                            boolean inclusive, long initBits, long in, long headFlags, long out, long n) {
         if (n < 0) throw new IllegalArgumentException("n must be >= 0: " + n);
         if (n == 0) return;
         requireAligned(in, inType, "in");
@@ -149,9 +151,9 @@ public final class GpuScan {
         if (overlaps(headFlags, n, out, n * outType.byteSize())) {
             throw new IllegalArgumentException("headFlags: overlaps out");
         }
-        requireTileCount(n, in, inType, outType, true);
+        requireTileCount(n, in, inType, tileItems);
         CudaKernel k = kernel.get();
-        long tiles = ScanPolicy.tiles(n, in, inType, outType, true);
+        long tiles = ScanPolicy.tiles(n, in, inType, tileItems);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {
             long[] status = status(ctx, epochs, tiles);
@@ -185,8 +187,8 @@ public final class GpuScan {
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
         String kernel = kernelName("segscan_offsets_", inType, outType, op);
-        launchOffsets(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, inclusive, initBits, in, offsets,
-                segments, out, length);
+        launchOffsets(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, outType, op, true),
+                inclusive, initBits, in, offsets, segments, out, length);
     }
 
     /**
@@ -200,41 +202,40 @@ public final class GpuScan {
      * other offsets the guessed scan writes nothing (its blocks take a ticket and leave), and the
      * scan of the range the verdict gives is launched after it, as before the guess.
      */
-    static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, DType outType, boolean inclusive,
-                              long initBits, long in, long offsets, long segments, long out, long length) {
+    static void launchOffsets(CudaContext ctx, Supplier<CudaKernel> kernel, DType type, DType outType, int tileItems,
+                              boolean inclusive, long initBits, long in, long offsets, long segments, long out, long length) {
         if (segments < 0) throw new IllegalArgumentException("segments must be >= 0: " + segments);
         if (segments == 0) {
             requireAligned(offsets, DType.LONG, "offsets");
             GpuSegmentedReduce.checkLoneOffset(ctx, offsets, length);
             return;
         }
-        int tileItems = ScanPolicy.tileItems(type, outType, true);
         long maxTiles = ScanPolicy.maxTiles(length, type, tileItems);
         Epochs epochs = epochs(ctx);
         synchronized (epochs) {  // from the tile starts, which fill the scratch, to the scan that reads it
             // The gates: the check opens the first for the guess alone, and always opens the second.
             long scratch = ctx.scratch(SEGMENT_SCRATCH, GATE_BYTES + ScanPolicy.segmentScratchBytes(maxTiles));
             long guessGate = scratch, openGate = scratch + 8, tileFirst = scratch + GATE_BYTES;
-            CudaKernel guessed = kernelForWholeArrays(kernel, type, outType, in, offsets, segments, out, length);
-            Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, outType, inclusive,
-                    initBits, in, offsets, tileFirst, out, 0, length, guessGate);
+            CudaKernel guessed = kernelForWholeArrays(kernel, type, outType, tileItems, in, offsets, segments, out, length);
+            Runnable queueGuess = guessed == null ? null : () -> launchSegment(ctx, epochs, guessed, type, outType, tileItems,
+                    inclusive, initBits, in, offsets, tileFirst, out, 0, length, guessGate);
             long[] range = checkOffsetsFindingTileStarts(ctx, offsets, segments, length, in, type, tileItems, tileFirst,
                     guessGate, queueGuess);
             long begin = range[0], n = range[1] - begin;
             if (guessed != null && begin == 0 && n == length) return;  // the guessed scan is the one
             if (n == 0) return;  // before the range's checks: empty arrays (null pointers) with empty segments are fine
-            checkRange(type, outType, in, offsets, segments, out, begin, n);
+            checkRange(type, outType, tileItems, in, offsets, segments, out, begin, n);
             // After every argument check, as a user-defined operator's kernel may need NVRTC (and,
             // if the guess could not ask for it, compiles here the first time, holding the lock:
             // the tile starts are in its scratch).
-            launchSegment(ctx, epochs, guessed != null ? guessed : kernel.get(), type, outType, inclusive, initBits, in,
-                    offsets, tileFirst, out, begin, n, openGate);
+            launchSegment(ctx, epochs, guessed != null ? guessed : kernel.get(), type, outType, tileItems, inclusive, initBits,
+                    in, offsets, tileFirst, out, begin, n, openGate);
         }
     }
 
     /** The host's checks on the n >= 1 elements from {@code begin} that a scan by offsets reads and writes. */
-    private static void checkRange(DType type, DType outType, long in, long offsets, long segments, long out, long begin,
-                                   long n) {
+    private static void checkRange(DType type, DType outType, int tileItems, long in, long offsets, long segments, long out,
+                                   long begin, long n) {
         requireAligned(in, type, "in");
         requireAligned(out, outType, "out");
         long size = type.byteSize(), outSize = outType.byteSize();
@@ -243,7 +244,7 @@ public final class GpuScan {
         if (overlaps(offsets, 8 * (segments + 1), outBase, n * outSize)) {
             throw new IllegalArgumentException("offsets: overlaps out");
         }
-        requireTileCount(n, inBase, type, outType, true);
+        requireTileCount(n, inBase, type, tileItems);
     }
 
     /**
@@ -258,11 +259,11 @@ public final class GpuScan {
      * whole arrays (it may pass on the true range), or the kernel cannot be had yet (a user-defined
      * operator without NVRTC: its error must come after the offsets' own, as without the guess).
      */
-    private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, DType outType, long in,
-                                                   long offsets, long segments, long out, long length) {
+    private static CudaKernel kernelForWholeArrays(Supplier<CudaKernel> kernel, DType type, DType outType, int tileItems,
+                                                   long in, long offsets, long segments, long out, long length) {
         if (length == 0) return null;
         try {
-            checkRange(type, outType, in, offsets, segments, out, 0, length);
+            checkRange(type, outType, tileItems, in, offsets, segments, out, 0, length);
         } catch (IllegalArgumentException e) {
             return null;  // the verdict's range may still pass: it is checked, and named, in its turn
         }
@@ -274,11 +275,11 @@ public final class GpuScan {
     }
 
     /** Launches segment kernel {@code k} over elements [begin, begin + n) of in and out, n >= 1, behind {@code gate}. */
-    private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, DType outType,
+    private static void launchSegment(CudaContext ctx, Epochs epochs, CudaKernel k, DType type, DType outType, int tileItems,
                                       boolean inclusive, long initBits, long in, long offsets, long tileFirst, long out,
                                       long begin, long n, long gate) {
         long inBase = in + begin * type.byteSize(), outBase = out + begin * outType.byteSize();
-        long tiles = ScanPolicy.tiles(n, inBase, type, outType, true);
+        long tiles = ScanPolicy.tiles(n, inBase, type, tileItems);
         long[] status = status(ctx, epochs, tiles);
         k.launch(tiles, ScanPolicy.BLOCK_THREADS, 0, inBase, offsets, tileFirst, outBase, n, tiles, begin, initBits,
                 inclusive ? 1 : 0, status[0], (int) status[1], gate);
@@ -454,11 +455,11 @@ public final class GpuScan {
     }
 
     private static void requireTileCount(long n, long in, DType inType, boolean segmented) {
-        requireTileCount(n, in, inType, inType, segmented);
+        requireTileCount(n, in, inType, ScanPolicy.tileItems(inType, segmented));
     }
 
-    private static void requireTileCount(long n, long in, DType inType, DType outType, boolean segmented) {
-        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType, outType, segmented) > Integer.MAX_VALUE) {
+    private static void requireTileCount(long n, long in, DType inType, int tileItems) {
+        if (n > Long.MAX_VALUE / 16 || ScanPolicy.tiles(n, in, inType, tileItems) > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("n: " + n + " elements are more than one launch can scan");
         }
     }

@@ -1,6 +1,7 @@
 package dev.primer.gpu;
 
 import dev.primer.DType;
+import dev.primer.Op;
 
 /**
  * Launch shape of the device scan. Mirrors {@code ScanShape} and {@code ScanPolicyConstants} in
@@ -9,7 +10,7 @@ import dev.primer.DType;
  *
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
  * input each: 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8), except segmented
- * int8 scans, 16384 (256 x 4: they keep the block scan, see {@code TileScanFor}); the input type sets
+ * int8 scans but sums, 16384 (256 x 4: they keep the block scan, see {@code TileScanFor}); the input type sets
  * the tile, whatever the output (int8 -> int64 tiles are int8 tiles), except segmented int32 -> int64
  * sums, 4096 (256 x 4: the stage holds the tile's outputs, {@code WIDE SLOTS}). The tiles are laid on 16-byte
  * boundaries of the input, so tile 0 may start up to 15 int8 elements (3 of 4 bytes, 1 of 8) before
@@ -46,9 +47,25 @@ public final class ScanPolicy {
     /** Threads per block of every scan kernel. */
     public static final int BLOCK_THREADS = 256;
 
-    /** 16-byte vectors per thread per tile, scanning {@code inType} into {@code outType}. */
+    /**
+     * 16-byte vectors per thread per tile, scanning {@code inType} into {@code outType} by an operator
+     * that does not sum bytes: a user-defined one, or see {@link #rows(DType, DType, Op, boolean)}.
+     */
     public static int rows(DType inType, DType outType, boolean segmented) {
         return segmented && (inType.byteSize() == 1 || outType.byteSize() > inType.byteSize()) ? 4 : 8;
+    }
+
+    /** As above, by the built-in {@code op}: segmented int8 sums sum their bytes, and take 8 rows. */
+    public static int rows(DType inType, DType outType, Op op, boolean segmented) {
+        return segmented && sumsBytes(inType, op) ? 8 : rows(inType, outType, segmented);
+    }
+
+    /**
+     * Whether a scan of {@code inType} by {@code op} sums its chunks' bytes by dp4a ({@code BYTE SUMS} in
+     * scan_kernels.cuh): int8 sums. Segmented, they need no block scan, so their tiles are 256 x 8.
+     */
+    static boolean sumsBytes(DType inType, Op op) {
+        return inType == DType.BYTE && op == Op.SUM;
     }
 
     /** Elements per tile for this input type, scanned into itself. */
@@ -56,9 +73,14 @@ public final class ScanPolicy {
         return tileItems(inType, inType, segmented);
     }
 
-    /** Elements per tile for this input type, scanned into {@code outType}. */
+    /** Elements per tile for this input type, scanned into {@code outType} (by an operator that does not sum bytes). */
     public static int tileItems(DType inType, DType outType, boolean segmented) {
         return BLOCK_THREADS * rows(inType, outType, segmented) * (VECTOR_BYTES / inType.byteSize());
+    }
+
+    /** Elements per tile for this input type, scanned into {@code outType} by the built-in {@code op}. */
+    public static int tileItems(DType inType, DType outType, Op op, boolean segmented) {
+        return BLOCK_THREADS * rows(inType, outType, op, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
@@ -68,13 +90,12 @@ public final class ScanPolicy {
 
     /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}. */
     public static long tiles(long n, long inPointer, DType inType, boolean segmented) {
-        return tiles(n, inPointer, inType, inType, segmented);
+        return tiles(n, inPointer, inType, tileItems(inType, segmented));
     }
 
-    /** Tiles (= blocks) that cover {@code n >= 1} elements starting at {@code inPointer}, scanned into {@code outType}. */
-    public static long tiles(long n, long inPointer, DType inType, DType outType, boolean segmented) {
-        long items = tileItems(inType, outType, segmented);
-        return (n + shift(inPointer, inType) + items - 1) / items;
+    /** Tiles (= blocks) of {@code tileItems} elements that cover {@code n >= 1} elements starting at {@code inPointer}. */
+    public static long tiles(long n, long inPointer, DType inType, int tileItems) {
+        return (n + shift(inPointer, inType) + tileItems - 1) / tileItems;
     }
 
     /**

@@ -269,7 +269,7 @@ class GpuScanTest {
 
     // ---- int8 ----
 
-    /** Sizes around one int8 tile (32768 items plain, 16384 segmented) and many tiles (4M: over 4 look-back windows). */
+    /** Sizes around one plain int8 tile (32768 items) and many tiles (4M: over 4 look-back windows). */
     private static final int[] BYTE_SIZES = {0, 1, 2, 15, 16, 17, 31, 33, 511, 513, 4095, 4097, (1 << 15) - 1, 1 << 15,
             (1 << 15) + 1, (1 << 16) + 1, (1 << 20) - 1, (1 << 20) + 1, 1_000_003, (1 << 22) + 5};
 
@@ -443,7 +443,8 @@ class GpuScanTest {
     @Test
     void int8SegmentedByFlagsAndByOffsets() {
         SplittableRandom random = new SplittableRandom(13);
-        int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, 100_003, (1 << 20) + 3, 0};
+        // Around the tiles: 16384 items, 32768 for sums (SEGMENTED BYTE SUMS).
+        int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, (1 << 15) + 1, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (boolean byOffsets : new boolean[] {false, true}) {
             for (Op op : Op.values()) {
@@ -688,9 +689,9 @@ class GpuScanTest {
     }
 
     /**
-     * Segmented int32 and int8 sums into int64 (WIDE SLOTS and FOLD in scan_kernels.cuh), by flags and by
+     * Segmented int32 and int8 sums into int64 (WIDE SLOTS and BYTE SUMS in scan_kernels.cuh), by flags and by
      * offsets, inclusive and exclusive, from inits beyond the int32 range, over inputs that span their whole
-     * type: around the tiles (4096 int32, 16384 int8 items), data and flags at every shift, one segment and
+     * type: around the tiles (4096 int32, 32768 int8 items), data and flags at every shift, one segment and
      * segments of every density. Every element against the sequential fold and the CPU backend; poison around.
      */
     @Test
@@ -698,7 +699,7 @@ class GpuScanTest {
         SplittableRandom random = new SplittableRandom(61);
         double[] rates = {0, 0.0003, 0.01, 0.3, 1};
         for (DType type : new DType[] {DType.INT, DType.BYTE}) {
-            long tile = ScanPolicy.tileItems(type, DType.LONG, true);
+            long tile = ScanPolicy.tileItems(type, DType.LONG, Op.SUM, true);
             long[] sizes = {1, 7, 33, tile - 1, tile, tile + 1, 3 * tile + 17, 100_003, (1 << 20) + 3, 0};
             for (long n : sizes) {
                 for (boolean byOffsets : new boolean[] {false, true}) {
@@ -738,8 +739,8 @@ class GpuScanTest {
     void segmentedByOffsetsAroundTheTileSlots() {
         SplittableRandom random = new SplittableRandom(21);
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
-            long tile = ScanPolicy.tileItems(type, true);
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                long tile = ScanPolicy.tileItems(type, type, op, true);  // int8 sums: 256 x 8, their other scans 256 x 4
                 // a start at this rate, and one in five of them doubled (an empty segment): ~31 and ~38 a tile
                 for (double perTile : new double[] {26, 32}) {
                     checkSegmented(type, op, random.nextBoolean(), someInit(type, op), 60 * tile + 7,
@@ -758,28 +759,28 @@ class GpuScanTest {
     void segmentedByOffsetsWithStartsPlacedAroundTheSlotLimit() {
         SplittableRandom random = new SplittableRandom(32);
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
-            long tile = ScanPolicy.tileItems(type, true), n = 13 * tile + 40;
-            List<Long> starts = new ArrayList<>();
-            starts.add(0L);
-            starts.addAll(startsIn(random, 1 * tile, tile, 32, true));            // 32: the slot, full
-            starts.addAll(startsIn(random, 2 * tile, tile, 33, true));            // 33: the offsets
-            starts.addAll(startsIn(random, 3 * tile, tile, 31, false));           // 31 + a repeat = 32
-            starts.add(starts.getLast());
-            starts.addAll(startsIn(random, 4 * tile, tile, 32, false));           // 32 + a repeat = 33
-            starts.add(starts.getLast());
-            starts.add(6 * tile - 1);                                             // one, the tile's last element
-            for (int i = 0; i < 32; i++) starts.add(8 * tile + 17);               // 32 at one place: 31 empty
-            starts.addAll(startsIn(random, 9 * tile, tile, 64, true));            // 64
-            starts.addAll(startsIn(random, 10 * tile, tile, 32, false));          // 32, the 33rd on the next tile's
-            starts.add(11 * tile);                                                //   first element
-            starts.addAll(startsIn(random, 11 * tile + 1, tile - 1, 3, false));
-            starts.addAll(startsIn(random, 13 * tile + 8, 32, 32, false));        // 32 in the last, short tile, then
-            starts.add(n);                                                        //   offsets[segments]
-            // Tiles begin at 16-byte boundaries of memory: by offsets, the data's first element (after OFFSETS_PAD
-            // elements) lies on one when shift = -OFFSETS_PAD modulo a vector's elements, so the counts above are the
-            // tiles'. Any other shift moves the tiles under the same starts.
-            int vector = 16 / (int) type.byteSize(), aligned = (int) Math.floorMod(-OFFSETS_PAD, vector);
-            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {  // int8 sums' tiles are twice their other scans'
+                long tile = ScanPolicy.tileItems(type, type, op, true), n = 13 * tile + 40;
+                List<Long> starts = new ArrayList<>();
+                starts.add(0L);
+                starts.addAll(startsIn(random, 1 * tile, tile, 32, true));            // 32: the slot, full
+                starts.addAll(startsIn(random, 2 * tile, tile, 33, true));            // 33: the offsets
+                starts.addAll(startsIn(random, 3 * tile, tile, 31, false));           // 31 + a repeat = 32
+                starts.add(starts.getLast());
+                starts.addAll(startsIn(random, 4 * tile, tile, 32, false));           // 32 + a repeat = 33
+                starts.add(starts.getLast());
+                starts.add(6 * tile - 1);                                             // one, the tile's last element
+                for (int i = 0; i < 32; i++) starts.add(8 * tile + 17);               // 32 at one place: 31 empty
+                starts.addAll(startsIn(random, 9 * tile, tile, 64, true));            // 64
+                starts.addAll(startsIn(random, 10 * tile, tile, 32, false));          // 32, the 33rd on the next tile's
+                starts.add(11 * tile);                                                //   first element
+                starts.addAll(startsIn(random, 11 * tile + 1, tile - 1, 3, false));
+                starts.addAll(startsIn(random, 13 * tile + 8, 32, 32, false));        // 32 in the last, short tile, then
+                starts.add(n);                                                        //   offsets[segments]
+                // Tiles begin at 16-byte boundaries of memory: by offsets, the data's first element (after OFFSETS_PAD
+                // elements) lies on one when shift = -OFFSETS_PAD modulo a vector's elements, so the counts above are the
+                // tiles'. Any other shift moves the tiles under the same starts.
+                int vector = 16 / (int) type.byteSize(), aligned = (int) Math.floorMod(-OFFSETS_PAD, vector);
                 for (int shift : new int[] {aligned, (aligned + 1 + random.nextInt(vector - 1)) % vector}) {
                     checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, shift, 0, starts, true,
                             OFFSETS_PAD, random.nextLong(), 1, "starts around the slot limit");
@@ -801,20 +802,20 @@ class GpuScanTest {
     void segmentedByOffsetsWithStartsClusteredAndSpread() {
         SplittableRandom random = new SplittableRandom(53);
         for (DType type : new DType[] {DType.INT, DType.BYTE, DType.DOUBLE}) {
-            long tile = ScanPolicy.tileItems(type, true), n = 40 * tile + 123;
-            List<Long> starts = new ArrayList<>();
-            starts.add(0L);
-            for (long i = 5; i < 3005; i++) starts.add(i);                          // every element a start
-            long repeated = 25 * tile + 77;
-            for (long k = 20 * tile; k < 35 * tile; k += tile / 3 + random.nextLong(tile)) {  // sparse, around
-                if (k > repeated && starts.getLast() < repeated) {
-                    for (int i = 0; i < 700; i++) starts.add(repeated);              //   700 at one place
+            for (Op op : new Op[] {Op.SUM, Op.MAX}) {  // int8 sums' tiles are twice their other scans'
+                long tile = ScanPolicy.tileItems(type, type, op, true), n = 40 * tile + 123;
+                List<Long> starts = new ArrayList<>();
+                starts.add(0L);
+                for (long i = 5; i < 3005; i++) starts.add(i);                          // every element a start
+                long repeated = 25 * tile + 77;
+                for (long k = 20 * tile; k < 35 * tile; k += tile / 3 + random.nextLong(tile)) {  // sparse, around
+                    if (k > repeated && starts.getLast() < repeated) {
+                        for (int i = 0; i < 700; i++) starts.add(repeated);              //   700 at one place
+                    }
+                    starts.add(k);
                 }
-                starts.add(k);
-            }
-            for (long i = n - 100; i < n; i++) starts.add(i);                       // a dense tail
-            starts.add(n);
-            for (Op op : new Op[] {Op.SUM, Op.MAX}) {
+                for (long i = n - 100; i < n; i++) starts.add(i);                       // a dense tail
+                starts.add(n);
                 checkSegmentedAt(type, op, random.nextBoolean(), someInit(type, op), n, random.nextInt(16 / (int) type.byteSize()),
                         0, starts, true, random.nextBoolean() ? OFFSETS_PAD : 0, random.nextLong(), 1, "starts clustered and spread");
             }
@@ -1243,7 +1244,7 @@ class GpuScanTest {
                         checkPoison(what, got, 0, outOffset + outSize * pad);
                         checkPoison(what, got, outOffset + outSize * (pad + n), bufBytes);
                         checkAgainstReference(what, type, outType, op, inclusive, initBits, x, heads, n,
-                                got.asSlice(outOffset + outSize * pad), ScanPolicy.tileItems(type, outType, true));
+                                got.asSlice(outOffset + outSize * pad), ScanPolicy.tileItems(type, outType, op, true));
                         if (type == DType.BYTE || widens) {  // exact on both backends
                             Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
                             MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(outSize * total, 8);
