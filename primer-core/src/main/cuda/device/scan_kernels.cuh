@@ -214,6 +214,7 @@
 #include "scan/offset_heads.cuh"
 #include "scan/tile_io.cuh"
 #include "scan/byte_sums.cuh"
+#include "scan/widening_sums.cuh"
 
 namespace primer {
 
@@ -280,24 +281,21 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
     // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
     static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
-    // BLOCKED (below): every segmented scan of 4- and 8-byte data, its head bits in shared memory.
+    // WIDENING SUMS (segmented int32 -> int64 sums, scan/widening_sums.cuh): the rows' way, below.
+    constexpr bool WIDENING = SEGMENTED && WideningSums<Op, InT, OutT>::value;
+    // BLOCKED (below): every other segmented scan of 4- and 8-byte data, its head bits in shared memory.
     constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
-    constexpr bool BLOCKED = SEGMENTED && !FOLD;
-    // WIDE SLOTS (scan/tile_io.cuh): BLOCKED tiles whose outputs are wider than their input
-    // (segmented int32 -> int64 sums) write each chunk's outputs over it in a stage of twice the
-    // input's bytes.
-    constexpr bool WIDE = BLOCKED && sizeof(OutT) > sizeof(InT);
-    constexpr int STAGE_ITEMS = WIDE ? TILE_ITEMS * (int)(sizeof(OutT) / sizeof(InT)) : TILE_ITEMS;
+    constexpr bool BLOCKED = SEGMENTED && !FOLD && !WIDENING;
     // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain scans of int64 products read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
-    static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST &&
-                               (WIDE ? ROWS == 4 && sizeof(OutT) == 2 * sizeof(InT) : ROWS == 8 && sizeof(OutT) == sizeof(InT))),
-                  "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread (four in wide slots), "
-                  "outputs in place");
+    static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
+                  "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
+    static_assert(!WIDENING || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && VEC == 4),
+                  "widening sums read their chunks' head bits from shared memory after the look-back");
 
     __shared__ struct {
-        alignas(16) InT stage[STAGE_ITEMS];
+        alignas(16) InT stage[TILE_ITEMS];
         unsigned tile;
         BlockScanStorage<Acc, BLOCK_THREADS> scan;
         LookbackStorage<Acc, WINDOWS, ORDERED> lookback;
@@ -344,10 +342,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     const long long tile_start = tile * TILE_ITEMS - shift;       // element index of the tile's first item
     const long long first = tile_start + thread_offset;
     // Chunk q's input in a SWIZZLED stage.
-    auto swizzled_chunk = [&](int q) -> InT* {
-        if constexpr (WIDE) return scan_detail::wide_input_chunk<VEC>(s.stage, q);
-        else return scan_detail::blocked_chunk<VEC>(s.stage, q);
-    };
+    auto swizzled_chunk = [&](int q) -> InT* { return scan_detail::blocked_chunk<VEC>(s.stage, q); };
 
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
@@ -371,7 +366,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     unsigned head_bits[ROWS];
 #pragma unroll
     for (int r = 0; r < ROWS; ++r) {
-        if constexpr (BLOCKED) head_bits[r] = 0u;  // unused
+        if constexpr (BLOCKED || WIDENING) head_bits[r] = 0u;  // unused
         else head_bits[r] = heads.template bits<VEC>(raw_heads[r], thread_offset + r * ROW_ITEMS, s.heads);
     }
     // Element 0 is a head whatever flags[0] holds (by offsets, OffsetHeads::prepare marks it), so
@@ -652,7 +647,40 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
                                   sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
     static_assert(!BLOCKED_IN_WAIT || SCAN_IN_WAIT, "BLOCKED_IN_WAIT is a form of SCAN IN THE WAIT");
-    if constexpr (BLOCKED) {
+    if constexpr (WIDENING) {
+        // WIDENING SUMS (segmented int32 -> int64 sums): each lane's chunk of a row, its head bits
+        // from shared memory, its (value, head) total in closed form (scan/widening_sums.cuh). The
+        // warp's total is a plain sum of its lanes' shares; after the wait, each row's prefixes are
+        // one plain warp sum scan less the prefix at each lane's last head, and every chunk's four
+        // outputs leave as the plain int32 -> int64 scan's do (store_row: whole sectors).
+        auto chunk_of = [&](int r, int (&x)[VEC], unsigned& bits) {
+            scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
+            bits = heads.template bits<VEC>(0u, thread_offset + r * ROW_ITEMS, s.heads);
+        };
+        long long share = 0;
+        unsigned any_heads = 0u;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) {
+            int x[VEC];
+            unsigned bits;
+            chunk_of(r, x, bits);
+            scan_detail::fold_row_share(scan_detail::widening_chunk_total(x, bits, init), share, any_heads);
+        }
+        const Acc warp_total = scan_detail::warp_total_of_shares(share, any_heads);
+        if (lane == 0) s.totals.warp[warp] = warp_total;
+        __syncthreads();
+        long long carry = before_warp().value;
+#pragma unroll 1
+        for (int r = 0; r < ROWS; ++r) {
+            int x[VEC];
+            unsigned bits;
+            chunk_of(r, x, bits);
+            const long long prefix = scan_detail::widening_row_prefix(scan_detail::widening_chunk_total(x, bits, init), carry);
+            OutT o[VEC];
+            scan_detail::widening_chunk_outputs(x, bits, prefix, init, inclusive, o);
+            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+        }
+    } else if constexpr (BLOCKED) {
         // BLOCKED (segmented REDUCE_FIRST scans of 4- and 8-byte data whose head bits are in shared
         // memory: by offsets, and by flags through SharedFlagHeads). Each thread takes the warp's
         // items blocked, its ROWS chunks consecutive (the stage is swizzled for it: blocked_slot), so
@@ -702,8 +730,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     running = op(head ? init : running, v);
                     o[k] = Values::template lower<OutT>(inclusive ? running : head ? init : before);
                 }
-                if constexpr (WIDE) scan_detail::write_wide_chunk<VEC>(s.stage, q0 + c, o);
-                else scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
+                scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
             }
         };
         const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
@@ -723,8 +750,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         for (int r = 0; r < ROWS; ++r) {
             const int q = (thread_offset + r * ROW_ITEMS) / VEC;
             OutT o[VEC];
-            if constexpr (WIDE) scan_detail::read_wide_chunk<VEC>(s.stage, q, o);
-            else scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
         }
     } else if constexpr (SCAN_IN_WAIT) {

@@ -33,11 +33,10 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * Blocks per SM a segmented scan asks for (scan.cu's register notes). 4- and 8-byte data (BLOCKED,
  * ../scan_kernels.cuh): 6, 37-40 registers; but 8-byte data 5 on sm_80, where ptxas spills 8 bytes
  * at 6 (the built-in sums, products, min and max by offsets, a user's float64 forward fill by
- * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int8 (256 x 4
- * tiles and the block scan): 5. int32 -> int64 sums (out_bytes 8; WIDE SLOTS): 6 on sm_90 (38
- * registers), 5 on sm_80 and sm_89, where at 40 registers ptxas made a shuffle a call and spilled
- * around it. int8 sums (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan): into int8 5
- * (47-48 registers), into int64 4 (56-58; at 5 they spilled 4 bytes). Then capped as scan_min_blocks caps.
+ * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int32 -> int64
+ * sums (WIDENING SUMS) 6 too, 38-40 registers. int8 (256 x 4 tiles and the block scan): 5. int8 sums
+ * (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan): into int8 5 (47-48 registers),
+ * into int64 4 (56-58; at 5 they spilled 4 bytes). Then capped as scan_min_blocks caps.
  */
 __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
@@ -45,13 +44,7 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
 #else
     constexpr int EIGHT_BYTE = 6;
 #endif
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-    constexpr int INT32_INTO_INT64 = 5;
-#else
-    constexpr int INT32_INTO_INT64 = 6;
-#endif
     if (byte_sums) return out_bytes == 8 ? 4 : 5;
-    if (item_bytes == 4 && out_bytes == 8) return INT32_INTO_INT64;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
 
@@ -85,7 +78,7 @@ template <typename InT, bool SEGMENTED = false, typename OutT = InT, bool BYTE_S
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
     static constexpr int ROWS =  // 16-byte vectors per thread per tile
-        SEGMENTED && !BYTE_SUMS && (sizeof(InT) == 1 || sizeof(OutT) > sizeof(InT)) ? 4 : 8;
+        SEGMENTED && !BYTE_SUMS && sizeof(InT) == 1 ? 4 : 8;
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 

@@ -60,50 +60,6 @@ template <int VEC, typename T>
 __device__ __forceinline__ T* blocked_chunk(T* stage, int q) { return stage + blocked_slot(q) * VEC; }
 
 /**
- * WIDE SLOTS (segmented int32 -> int64 sums, BLOCKED with four chunks a thread): each chunk's 32
- * bytes of outputs are written over its 16 bytes of input, so chunk q owns a 32-byte slot,
- * wide_slot(q), and its input sits in half wide_half(q) of it. Both are permuted so that eight
- * lanes that stage consecutive chunks, read chunk c of eight consecutive threads, or touch the
- * same half (first its input's, then the other) of any of these slots meet eight different 16-byte
- * bank groups.
- */
-__device__ __forceinline__ int wide_slot(int q) { return (q & ~3) | ((q + (q >> 3)) & 3); }
-__device__ __forceinline__ int wide_half(int q) { return (q >> 2) & 1; }
-
-/** Chunk q's input (VEC items of T, 16 bytes) in a stage laid out in WIDE SLOTS. */
-template <int VEC, typename T>
-__device__ __forceinline__ T* wide_input_chunk(T* stage, int q) { return stage + (2 * wide_slot(q) + wide_half(q)) * VEC; }
-
-/** Chunk q's 32-byte slot, as two 16-byte halves. */
-template <int VEC, typename T>
-__device__ __forceinline__ uint4* wide_slot_of(T* stage, int q) { return reinterpret_cast<uint4*>(stage + 2 * wide_slot(q) * VEC); }
-
-/** Chunk q's outputs (32 bytes) written to its slot, the input's half first. */
-template <int VEC, typename InT, typename OutT>
-__device__ __forceinline__ void write_wide_chunk(InT* stage, int q, const OutT (&o)[VEC]) {
-    static_assert(VEC * sizeof(OutT) == 32, "32 bytes of outputs a chunk");
-    uint4 raw[2];
-    __builtin_memcpy(raw, o, 32);
-    const int h = wide_half(q);
-    uint4* slot = wide_slot_of<VEC>(stage, q);
-    slot[h] = h ? raw[1] : raw[0];
-    slot[h ^ 1] = h ? raw[0] : raw[1];
-}
-
-/** Chunk q's outputs read back from its slot, the input's half first. */
-template <int VEC, typename InT, typename OutT>
-__device__ __forceinline__ void read_wide_chunk(const InT* stage, int q, OutT (&o)[VEC]) {
-    static_assert(VEC * sizeof(OutT) == 32, "32 bytes of outputs a chunk");
-    const int h = wide_half(q);
-    const uint4* slot = wide_slot_of<VEC>(const_cast<InT*>(stage), q);
-    const uint4 mine = slot[h], other = slot[h ^ 1];
-    uint4 raw[2];
-    raw[0] = h ? other : mine;
-    raw[1] = h ? mine : other;
-    __builtin_memcpy(o, raw, 32);
-}
-
-/**
  * Waits for this thread's cp.async copies: each thread reads back only what it staged itself, or
  * (BLOCKED, ../scan_kernels.cuh) what its warp staged, after a __syncwarp.
  */

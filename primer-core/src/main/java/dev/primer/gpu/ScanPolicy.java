@@ -11,8 +11,7 @@ import dev.primer.Op;
  * <p>One block scans one tile, {@link #BLOCK_THREADS} threads times {@link #rows} 16-byte vectors of
  * input each: 32768 int8 elements, 8192 of 4 bytes or 4096 of 8 bytes (256 x 8), except segmented
  * int8 scans but sums, 16384 (256 x 4: they keep the block scan, see {@code TileScanFor}); the input type sets
- * the tile, whatever the output (int8 -> int64 tiles are int8 tiles), except segmented int32 -> int64
- * sums, 4096 (256 x 4: the stage holds the tile's outputs, {@code WIDE SLOTS}). The tiles are laid on 16-byte
+ * the tile, whatever the output (int8 -> int64 tiles are int8 tiles). The tiles are laid on 16-byte
  * boundaries of the input, so tile 0 may start up to 15 int8 elements (3 of 4 bytes, 1 of 8) before
  * {@code in[0]} ({@link #shift}).
  */
@@ -52,7 +51,7 @@ public final class ScanPolicy {
      * that does not sum bytes: a user-defined one, or see {@link #rows(DType, DType, Op, boolean)}.
      */
     public static int rows(DType inType, DType outType, boolean segmented) {
-        return segmented && (inType.byteSize() == 1 || outType.byteSize() > inType.byteSize()) ? 4 : 8;
+        return segmented && inType.byteSize() == 1 ? 4 : 8;
     }
 
     /** As above, by the built-in {@code op}: segmented int8 sums sum their bytes, and take 8 rows. */

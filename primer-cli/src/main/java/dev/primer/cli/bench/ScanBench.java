@@ -56,7 +56,7 @@ final class ScanBench {
     private static final int SHORT_SEGMENTS = 1024;
     /** One head in 2^22: most tiles hold none, and their look-back reaches back to a prefix. */
     private static final int LONG_SEGMENTS = 1 << 22;
-    /** One head in 8: most 16-element chunks hold one (int8 scans sum headless chunks faster). */
+    /** One head in 8: most 16-element chunks hold one (int8 scans sum headless chunks faster), and most rows of 128 many. */
     private static final int DENSE_SEGMENTS = 8;
 
     private ScanBench() {}
@@ -90,6 +90,7 @@ final class ScanBench {
                 segmented(s, "segscan_i32_i64", Op.SUM, DType.INT, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_i8_i64", Op.SUM, DType.BYTE, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_i8_dense", Op.SUM, DType.BYTE, DType.BYTE, DENSE_SEGMENTS),
+                segmented(s, "segscan_i32_i64_dense", Op.SUM, DType.INT, DType.LONG, DENSE_SEGMENTS),
                 segmented(s, "segscan_f32_long", DType.FLOAT, LONG_SEGMENTS),
                 segmented(s, "segscan_i32_long", DType.INT, LONG_SEGMENTS),
                 segmented(s, "segscan_f64_long", DType.DOUBLE, LONG_SEGMENTS),
