@@ -46,10 +46,11 @@
 // sm_80 and sm_89), and cumprod of 2^27 1.143 -> 1.128-1.136 ms at 6 (bench/results/2026-11-25-nvidia-h200-step69-ab.md).
 // float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
 // registers since. Segmented scans ask segmented_scan_min_blocks (scan/policy.cuh): 4- and 8-byte
-// data, BLOCKED in scan_kernels.cuh, 6 (37-40 registers on sm_90 and sm_89; 8-byte data 5 on sm_80,
-// where six spilled 8 bytes at 6). At the 5 they had before (4 for int64 products and bitwise
-// operators and for 8-byte min and max by flags) they ran 0.5-1.5% slower (sums), float64 max 1.5%
-// by flags and 6.5% by offsets (bench/results/2026-11-25-nvidia-h200-step68-ab.md).
+// data, BLOCKED in scan_kernels.cuh, and int32 -> int64 sums (WIDENING SUMS), 6 (37-40 registers on
+// sm_90 and sm_89; 8-byte data 5 on sm_80, where six spilled 8 bytes at 6). At the 5 they had
+// before (4 for int64 products and bitwise operators and for 8-byte min and max by flags) they ran
+// 0.5-1.5% slower (sums), float64 max 1.5% by flags and 6.5% by offsets
+// (bench/results/2026-11-25-nvidia-h200-step68-ab.md).
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
@@ -153,7 +154,7 @@ PRIMER_SCAN_ALL(xor, i8, signed char, primer::BitXor<int>, 6)
 
 PRIMER_SCAN(scan_sum_i32_i64, int, long long, primer::Sum<long long>, 6)
 PRIMER_SCAN(scan_sum_i8_i64, signed char, long long, primer::Sum<long long>, 6)
-// Segmented sums into int64: int32 BLOCKED in WIDE SLOTS, int8 FOLD (scan_kernels.cuh).
+// Segmented sums into int64: int32 by WIDENING SUMS, int8 by SEGMENTED BYTE SUMS (scan_kernels.cuh).
 PRIMER_SEGSCAN_FLAGS(segscan_flags_sum_i32_i64, int, long long, primer::Sum<long long>)
 PRIMER_SEGSCAN_OFFSETS(segscan_offsets_sum_i32_i64, int, long long, primer::Sum<long long>)
 PRIMER_SEGSCAN_FLAGS(segscan_flags_sum_i8_i64, signed char, long long, primer::Sum<long long>)

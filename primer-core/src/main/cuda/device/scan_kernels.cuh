@@ -171,7 +171,7 @@
 // flags 0.426 -> 0.312, by offsets 0.392 -> 0.301. Since BLOCKED every segmented scan of 4- and
 // 8-byte data restarts by selection too, in its threads' folds, whatever the operator.
 //
-// BLOCKED (every segmented scan of 4- and 8-byte data; device_scan): each thread takes eight
+// BLOCKED (every segmented scan of 4- and 8-byte data but WIDENING SUMS; device_scan): each thread takes eight
 // consecutive chunks of its warp's items, not one chunk of each row. The tile is staged as loaded
 // (striped, coalesced) in a swizzled order (blocked_slot, scan/tile_io.cuh), so the blocked reads
 // meet no bank conflicts. A thread folds its 16 or 32 items into one (value, head) pair, restarting
@@ -188,13 +188,28 @@
 // 1.72-1.74 -> 1.27; by offsets float32 sums 0.67 -> 0.58, int64 1.38 -> 1.14, float32 max 0.74
 // -> 0.60, float64 max 1.67-1.70 -> 1.34. Segmented int8 keeps FOLD (16 items a chunk already).
 //
+// WIDENING SUMS (segmented int32 -> int64 sums; scan/widening_sums.cuh). BLOCKED writes outputs
+// over their input, so for outputs twice as wide its stage had to hold them: 256 x 4 tiles in a
+// stage of twice the input's bytes (wide slots), half the items of the other segmented tiles for
+// the same wait (77% of the copy by flags, 72% by offsets). int64 sums wrap, so any association
+// gives the same bits, and the rows' way needs no pairs: a chunk's (value, head) total is its sum,
+// or init plus its items from its last head on; a warp's total is a plain sum of what each lane
+// keeps of its chunks after the last head the rows so far hold (a ballot a row); after the wait a
+// row's prefixes are one plain warp sum scan, less, for a lane with a head before it in the row,
+// that scan's value at the head. The stage holds the input only, the tiles are 256 x 8, and each
+// chunk's outputs leave from registers as the plain scan's do (store_row). 6 blocks per SM, 38-40
+// registers. 2^28 elements, a head in about 1024, ms (two runs each, bench/results/2026-11-25-
+// nvidia-h200-step72-ab.md): by flags 1.084-1.105 -> 0.904-0.914 (91% of the copy), with a head
+// in about 8 1.084-1.086 -> 0.905-0.928, by offsets 1.066-1.068 -> 0.855-0.860.
+//
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
 // that nvcc cannot merge with selects), operator_traits.cuh (what an operator allows; ScanValues;
 // TileScanFor), tile_status.cuh (STATUS WORDS), lookback.cuh (the look-back; DETERMINISM),
 // segment_heads.cuh (where segments start: none or flags, their bits in registers or shared
 // memory), offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh
-// (staging, the L2 prefetch, sector-filling stores). This file: the tile's work, device_scan.
+// (staging, the L2 prefetch, sector-filling stores), byte_sums.cuh (int8 sums by dp4a),
+// widening_sums.cuh (segmented int32 -> int64 sums). This file: the tile's work, device_scan.
 //
 // These headers are self-contained (ops.cuh, warp/, block/, scan/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -273,8 +288,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     using Acc = typename scan_detail::Select<SEGMENTED, Segmented<V>, V>::type;
     using ScanOp = typename scan_detail::Select<SEGMENTED, SegmentedOp<Op, V>, Op>::type;
     constexpr bool ORDERED = !TreeLookback<ScanOp>::value;
-    // BYTE SUMS (int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes, so
-    // that segmented ones too take REDUCE_FIRST, whose chunk totals are computed twice.
+    // BYTE SUMS (int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes, cheap
+    // enough to compute twice, so segmented ones too take REDUCE_FIRST (once for A, once after the wait).
     constexpr bool BYTE_SUMS = ByteSums<Op, InT>::value;
     constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;

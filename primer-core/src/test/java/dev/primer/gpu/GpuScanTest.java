@@ -210,7 +210,7 @@ class GpuScanTest {
      * (inclusive; integer sums look back as a tree) and by offsets (exclusive from an init), and xor
      * by flags (the ordered look-back, on bare values). About one head in 2^24 elements, one right
      * after 2^31, and a segment across 2^31: 64-bit element, flag, offset and tile indices. Then
-     * the same sums into int64 (WIDE SLOTS), by flags and by offsets. Needs ~37 GB of device memory.
+     * the same sums into int64 (WIDENING SUMS), by flags and by offsets. Needs ~37 GB of device memory.
      */
     @Test
     @Tag(BigInputs.TAG)
@@ -689,9 +689,9 @@ class GpuScanTest {
     }
 
     /**
-     * Segmented int32 and int8 sums into int64 (WIDE SLOTS and BYTE SUMS in scan_kernels.cuh), by flags and by
-     * offsets, inclusive and exclusive, from inits beyond the int32 range, over inputs that span their whole
-     * type: around the tiles (4096 int32, 32768 int8 items), data and flags at every shift, one segment and
+     * Segmented int32 and int8 sums into int64 (WIDENING SUMS and SEGMENTED BYTE SUMS in scan_kernels.cuh), by
+     * flags and by offsets, inclusive and exclusive, from inits beyond the int32 range, over inputs that span their
+     * whole type: around the tiles (8192 int32, 32768 int8 items), data and flags at every shift, one segment and
      * segments of every density. Every element against the sequential fold and the CPU backend; poison around.
      */
     @Test
