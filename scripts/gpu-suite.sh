@@ -66,8 +66,8 @@ for stage in $stages; do
         # int8 sums into int64 at every misalignment (their slices read chunks other lanes staged),
         # the offsets check over a million segments, the head slots of scans by offsets with 31 to 64 starts
         # in a tile, the same segments by flags and by offsets, and the user-defined operators at every
-        # misalignment, and the segmented sums that widen into int64 (their wide slots, and the int8 ones'
-        # slices, whose lanes read other lanes' chunks and head bits) around their tiles;
+        # misalignment, and the segmented sums that widen into int64 (int32's ballots and shuffles of
+        # prefixes, the int8 ones' slices, whose lanes read other lanes' chunks and head bits) around their tiles;
         # its segments reach 20000 elements (one long work item): three segmented tests add long
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take

@@ -577,7 +577,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // index order: a warp's chunks in row-major order are its items in order, which is the order
     // warp_reduce_rows_ordered combines them in (ROWS + 4 shuffles instead of 5 a row).
     auto warp_total_with = [&](bool fast, bool& nan) -> Acc {
-        if constexpr (Commutative<ScanOp>::value) {
+        if constexpr (BYTE_SUMS && SEGMENTED) {  // EXPERIMENT: shares
+            V share = 0;
+            unsigned any_heads = 0u;
+#pragma unroll
+            for (int r = 0; r < ROWS; ++r) scan_detail::fold_row_share(chunk_total(r), share, any_heads);
+            return scan_detail::warp_total_of_shares(share, any_heads);
+        } else if constexpr (Commutative<ScanOp>::value) {
             Acc thread_total;
 #pragma unroll
             for (int r = 0; r < ROWS; ++r) {
@@ -951,7 +957,14 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             for (int r = 0; r < ROWS; ++r) {
                 Acc row_total;
                 if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
-                    const Acc chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    Acc chunk_prefix;
+                    if constexpr (BYTE_SUMS && SEGMENTED) {  // EXPERIMENT
+                        V running = carry.value;
+                        chunk_prefix = Acc{scan_detail::widening_row_prefix(chunk_total(r), running), 0};
+                        row_total = Acc{running, 1};  // carry = row_total below
+                    } else {
+                        chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
+                    }
                     if constexpr (SLICED) {
                         const int row_offset = warp * WARP_ITEMS + r * ROW_ITEMS;
                         if constexpr (SEGMENTED) {

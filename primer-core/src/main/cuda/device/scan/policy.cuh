@@ -44,7 +44,7 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
 #else
     constexpr int EIGHT_BYTE = 6;
 #endif
-    if (byte_sums) return out_bytes == 8 ? 4 : 5;
+    if (byte_sums) return out_bytes == 8 ? 4 : 6;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
 

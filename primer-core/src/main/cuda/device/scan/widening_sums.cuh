@@ -38,7 +38,8 @@ __device__ __forceinline__ Segmented<long long> widening_chunk_total(const int (
  * shares of the lanes before it. The warp's total is the sum of the shares, with a head where
  * `any_heads` has a bit. Rows in order; every lane calls.
  */
-__device__ __forceinline__ void fold_row_share(Segmented<long long> chunk, long long& share, unsigned& any_heads) {
+template <typename V>
+__device__ __forceinline__ void fold_row_share(Segmented<V> chunk, V& share, unsigned& any_heads) {
     const unsigned heads = __ballot_sync(0xffffffffu, chunk.head);
     if (heads) share = (int)lane_id() >= 31 - __clz(heads) ? chunk.value : 0;
     else share += chunk.value;
@@ -46,8 +47,9 @@ __device__ __forceinline__ void fold_row_share(Segmented<long long> chunk, long 
 }
 
 /** The warp's (value, head) total from its lanes' shares (fold_row_share), in every lane. */
-__device__ __forceinline__ Segmented<long long> warp_total_of_shares(long long share, unsigned any_heads) {
-    return {warp_reduce(share, Sum<long long>{}), any_heads ? 1 : 0};
+template <typename V>
+__device__ __forceinline__ Segmented<V> warp_total_of_shares(V share, unsigned any_heads) {
+    return {warp_reduce(share, Sum<V>{}), any_heads ? 1 : 0};
 }
 
 /**
@@ -56,13 +58,14 @@ __device__ __forceinline__ Segmented<long long> warp_total_of_shares(long long s
  * totals: E(l) - E(m) when chunk m < l is the last that holds a head (its total already starts at
  * its head), else carry + E(l).
  */
-__device__ __forceinline__ long long widening_row_prefix(Segmented<long long> chunk, long long& carry) {
+template <typename V>
+__device__ __forceinline__ V widening_row_prefix(Segmented<V> chunk, V& carry) {
     const unsigned lane = lane_id();
     const unsigned heads = __ballot_sync(0xffffffffu, chunk.head);
-    const long long exclusive = warp_inclusive_scan(chunk.value, Sum<long long>{}) - chunk.value;
+    const V exclusive = warp_inclusive_scan(chunk.value, Sum<V>{}) - chunk.value;
     const unsigned heads_before = heads & ((1u << lane) - 1u);
-    const long long at_head = warp_shfl(exclusive, heads_before ? 31 - __clz(heads_before) : 0);
-    const long long prefix = heads_before ? exclusive - at_head : carry + exclusive;
+    const V at_head = warp_shfl(exclusive, heads_before ? 31 - __clz(heads_before) : 0);
+    const V prefix = heads_before ? exclusive - at_head : carry + exclusive;
     carry = warp_shfl(chunk.head ? chunk.value : prefix + chunk.value, 31);  // through the row's last chunk
     return prefix;
 }
