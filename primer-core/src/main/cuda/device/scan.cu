@@ -56,7 +56,8 @@
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
 // read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 6
 // (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89). Segmented
-// int8 sums (SEGMENTED BYTE SUMS, 256 x 8 tiles): into int8 5 (47-48), into int64 4 (56-58).
+// int8 sums (SEGMENTED BYTE SUMS, 256 x 8 tiles, PLAIN ROW SCANS): into int8 6 (40), into int64 4
+// (55-56; at 5, 4 bytes spill by offsets on sm_90).
 #define PRIMER_SCAN_BOUNDS(IN, SEG, MIN_BLOCKS) \
     __launch_bounds__(primer::ScanShape<IN, SEG>::BLOCK_THREADS,   \
                       primer::scan_min_blocks(MIN_BLOCKS, primer::ScanShape<IN, SEG>::BLOCK_THREADS))

@@ -126,7 +126,8 @@
 // step71-ab.md): by flags into int8 0.271-0.272 -> 0.239-0.241 -> 0.227-0.228, into int64 0.940-0.952
 // -> 0.696 -> 0.695-0.698; by offsets into int8 0.262-0.264 -> 0.221-0.222 -> 0.206-0.210, into
 // int64 0.878-0.884 -> 0.646-0.664 -> 0.641-0.643. With a head in about 8 (most chunks hold one, so
-// most of a warp's lanes fold) into int8 by flags 0.270-0.272 -> 0.277-0.281 -> 0.275-0.277.
+// most of a warp's lanes fold) into int8 by flags 0.270-0.272 -> 0.277-0.281 -> 0.275-0.277. Their
+// warp totals and row prefixes have since been PLAIN ROW SCANS (below).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -188,19 +189,27 @@
 // 1.72-1.74 -> 1.27; by offsets float32 sums 0.67 -> 0.58, int64 1.38 -> 1.14, float32 max 0.74
 // -> 0.60, float64 max 1.67-1.70 -> 1.34. Segmented int8 keeps FOLD (16 items a chunk already).
 //
-// WIDENING SUMS (segmented int32 -> int64 sums; scan/widening_sums.cuh). BLOCKED writes outputs
-// over their input, so for outputs twice as wide its stage had to hold them: 256 x 4 tiles in a
-// stage of twice the input's bytes (wide slots), half the items of the other segmented tiles for
-// the same wait (77% of the copy by flags, 72% by offsets). int64 sums wrap, so any association
-// gives the same bits, and the rows' way needs no pairs: a chunk's (value, head) total is its sum,
-// or init plus its items from its last head on; a warp's total is a plain sum of what each lane
-// keeps of its chunks after the last head the rows so far hold (a ballot a row); after the wait a
-// row's prefixes are one plain warp sum scan, less, for a lane with a head before it in the row,
-// that scan's value at the head. The stage holds the input only, the tiles are 256 x 8, and each
-// chunk's outputs leave from registers as the plain scan's do (store_row). 6 blocks per SM, 38-40
-// registers. 2^28 elements, a head in about 1024, ms (two runs each, bench/results/2026-11-25-
-// nvidia-h200-step72-ab.md): by flags 1.084-1.105 -> 0.904-0.914 (91% of the copy), with a head
-// in about 8 1.084-1.086 -> 0.905-0.928, by offsets 1.066-1.068 -> 0.855-0.860.
+// PLAIN ROW SCANS (segmented integer sums in the rows' way: int8 sums, int32 -> int64 sums;
+// scan/segmented_sums.cuh). Integer sums wrap, so any association gives the same bits, and the
+// rows' way needs no (value, head) pairs between lanes: a chunk's total is its sum, or init plus its
+// items from its last head on; a warp's total is a plain sum of what each lane keeps of its chunks
+// after the last head the rows so far hold (a ballot a row); after the wait a row's prefixes are one
+// plain warp sum scan, less, for a lane with a head before it in the row, that scan's value at the
+// head. Against the scans of pairs they replace in SEGMENTED BYTE SUMS (2^28 int8, a head in about
+// 1024, ms, two runs each, bench/results/2026-11-25-nvidia-h200-step72b-ab.md): into int8 by offsets
+// 0.207 -> 0.190 (6 blocks per SM, 40 registers, where the pairs' ordered reduction of eight rows
+// needed 48 and 5), by flags and into int64 unchanged (0.229-0.234, 0.69; into int64 still 4 blocks
+// per SM: at 5, 4 bytes spill by offsets).
+//
+// WIDENING SUMS (segmented int32 -> int64 sums). BLOCKED writes outputs over their input, so for
+// outputs twice as wide its stage had to hold them: 256 x 4 tiles in a stage of twice the input's
+// bytes (wide slots), half the items of the other segmented tiles for the same wait (77% of the
+// copy by flags, 72% by offsets). In the rows' way with PLAIN ROW SCANS the stage holds the input
+// only, the tiles are 256 x 8, and each chunk's four outputs leave from registers as the plain
+// scan's do (store_row). 6 blocks per SM, 38-40 registers. 2^28 elements, a head in about 1024, ms
+// (two runs each, bench/results/2026-11-25-nvidia-h200-step72-ab.md): by flags 1.084-1.105 ->
+// 0.904-0.914 (91% of the copy), with a head in about 8 1.084-1.086 -> 0.905-0.928, by offsets
+// 1.066-1.068 -> 0.855-0.860.
 //
 // Where the parts are (device/scan/, one idea a file): policy.cuh (tile shape, launch constants),
 // float_keys.cuh (Java's float order as integer keys), integer_extremes.cuh (integer min and max
@@ -209,7 +218,7 @@
 // segment_heads.cuh (where segments start: none or flags, their bits in registers or shared
 // memory), offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh
 // (staging, the L2 prefetch, sector-filling stores), byte_sums.cuh (int8 sums by dp4a),
-// widening_sums.cuh (segmented int32 -> int64 sums). This file: the tile's work, device_scan.
+// segmented_sums.cuh (segmented integer sums by plain warp scans). This file: the tile's work, device_scan.
 //
 // These headers are self-contained (ops.cuh, warp/, block/, scan/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -229,7 +238,7 @@
 #include "scan/offset_heads.cuh"
 #include "scan/tile_io.cuh"
 #include "scan/byte_sums.cuh"
-#include "scan/widening_sums.cuh"
+#include "scan/segmented_sums.cuh"
 
 namespace primer {
 
@@ -296,7 +305,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
     // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
     static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
-    // WIDENING SUMS (segmented int32 -> int64 sums, scan/widening_sums.cuh): the rows' way, below.
+    // WIDENING SUMS (segmented int32 -> int64 sums, PLAIN ROW SCANS): the rows' way, below.
     constexpr bool WIDENING = SEGMENTED && WideningSums<Op, InT, OutT>::value;
     // BLOCKED (below): every other segmented scan of 4- and 8-byte data, its head bits in shared memory.
     constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
@@ -577,7 +586,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // index order: a warp's chunks in row-major order are its items in order, which is the order
     // warp_reduce_rows_ordered combines them in (ROWS + 4 shuffles instead of 5 a row).
     auto warp_total_with = [&](bool fast, bool& nan) -> Acc {
-        if constexpr (BYTE_SUMS && SEGMENTED) {  // EXPERIMENT: shares
+        if constexpr (BYTE_SUMS && SEGMENTED) {  // PLAIN ROW SCANS: shares of the warp's total
             V share = 0;
             unsigned any_heads = 0u;
 #pragma unroll
@@ -669,10 +678,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                                   sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
     static_assert(!BLOCKED_IN_WAIT || SCAN_IN_WAIT, "BLOCKED_IN_WAIT is a form of SCAN IN THE WAIT");
     if constexpr (WIDENING) {
-        // WIDENING SUMS (segmented int32 -> int64 sums): each lane's chunk of a row, its head bits
-        // from shared memory, its (value, head) total in closed form (scan/widening_sums.cuh). The
-        // warp's total is a plain sum of its lanes' shares; after the wait, each row's prefixes are
-        // one plain warp sum scan less the prefix at each lane's last head, and every chunk's four
+        // WIDENING SUMS (segmented int32 -> int64 sums) by PLAIN ROW SCANS: each lane's chunk of a
+        // row, its head bits from shared memory, its (value, head) total in closed form. The warp's
+        // total is a plain sum of its lanes' shares; after the wait, each row's prefixes are one
+        // plain warp sum scan less the prefix at each lane's last head, and every chunk's four
         // outputs leave as the plain int32 -> int64 scan's do (store_row: whole sectors).
         auto chunk_of = [&](int r, int (&x)[VEC], unsigned& bits) {
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
@@ -696,7 +705,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             int x[VEC];
             unsigned bits;
             chunk_of(r, x, bits);
-            const long long prefix = scan_detail::widening_row_prefix(scan_detail::widening_chunk_total(x, bits, init), carry);
+            const long long prefix = scan_detail::segmented_sum_row_prefix(scan_detail::widening_chunk_total(x, bits, init), carry);
             OutT o[VEC];
             scan_detail::widening_chunk_outputs(x, bits, prefix, init, inclusive, o);
             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
@@ -958,10 +967,10 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 Acc row_total;
                 if constexpr (FOLD) {  // BYTE_SUMS among them (int8)
                     Acc chunk_prefix;
-                    if constexpr (BYTE_SUMS && SEGMENTED) {  // EXPERIMENT
-                        V running = carry.value;
-                        chunk_prefix = Acc{scan_detail::widening_row_prefix(chunk_total(r), running), 0};
-                        row_total = Acc{running, 1};  // carry = row_total below
+                    if constexpr (BYTE_SUMS && SEGMENTED) {  // PLAIN ROW SCANS
+                        V next = carry.value;
+                        chunk_prefix = Acc{scan_detail::segmented_sum_row_prefix(chunk_total(r), next), 0};
+                        row_total = Acc{next, 1};  // with a head, carry op row_total below is next: what precedes the next row
                     } else {
                         chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
                     }

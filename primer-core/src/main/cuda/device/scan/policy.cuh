@@ -35,8 +35,9 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * at 6 (the built-in sums, products, min and max by offsets, a user's float64 forward fill by
  * offsets), and where 164 KB of shared memory holds only 4 of these blocks anyway. int32 -> int64
  * sums (WIDENING SUMS) 6 too, 38-40 registers. int8 (256 x 4 tiles and the block scan): 5. int8 sums
- * (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan): into int8 5 (47-48 registers),
- * into int64 4 (56-58; at 5 they spilled 4 bytes). Then capped as scan_min_blocks caps.
+ * (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan, PLAIN ROW SCANS): into int8 6
+ * (40 registers; 47-48 at 5 with the scans of pairs before), into int64 4 (55-56; at 5, 4 bytes spill
+ * by offsets on sm_90). Then capped as scan_min_blocks caps.
  */
 __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800

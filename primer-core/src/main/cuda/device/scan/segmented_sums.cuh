@@ -1,10 +1,12 @@
-// Segmented int32 -> int64 sums (WIDENING SUMS in ../scan_kernels.cuh): the rows' way at 256 x 8,
-// the stage holding the input only, with the warp's work per row cut to one plain warp sum scan and
-// a ballot of the chunks that hold a head.
+// Segmented integer sums by plain warp scans (PLAIN ROW SCANS in ../scan_kernels.cuh), and the
+// int32 -> int64 chunks of WIDENING SUMS there.
 //
-// int64 sums wrap mod 2^64, so any association gives the same bits: the value before a chunk in
-// its segment is a plain prefix sum less the plain prefix at the segment's start, and a warp's
-// total is a plain sum of the shares its lanes keep. No (value, head) pairs travel between lanes.
+// Integer sums wrap (mod 2^32 in int, mod 2^64 in long long), so any association gives the same
+// bits, and a segmented sum needs no (value, head) pairs between lanes: the value before a chunk in
+// its segment is a plain prefix sum less the plain prefix at the segment's start, and a warp's total
+// is a plain sum of the shares its lanes keep. A row costs one ballot and one plain warp scan
+// instead of a scan of pairs (a select and an extra shuffle a step). Segmented int8 sums (SEGMENTED
+// BYTE SUMS, whose chunk totals come from byte_sums.cuh) and int32 -> int64 sums take them.
 // The stage holds zeros outside [0, n) (stage_chunk), the identity of a sum, and no heads lie
 // there, so nothing here needs a valid mask.
 #pragma once
@@ -59,7 +61,7 @@ __device__ __forceinline__ Segmented<V> warp_total_of_shares(V share, unsigned a
  * its head), else carry + E(l).
  */
 template <typename V>
-__device__ __forceinline__ V widening_row_prefix(Segmented<V> chunk, V& carry) {
+__device__ __forceinline__ V segmented_sum_row_prefix(Segmented<V> chunk, V& carry) {
     const unsigned lane = lane_id();
     const unsigned heads = __ballot_sync(0xffffffffu, chunk.head);
     const V exclusive = warp_inclusive_scan(chunk.value, Sum<V>{}) - chunk.value;
