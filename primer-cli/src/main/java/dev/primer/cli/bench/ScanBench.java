@@ -56,7 +56,7 @@ final class ScanBench {
     private static final int SHORT_SEGMENTS = 1024;
     /** One head in 2^22: most tiles hold none, and their look-back reaches back to a prefix. */
     private static final int LONG_SEGMENTS = 1 << 22;
-    /** One head in 8: most 16-element chunks hold one (int8 scans sum headless chunks faster), and most rows of 128 many. */
+    /** One head in 8: most int8 chunks (16 elements) hold one, where int8 sums fold; an int32 row (128) about 16. */
     private static final int DENSE_SEGMENTS = 8;
 
     private ScanBench() {}
