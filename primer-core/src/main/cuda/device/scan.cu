@@ -74,16 +74,15 @@
 // Segmented scans of IN into OUT: IN itself, or int64 for the sums that widen.
 #define PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP) \
     PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value))
-#define PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP) primer::ScanShape<IN, true, OUT, primer::ByteSums<OP, IN>::value>
-#define PRIMER_SEGSCAN_SHAPE(IN, OUT, OP) \
-    PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP)::BLOCK_THREADS, PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP)::ROWS
+#define PRIMER_SEGSCAN_SHAPE_OF(IN, OP) primer::ScanShape<IN, true, primer::ByteSums<OP, IN>::value>
+#define PRIMER_SEGSCAN_SHAPE(IN, OP) PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::BLOCK_THREADS, PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::ROWS
 
 #define PRIMER_SEGSCAN_FLAGS(NAME, IN, OUT, OP)                                                                  \
     extern "C" __global__ void PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP)                                                     \
         NAME(const IN* in, const signed char* flags, OUT* out, long long n, long long tiles, long long init_bits, \
              int inclusive, unsigned char* scratch, unsigned epoch) {                                             \
-        using Heads = primer::FlagHeadsFor<IN, OUT>::type;  /* scan/segment_heads.cuh */                        \
-        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+        using Heads = primer::FlagHeadsFor<IN>::type;  /* scan/segment_heads.cuh */                             \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
                                                                        scratch, epoch, Heads{flags});             \
     }
 
@@ -92,9 +91,9 @@
         NAME(const IN* in, const long long* offsets, const long long* tile_first, OUT* out, long long n,          \
              long long tiles, long long begin, long long init_bits, int inclusive, unsigned char* scratch,        \
              unsigned epoch, const unsigned long long* gate) {                                                    \
-        using Shape = PRIMER_SEGSCAN_SHAPE_OF(IN, OUT, OP);                                                      \
+        using Shape = PRIMER_SEGSCAN_SHAPE_OF(IN, OP);                                                           \
         using Heads = primer::OffsetHeads<Shape::TILE_ITEMS, Shape::BLOCK_THREADS>;                               \
-        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OUT, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive, \
+        primer::device_scan<PRIMER_SEGSCAN_SHAPE(IN, OP), IN, OUT, OP>(in, out, n, tiles, init_bits, inclusive,      \
                                                                        scratch, epoch,                            \
                                                                        Heads{offsets, tile_first, begin,          \
                                                                              primer::segment_head_slots(tile_first, tiles), gate}); \

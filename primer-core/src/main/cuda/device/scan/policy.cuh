@@ -76,7 +76,7 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
  * input only, and they take 256 x 8: 17-20% faster.
  * ScanPolicy.java mirrors these numbers.
  */
-template <typename InT, bool SEGMENTED = false, typename OutT = InT, bool BYTE_SUMS = false>
+template <typename InT, bool SEGMENTED = false, bool BYTE_SUMS = false>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
     static constexpr int ROWS =  // 16-byte vectors per thread per tile

@@ -130,7 +130,7 @@ public final class GpuScan {
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
         String kernel = kernelName("segscan_flags_", inType, outType, op);
-        launchFlags(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, outType, op, true),
+        launchFlags(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, op, true),
                 inclusive, initBits, in, headFlags, out, n);
     }
 
@@ -187,7 +187,7 @@ public final class GpuScan {
         Objects.requireNonNull(outType, "outType");
         Objects.requireNonNull(op, "op");
         String kernel = kernelName("segscan_offsets_", inType, outType, op);
-        launchOffsets(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, outType, op, true),
+        launchOffsets(ctx, () -> ctx.module(MODULE).kernel(kernel), inType, outType, ScanPolicy.tileItems(inType, op, true),
                 inclusive, initBits, in, offsets, segments, out, length);
     }
 

@@ -47,16 +47,16 @@ public final class ScanPolicy {
     public static final int BLOCK_THREADS = 256;
 
     /**
-     * 16-byte vectors per thread per tile, scanning {@code inType} into {@code outType} by an operator
-     * that does not sum bytes: a user-defined one, or see {@link #rows(DType, DType, Op, boolean)}.
+     * 16-byte vectors per thread per tile of {@code inType}, by an operator that does not sum bytes: a
+     * user-defined one, or see {@link #rows(DType, Op, boolean)}. The output type plays no part.
      */
-    public static int rows(DType inType, DType outType, boolean segmented) {
+    public static int rows(DType inType, boolean segmented) {
         return segmented && inType.byteSize() == 1 ? 4 : 8;
     }
 
     /** As above, by the built-in {@code op}: segmented int8 sums sum their bytes, and take 8 rows. */
-    public static int rows(DType inType, DType outType, Op op, boolean segmented) {
-        return segmented && sumsBytes(inType, op) ? 8 : rows(inType, outType, segmented);
+    public static int rows(DType inType, Op op, boolean segmented) {
+        return segmented && sumsBytes(inType, op) ? 8 : rows(inType, segmented);
     }
 
     /**
@@ -67,19 +67,14 @@ public final class ScanPolicy {
         return inType == DType.BYTE && op == Op.SUM;
     }
 
-    /** Elements per tile for this input type, scanned into itself. */
+    /** Elements per tile of {@code inType}, by an operator that does not sum bytes. */
     public static int tileItems(DType inType, boolean segmented) {
-        return tileItems(inType, inType, segmented);
+        return BLOCK_THREADS * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
-    /** Elements per tile for this input type, scanned into {@code outType} (by an operator that does not sum bytes). */
-    public static int tileItems(DType inType, DType outType, boolean segmented) {
-        return BLOCK_THREADS * rows(inType, outType, segmented) * (VECTOR_BYTES / inType.byteSize());
-    }
-
-    /** Elements per tile for this input type, scanned into {@code outType} by the built-in {@code op}. */
-    public static int tileItems(DType inType, DType outType, Op op, boolean segmented) {
-        return BLOCK_THREADS * rows(inType, outType, op, segmented) * (VECTOR_BYTES / inType.byteSize());
+    /** Elements per tile of {@code inType}, by the built-in {@code op}. */
+    public static int tileItems(DType inType, Op op, boolean segmented) {
+        return BLOCK_THREADS * rows(inType, op, segmented) * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */

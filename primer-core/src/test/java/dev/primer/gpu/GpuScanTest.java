@@ -699,7 +699,7 @@ class GpuScanTest {
         SplittableRandom random = new SplittableRandom(61);
         double[] rates = {0, 0.0003, 0.01, 0.3, 1};
         for (DType type : new DType[] {DType.INT, DType.BYTE}) {
-            long tile = ScanPolicy.tileItems(type, DType.LONG, Op.SUM, true);
+            long tile = ScanPolicy.tileItems(type, Op.SUM, true);
             long[] sizes = {1, 7, 33, tile - 1, tile, tile + 1, 3 * tile + 17, 100_003, (1 << 20) + 3, 0};
             for (long n : sizes) {
                 for (boolean byOffsets : new boolean[] {false, true}) {
@@ -740,7 +740,7 @@ class GpuScanTest {
         SplittableRandom random = new SplittableRandom(21);
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {
-                long tile = ScanPolicy.tileItems(type, type, op, true);  // int8 sums: 256 x 8, their other scans 256 x 4
+                long tile = ScanPolicy.tileItems(type, op, true);  // int8 sums: 256 x 8, their other scans 256 x 4
                 // a start at this rate, and one in five of them doubled (an empty segment): ~31 and ~38 a tile
                 for (double perTile : new double[] {26, 32}) {
                     checkSegmented(type, op, random.nextBoolean(), someInit(type, op), 60 * tile + 7,
@@ -760,7 +760,7 @@ class GpuScanTest {
         SplittableRandom random = new SplittableRandom(32);
         for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE, DType.BYTE}) {
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {  // int8 sums' tiles are twice their other scans'
-                long tile = ScanPolicy.tileItems(type, type, op, true), n = 13 * tile + 40;
+                long tile = ScanPolicy.tileItems(type, op, true), n = 13 * tile + 40;
                 List<Long> starts = new ArrayList<>();
                 starts.add(0L);
                 starts.addAll(startsIn(random, 1 * tile, tile, 32, true));            // 32: the slot, full
@@ -803,7 +803,7 @@ class GpuScanTest {
         SplittableRandom random = new SplittableRandom(53);
         for (DType type : new DType[] {DType.INT, DType.BYTE, DType.DOUBLE}) {
             for (Op op : new Op[] {Op.SUM, Op.MAX}) {  // int8 sums' tiles are twice their other scans'
-                long tile = ScanPolicy.tileItems(type, type, op, true), n = 40 * tile + 123;
+                long tile = ScanPolicy.tileItems(type, op, true), n = 40 * tile + 123;
                 List<Long> starts = new ArrayList<>();
                 starts.add(0L);
                 for (long i = 5; i < 3005; i++) starts.add(i);                          // every element a start
@@ -1244,7 +1244,7 @@ class GpuScanTest {
                         checkPoison(what, got, 0, outOffset + outSize * pad);
                         checkPoison(what, got, outOffset + outSize * (pad + n), bufBytes);
                         checkAgainstReference(what, type, outType, op, inclusive, initBits, x, heads, n,
-                                got.asSlice(outOffset + outSize * pad), ScanPolicy.tileItems(type, outType, op, true));
+                                got.asSlice(outOffset + outSize * pad), ScanPolicy.tileItems(type, op, true));
                         if (type == DType.BYTE || widens) {  // exact on both backends
                             Arena shared = Arena.ofAuto();  // CpuScan's threads read and write it
                             MemorySegment cpuIn = shared.allocate(size * total, 8), cpuOut = shared.allocate(outSize * total, 8);
