@@ -29,6 +29,13 @@
 // (every 8-byte recipe then fit 40 registers on sm_90): 145 M instructions, 191 us, and int64 sums
 // 255 -> 276 us; not kept (bench/results/2026-11-24-nvidia-h200-step62-ab.md).
 //
+// Step 73 combined the two (results over their last values by selects and a predicated store, then
+// written in segment order) and found step 62's outcome again: converged lanes, L2 62% busy, but
+// every lane runs the close's selects at every value, so 137 -> 146 M instructions, 185 -> 191 us
+// (int64: 256 -> 287 us). Not kept. Branches cost less here than predication: this kernel is bound
+// by warp instructions issued (bench/results/2026-11-25-nvidia-h200-step73-ab.md breaks them down
+// by phase).
+//
 // ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
 // a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
 // one_launch.cuh): it walks tiles of the host's chosen step count.
