@@ -69,12 +69,16 @@ public final class ScanPolicy {
 
     /** Elements per tile of {@code inType}, by an operator that does not sum bytes. */
     public static int tileItems(DType inType, boolean segmented) {
-        return BLOCK_THREADS * rows(inType, segmented) * (VECTOR_BYTES / inType.byteSize());
+        return tileItemsOf(inType, rows(inType, segmented));
     }
 
     /** Elements per tile of {@code inType}, by the built-in {@code op}. */
     public static int tileItems(DType inType, Op op, boolean segmented) {
-        return BLOCK_THREADS * rows(inType, op, segmented) * (VECTOR_BYTES / inType.byteSize());
+        return tileItemsOf(inType, rows(inType, op, segmented));
+    }
+
+    private static int tileItemsOf(DType inType, int rows) {
+        return BLOCK_THREADS * rows * (VECTOR_BYTES / inType.byteSize());
     }
 
     /** How many elements the tile grid starts before {@code in[0]}: in's distance past a 16-byte boundary. */
