@@ -126,7 +126,7 @@ public final class OneLaunchLab {
                             case 3 -> fill.launch(1, 32, 0, out, 8L, 1L);
                             // The check's launch of searcher blocks alone: the partition (step 62 moved it there).
                             case 4 -> check.launch(Math.ceilDiv(tiles + 1, 256), 256, 0, off, segments, n, scratch, 0L,
-                                    256L * 23, tiles);
+                                    256L * 23, tiles, -1.0);  // -1: no route
                             case 5 -> walk.launch(tiles, 256, 0, in, off, segments, n, tiles, out, scratch);
                             case 6 -> fixup.launch(Math.ceilDiv(tiles, 8), 256, 0, off, segments, n, 256L * 23, tiles, out,
                                     scratch);
@@ -139,7 +139,8 @@ public final class OneLaunchLab {
                             Object[] a = {in, off, segments, n, items, out, scratch, verdict};
                             if (kind == 0) one.launchCooperative(oneTiles, 256, 0, a);
                             else if (kind == 1) one.launch(oneTiles, 256, 0, a);
-                            else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict, 0L, 0L);
+                            else check.launch(Math.ceilDiv(segments, 256), 256, 0, off, segments, n, scratch, verdict, 0L, 0L,
+                                    -1.0);
                         });
                         stop.record();
                     }

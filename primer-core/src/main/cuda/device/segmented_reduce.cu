@@ -17,12 +17,14 @@
 //   segreduce_rows_combine_*            (long long rows, long long chunks, Out* out, unsigned char* scratch)
 //   segreduce_check_offsets             (const long long* offsets, long long nseg, long long in_length,
 //                                        unsigned char* scratch, unsigned long long* verdict,
-//                                        long long tile_items, long long tiles)   first, before any of the
-//                                        segments' kernels; verdict: 4 words of pinned host memory, or
+//                                        long long tile_items, long long tiles,
+//                                        double merge_path_idle_per_value)   first, before any of the
+//                                        segments' kernels; verdict: 5 words of pinned host memory, or
 //                                        null; tile_items > 0: also the merge path's partition for
 //                                        `tiles` tiles of that many steps, in merge_path_searchers blocks
-//                                        ahead of the check's (else 0 and 0); grid: those blocks and any
-//                                        number for the check (it grid-strides)
+//                                        ahead of the check's (else 0 and 0); merge_path_idle_per_value
+//                                        >= 0: the route by that rule (check_offsets.cuh), else none;
+//                                        grid: those blocks and any number for the check (it grid-strides)
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
@@ -184,14 +186,15 @@ namespace seg = primer::segmented;
 extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)
 segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, long long in_length,
                         unsigned char* __restrict__ scratch, unsigned long long* verdict, long long tile_items,
-                        long long tiles) {
+                        long long tiles, double merge_path_idle_per_value) {
     const long long searchers = seg::merge_path_searchers(tile_items, tiles);
     if (blockIdx.x < searchers) {  // first, so that the searches start at once
         const long long t = (long long)blockIdx.x * seg::Constants::BLOCK_THREADS + threadIdx.x;
         if (t <= tiles) seg::merge_path_partition(offsets, nseg, in_length, tile_items, t, scratch);
         return;
     }
-    seg::check_offsets(offsets, nseg, in_length, scratch, verdict, blockIdx.x - searchers, gridDim.x - searchers);
+    seg::check_offsets(offsets, nseg, in_length, scratch, verdict, merge_path_idle_per_value, blockIdx.x - searchers,
+                       gridDim.x - searchers);
 }
 
 #define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \

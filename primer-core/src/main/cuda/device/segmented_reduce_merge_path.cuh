@@ -44,9 +44,10 @@
 // on the offsets, so results are bitwise reproducible (and the 128-bit sums exact anyway).
 //
 // Malformed offsets: the check (segmented_reduce/check_offsets.cuh) runs first, and the tile and
-// fixup kernels do nothing when it refused them. (Before step 56 each tile checked the offsets it
-// closed, and decreasing ones could leave tiles unchained, which sent the host back to the classic
-// kernels for the message.) Every offset is still clamped into [offsets[0], offsets[nseg]] and every
+// fixup kernels do nothing when it refused them, nor when it routed the call to the classic kernels
+// (the host queues the merge path behind the check before it knows the route). (Before step 56
+// each tile checked the offsets it closed, and decreasing ones could leave tiles unchained, which
+// sent the host back to the classic kernels for the message.) Every offset is still clamped into [offsets[0], offsets[nseg]] and every
 // count into the tile, and a tile whose splits do not chain does nothing, so that even offsets
 // changed after the check never make a kernel touch memory outside its buffers.
 //
@@ -192,14 +193,15 @@ __device__ __forceinline__ bool merge_path_span_of(const FlatRange& range, long 
 }
 
 /**
- * Tile t's span, from the partition's splits in scratch; false also for offsets the check refused
- * (the gate, loaded beside the end offsets) and for bad end offsets.
+ * Tile t's span, from the partition's splits in scratch; false also where the merge path's gate is
+ * shut (offsets the check refused, or a call it routed to the classic kernels: loaded beside the end
+ * offsets) and for bad end offsets.
  */
 __device__ __forceinline__ bool merge_path_span(const long long* offsets, long long nseg, long long in_length,
                                                 long long tile_items, long long t, unsigned char* scratch,
                                                 FlatRange& range, MergePathSpan& span) {
-    const bool refused = offsets_refused(scratch);
-    if (!read_flat_range(offsets, nseg, in_length, range) || refused) return false;
+    const bool shut = merge_path_shut(scratch);
+    if (!read_flat_range(offsets, nseg, in_length, range) || shut) return false;
     const long long* splits = merge_path_splits(scratch);
     return merge_path_span_of(range, nseg, tile_items, t, splits[t], splits[t + 1], span);
 }
@@ -405,7 +407,7 @@ __device__ __forceinline__ void merge_path_fixup(const long long* __restrict__ o
     Op op;
     const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
     // Both block-uniform: no thread returns alone before the barrier below.
-    if (offsets_refused(scratch)) return;  // the host throws
+    if (merge_path_shut(scratch)) return;  // the host throws, or launches the classic kernels
     FlatRange range;
     if (!read_flat_range(offsets, nseg, in_length, range)) return;
 

@@ -17,6 +17,13 @@
 // Since step 62 the merge path's partition rides in the same launch (segreduce_check_offsets in
 // ../segmented_reduce.cu): a search of some two dozen dependent loads per tile boundary, latency
 // that the check's pass over the offsets hides.
+//
+// Since step 74 the check also takes the route itself, by the host's rule (its idle steps per
+// value), and raises ROUTED_CLASSIC when the classic kernels should run: the host queues the merge
+// path right behind the check, before it has the verdict, and that flag (like a refusal) shuts
+// the merge path's gate, while the classic kernels, launched only once the host reads the verdict,
+// pass it. The GPU then no longer idles through the host's round trip where the merge path is
+// taken (about 15 us of a 245 us call on 2^26 power-law segments, bench/results/2026-11-25-nvidia-h200-step73-ab.md).
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -96,16 +103,29 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
 }
 
 /**
+ * Whether segments over `values` elements whose classic kernels would idle `idle` lane steps take
+ * the classic kernels, by the host's rule (SegmentedReducePolicy.prefersMergePath, the same double
+ * arithmetic): the merge path when idle > idle_per_value * values. A negative idle_per_value: no
+ * route (false).
+ */
+__device__ __forceinline__ bool routes_classic(unsigned long long idle, long long values, double idle_per_value) {
+    if (idle_per_value < 0.0) return false;
+    return !(values > 0 && (double)(long long)idle > idle_per_value * (double)values);
+}
+
+/**
  * The check, by `blocks` blocks (this one `block` of them): the end offsets (the first thread) and
  * every pair (check_offset_pairs, counting idle steps). The idle steps go to the idle counter of the
  * header, one atomic per block; the last block through (a ticket) takes them and puts counter and
- * ticket back to zero, so they are zero between calls, and when `verdict` (pinned host memory the
- * host polls; null for none) is given writes verdict[0..3] = offsets[0], offsets[nseg], the
- * first-decrease word (0 for none, else 2^63 - k) and the idle steps.
+ * ticket back to zero, so they are zero between calls, raises ROUTED_CLASSIC where routes_classic
+ * says so (merge_path_idle_per_value; negative: never), and when `verdict` (pinned host memory the
+ * host polls; null for none) is given writes verdict[0..4] = offsets[0], offsets[nseg], the
+ * first-decrease word (0 for none, else 2^63 - k), the idle steps and the route (1: classic).
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
-                                              unsigned long long* verdict, long long block, long long blocks) {
+                                              unsigned long long* verdict, double merge_path_idle_per_value,
+                                              long long block, long long blocks) {
     __shared__ unsigned long long warp_idle[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
@@ -128,21 +148,31 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
         if (ticket == (unsigned long long)blocks - 1) {
             const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
             *check_ticket(scratch) = 0;
+            // Stream order makes it visible to every kernel behind the check: no fence needed.
+            const bool classic = routes_classic(total_idle, end - begin, merge_path_idle_per_value);
+            if (classic) atomicOr(malformed_flags(scratch), Constants::ROUTED_CLASSIC);
             if (verdict != nullptr) {
                 verdict[0] = (unsigned long long)begin;
                 verdict[1] = (unsigned long long)end;
                 verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
                 verdict[3] = total_idle;
+                verdict[4] = classic ? 1ull : 0ull;
             }
         }
     }
 }
 
 /**
- * The gate: whether the check refused the offsets. A kernel behind it loads this beside its first
- * offsets (one round trip, not two) and, if it is set, reads and writes nothing.
+ * The gate: whether the check refused the offsets (or the queue overflowed). A kernel behind it
+ * loads this beside its first offsets (one round trip, not two) and, if it is set, reads and writes
+ * nothing. The check's route is no refusal: the classic kernels pass ROUTED_CLASSIC.
  */
 __device__ __forceinline__ bool offsets_refused(const unsigned char* scratch) {
+    return (*reinterpret_cast<const unsigned*>(scratch + Constants::MALFORMED_OFFSET) & ~Constants::ROUTED_CLASSIC) != 0u;
+}
+
+/** The merge path's gate: shut for offsets the check refused and for a call it routed to the classic kernels. */
+__device__ __forceinline__ bool merge_path_shut(const unsigned char* scratch) {
     return *reinterpret_cast<const unsigned*>(scratch + Constants::MALFORMED_OFFSET) != 0u;
 }
 

@@ -37,6 +37,8 @@ struct Constants {
     static constexpr unsigned BAD_BOUNDS = 1;   // offsets[0] < 0, offsets[nseg] < offsets[0] or > in_length
     static constexpr unsigned DECREASING = 2;   // some offsets[s] > offsets[s+1]
     static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow
+    static constexpr unsigned ROUTED_CLASSIC = 8;  // not a fault: the check sent the call to the classic
+                                                   // kernels, so the merge path queued behind it stays shut
     static constexpr long long ITEM_CAPACITY = 2 * MAX_CHUNKS;  // work items
     static constexpr long long LONG_CAPACITY = MAX_CHUNKS;      // long segment ids
 };

@@ -58,14 +58,15 @@ import java.util.function.LongConsumer;
  * user-defined operators of {@link GpuCustomSegmentedReduce}, inputs whose merge path fits one wave
  * of resident blocks, a tile each, take it in one cooperative launch with the check
  * ({@link #launchOneLaunch}); over larger ones (int64 SUM aside) the offsets' check measures how
- * unevenly the classic kernels would share the work and picks; int64 SUM takes the merge path over
+ * unevenly the classic kernels would share the work and picks, on the device, with the merge path
+ * mostly queued behind it already ({@link #launchRouted}); int64 SUM takes the merge path over
  * many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
  *
  * <p>Work is issued on the context's stream. A segmented call waits once: in one launch, for the
  * verdict its last block writes to pinned memory the host polls as the kernel ends; the routed
- * ones for the check's verdict, written the same way, before launching the reduce, and they return
- * while it runs; the others (int8, int64 SUM, 128-bit int32 SUM) at the end, a single small
- * readback of the scratch header for the offsets' flags and the overflow flag.
+ * ones for the check's verdict, written the same way, and they return while the reduce runs; the
+ * others (int8, int64 SUM, 128-bit int32 SUM) at the end, a single small readback of the scratch
+ * header for the offsets' flags and the overflow flag.
  * Batched rows wait only for the 128-bit sums. Calls from several threads on one context are safe:
  * each holds the context's scratch lock for this class while it uses the shared scratch.
  */
@@ -84,6 +85,10 @@ public final class GpuSegmentedReduce {
     static final long FIRST_DECREASE_OFFSET = 32;
     private static final int HEADER_READ_BYTES = 40;
     static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
+    /** Not a fault: the check routed the call to the classic kernels, shutting the merge path's gate alone. */
+    static final int ROUTED_CLASSIC = 8;
+    /** The check's merge_path_idle_per_value for no route (it never raises ROUTED_CLASSIC). */
+    private static final double NO_ROUTE = -1;
     /** Blocks of the offsets' check per SM at most (it grid-strides beyond). */
     private static final int CHECK_BLOCKS_PER_SM = 8;
     /** Routed calls clear the header's counters and flags, [8, 40), behind their launches. */
@@ -343,16 +348,23 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * Routed segments: the offsets' check runs alone and hands its verdict to the host (pinned
-     * memory the host polls: no synchronize), which throws for bad offsets before anything else is
-     * launched, or issues {@code mergePath} (tiles of {@code tile} steps, sized from the offsets'
-     * range) or {@code classic} as the verdict's idle steps say (or {@code route} forces), and
-     * returns without waiting for them. The check's launch also finds the merge path's splits for
-     * tiles of {@code tile} steps, as many as {@code inLength} could need (scratch is sized for them
-     * first), whichever path follows. Behind the classic kernels the flags and counters go back to
-     * zero, so that a flag they could raise (the queue guard, for offsets changed while the call
-     * runs) does not reach the next call. The user-defined operators' kernels
-     * ({@link GpuCustomSegmentedReduce}) take this sequence too.
+     * Routed segments: the offsets' check runs first and hands its verdict to the host (pinned
+     * memory the host polls: no synchronize), which throws for bad offsets, with nothing written,
+     * and otherwise returns without waiting for the reduce. The check also takes the route: the
+     * merge path where its idle steps say ({@link SegmentedReducePolicy#prefersMergePath}, on the
+     * device), else the classic kernels (or as {@code route} forces).
+     *
+     * <p>Where the merge path is likely and its grid, sized from {@code inLength}, stays small
+     * ({@link SegmentedReducePolicy#mergePathFits}), {@code mergePath} is queued right behind the
+     * check, before the host has the verdict, so the GPU does not wait for the host's round trip;
+     * its kernels write nothing unless the check opens their gate. Otherwise, and when the check
+     * routes to the classic kernels, the host launches the route once it has the verdict (the
+     * merge path then with tiles sized from the offsets' range). The check's launch also finds the
+     * merge path's splits for tiles of {@code tile} steps, as many as {@code inLength} could need
+     * (scratch is sized for them first), whichever path follows. Behind the classic kernels the
+     * flags (the route's too) and counters go back to zero, so that a flag they could raise (the
+     * queue guard, for offsets changed while the call runs) does not reach the next call. The
+     * user-defined operators' kernels ({@link GpuCustomSegmentedReduce}) take this sequence too.
      */
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
                              LongConsumer classic, MergePathLaunches mergePath) {
@@ -360,9 +372,13 @@ public final class GpuSegmentedReduce {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                     SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
-            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost);
-            boolean merge = route == Route.MERGE_PATH || route == Route.AUTO
-                    && SegmentedReducePolicy.prefersMergePath(verdict.idleSteps(), verdict.values());
+            boolean queued = route == Route.MERGE_PATH
+                    || route == Route.AUTO && SegmentedReducePolicy.mergePathFits(inLength, segments);
+            double rule = route == Route.AUTO ? SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE : NO_ROUTE;
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost, rule,
+                    queued ? () -> mergePath.launch(scratch, tilesAtMost) : null);
+            boolean merge = route == Route.MERGE_PATH || route == Route.AUTO && !verdict.routedClassic();
+            if (merge && queued) return;  // its gate open: the merge path is already on its way
             try {
                 if (merge) {  // fewer tiles than tilesAtMost (values <= inLength), their splits in scratch
                     mergePath.launch(scratch, SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile));
@@ -406,35 +422,60 @@ public final class GpuSegmentedReduce {
                 offsets, segments, inLength, true, tile, tiles);
     }
 
-    /** What the offsets' check tells the host: the elements the segments cover, and the classic kernels' idle lane steps. */
-    record Verdict(long values, long idleSteps) {}
+    /**
+     * What the offsets' check tells the host: the elements the segments cover, the classic kernels'
+     * idle lane steps, and whether it routed the call to them (raising ROUTED_CLASSIC).
+     */
+    record Verdict(long values, long idleSteps, boolean routedClassic) {}
 
     /**
      * Launches the offsets' check (with {@code tile} &gt; 0, and the merge path's search for
-     * {@code tiles} tiles: {@link #checkLaunch}) and waits for its verdict (pinned words it writes, no
-     * synchronize); bad offsets throw IllegalArgumentException, their flags in the header cleared
-     * first. The caller holds the scratch lock; {@code scratch} is the segmented path's.
+     * {@code tiles} tiles; routing by {@code rule} unless it is {@link #NO_ROUTE}: {@link #checkLaunch}),
+     * then {@code queueBehind} (null for none), and waits for the check's verdict (pinned words it
+     * writes, no synchronize); bad offsets throw IllegalArgumentException, and so does a failure of
+     * {@code queueBehind}'s launches, the header's flags cleared first. The caller holds the scratch
+     * lock; {@code scratch} is the segmented path's.
      */
     private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
-                                             long tile, long tiles) {
-        MemorySegment words = ctx.launchAndAwait(4, VERDICT_POISON,
-                verdict -> checkLaunch(ctx, offsets, segments, inLength, scratch, verdict, tile, tiles));
+                                             long tile, long tiles, double rule, Runnable queueBehind) {
+        RuntimeException[] queueFailure = {null};
+        MemorySegment words = ctx.launchAndAwait(5, VERDICT_POISON, verdict -> {
+            checkLaunch(ctx, offsets, segments, inLength, scratch, verdict, tile, tiles, rule);
+            if (queueBehind == null) return;
+            try {
+                queueBehind.run();
+            } catch (RuntimeException e) {
+                queueFailure[0] = e;  // thrown once the verdict is in: the check still writes the pinned words
+            }
+        });
         long begin = words.get(ValueLayout.JAVA_LONG, 0), end = words.get(ValueLayout.JAVA_LONG, 8);
         long firstDecrease = words.get(ValueLayout.JAVA_LONG, 16), idle = words.get(ValueLayout.JAVA_LONG, 24);
         boolean badEnds = begin < 0 || end < begin || end > inLength;
-        if (badEnds || firstDecrease != 0) {
-            ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
+        if (badEnds || firstDecrease != 0 || queueFailure[0] != null) {
+            try {
+                ctx.memset32(scratch, 0, HEADER_READ_BYTES / 4);  // the flags the check raised
+            } catch (RuntimeException f) {
+                if (queueFailure[0] == null) throw f;
+                queueFailure[0].addSuppressed(f);
+            }
+            if (queueFailure[0] != null) throw queueFailure[0];
             if (badEnds) throwBadEnds(segments, inLength, begin, end);
             throwDecreasing(ctx, offsets, firstDecrease);
         }
-        return new Verdict(end - begin, idle);
+        return new Verdict(end - begin, idle, words.get(ValueLayout.JAVA_LONG, 32) != 0);
     }
 
-    /** The offsets' verdict alone (tests: the idle steps against the host's count). */
+    /**
+     * The offsets' verdict alone (tests: the idle steps against the host's count, the route against
+     * {@link SegmentedReducePolicy#prefersMergePath}); the route's flag is cleared behind it.
+     */
     static Verdict offsetsVerdict(CudaContext ctx, long offsets, long segments, long inLength) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
-            return checkOffsetsFirst(ctx, offsets, segments, inLength,
-                    ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes()), 0, 0);
+            long scratch = ctx.scratch(SCRATCH_OWNER, SegmentedReducePolicy.segmentsScratchBytes());
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, 0, 0,
+                    SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE, null);
+            ctx.memset32(scratch + MALFORMED_OFFSET, 0, 1);
+            return verdict;
         }
     }
 
@@ -450,7 +491,8 @@ public final class GpuSegmentedReduce {
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                     SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
             ctx.memset8(scratch + SegmentedReducePolicy.HEADER_BYTES, (byte) 0xA5, 8 * (tilesAtMost + 1));
-            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost);
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost, NO_ROUTE,
+                    null);
             long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
             ctx.copyToHost(splits, scratch + SegmentedReducePolicy.HEADER_BYTES, 8 * (tiles + 1));
             return verdict;
@@ -463,12 +505,14 @@ public final class GpuSegmentedReduce {
      * searcher blocks go first, as many as the kernel's merge_path_searchers counts
      * (device/segmented_reduce.cu, segreduce_check_offsets). The routed calls search whichever path
      * follows: on the classic one the searches are wasted (about 1-4 us on uniform short segments).
+     * With a {@code rule} (idle steps per value; {@link #NO_ROUTE} for none) the check takes the
+     * route and raises ROUTED_CLASSIC for the classic kernels, which the caller clears behind them.
      */
     private static void checkLaunch(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
-                                    long verdict, long tile, long tiles) {
+                                    long verdict, long tile, long tiles, double rule) {
         long searchers = tile > 0 ? SegmentedReducePolicy.ceilDiv(tiles + 1, SegmentedReducePolicy.BLOCK_THREADS) : 0;
         ctx.module(MODULE).kernel("segreduce_check_offsets").launch(searchers + checkGrid(ctx, segments),
-                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles);
+                SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles, rule);
     }
 
     /** The check's blocks: a thread per segment, at most CHECK_BLOCKS_PER_SM per SM (it grid-strides beyond). */
@@ -504,7 +548,7 @@ public final class GpuSegmentedReduce {
             long scratch = ctx.scratch(SCRATCH_OWNER, scratchBytes);
             try {
                 if (offsets != 0) {  // no verdict: the header is read back at the end
-                    checkLaunch(ctx, offsets, segments, inLength, scratch, 0L, tile, tiles);
+                    checkLaunch(ctx, offsets, segments, inLength, scratch, 0L, tile, tiles, NO_ROUTE);
                 }
                 launches.accept(scratch);
             } catch (RuntimeException e) {

@@ -41,11 +41,13 @@ import dev.primer.DType;
  * 0.257), so the route is the offsets' to decide:
  * <ul>
  *   <li>Every operator over int32, int64 (but SUM), float32 and float64 values, and every
- *       user-defined operator (int8 included): the offsets' check runs first and hands its verdict
- *       to the host, which then launches one of the two. The check sums the steps the classic
- *       kernels' lanes would idle while their warp folds its longest short segment; more than
- *       {@link #MERGE_PATH_IDLE_PER_VALUE} per value takes the merge path
- *       ({@link #prefersMergePath}). The tiles are sized from the offsets' own range.</li>
+ *       user-defined operator (int8 included): the offsets' check runs first and takes the route
+ *       on the device. It sums the steps the classic kernels' lanes would idle while their warp
+ *       folds its longest short segment; more than {@link #MERGE_PATH_IDLE_PER_VALUE} per value
+ *       takes the merge path ({@link #prefersMergePath}). Where {@link #mergePathFits}, the host
+ *       queues the merge path behind the check before it has the verdict (tiles sized from
+ *       {@code inLength}; the check's route opens their gate or not); otherwise it launches the
+ *       route the verdict names (merge path tiles sized from the offsets' own range).</li>
  *   <li>int64 SUM (exact in 128 bits) takes the merge path when {@code in} holds at most
  *       {@link #MERGE_PATH_MAX_AVERAGE} elements per segment (measured: 2x on power-law lengths,
  *       1.6x on segments of one element, 0.94-1.1x on uniform ones, 0.85x with half of {@code in}
@@ -130,7 +132,10 @@ public final class SegmentedReducePolicy {
      */
     static final long MERGE_PATH_MAX_AVERAGE = 64;
 
-    /** Whether segments over {@code inLength} elements take the merge path (for int64 SUM). */
+    /**
+     * Whether segments over {@code inLength} elements take the merge path (for int64 SUM), or have it
+     * queued behind the check before the verdict (routed recipes).
+     */
     static boolean mergePathFits(long inLength, long segments) {
         return Math.ceilDiv(inLength, MERGE_PATH_MAX_AVERAGE) <= segments;  // inLength <= 64 * segments, no overflow
     }

@@ -281,24 +281,30 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * The offsets' verdict: the values the segments cover, and the steps the classic kernels' lanes
+     * The offsets' verdict: the values the segments cover, the steps the classic kernels' lanes
      * would idle (per warp of 32 segments: 32 times its longest short segment, less their lengths),
-     * as the host counts them. Segment counts off every multiple, and beyond one grid of the check
-     * (8 blocks of 256 threads per SM), so that its threads stride; twice each, so a counter left
-     * behind would show.
+     * as the host counts them, and the route the check takes by them, as the host's rule says.
+     * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
+     * per SM), so that its threads stride; lengths that route either way; twice each, so a counter
+     * left behind would show.
      */
     @Test
     void theVerdictCountsTheClassicKernelsIdleLaneSteps() {
         int sms = ctx.device().multiprocessorCount();
         int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1};
+        boolean[] routes = new boolean[2];
         try (Arena arena = Arena.ofConfined()) {
-            for (int segments : counts) {
-                Random random = new Random(segments);
+            for (int segments : counts) for (int mix = 0; mix < 3; mix++) {
+                Random random = new Random(segments + 1000L * mix);
                 long[] offsets = new long[segments + 1];
                 offsets[0] = 7;
                 for (int s = 0; s < segments; s++) {
-                    int kind = random.nextInt(20);  // mostly short, some medium, a few long
-                    long length = kind < 16 ? random.nextInt(33) : kind < 19 ? 33 + random.nextInt(500) : random.nextInt(5000);
+                    int kind = random.nextInt(20);
+                    long length = switch (mix) {
+                        case 0 -> kind < 16 ? random.nextInt(33) : kind < 19 ? 33 + random.nextInt(500) : random.nextInt(5000);
+                        case 1 -> 3 + random.nextInt(3);            // even and short: the classic kernels
+                        default -> kind < 19 ? random.nextInt(3) : 32;  // mostly tiny, a few of 32: the merge path
+                    };
                     offsets[s + 1] = offsets[s] + length;
                 }
                 long idle = 0;
@@ -320,12 +326,16 @@ class GpuSegmentedReduceTest {
                         GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, device, segments, inLength);
                         assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
                         assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
+                        boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
+                        assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");
+                        routes[merge ? 1 : 0] = true;
                     }
                 } finally {
                     ctx.free(device);
                 }
             }
         }
+        assertTrue(routes[0] && routes[1], "both routes taken");
     }
 
     /**

@@ -178,6 +178,7 @@ class SegmentedReducePolicyTest {
         host.put("BAD_BOUNDS", (long) GpuSegmentedReduce.BAD_BOUNDS);
         host.put("DECREASING", (long) GpuSegmentedReduce.DECREASING);
         host.put("QUEUE_FULL", (long) GpuSegmentedReduce.QUEUE_FULL);
+        host.put("ROUTED_CLASSIC", (long) GpuSegmentedReduce.ROUTED_CLASSIC);
         host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in the .cuh and on the host"));
     }
 
