@@ -239,9 +239,8 @@ public final class GpuSegmentedReduce {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
                     scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
-                    (scratch, tiles) -> launchMergePathKernels(kernel(ctx, "merge_path", op, type),
-                            kernel(ctx, "merge_path_fixup", op, type), in, offsets, segments, out, inLength, tile, tiles,
-                            scratch));
+                    new MergePath(ctx, kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type), in,
+                            offsets, segments, out, inLength, tile));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -264,23 +263,28 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * The merge path's two launches on {@code scratch}, behind the offsets' check that found its
-     * splits for {@code tile}-step tiles ({@link #checkLaunch}): {@code walk} (a block per tile, the
-     * kernel's own) and its {@code fixup}, of any recipe, the user-defined operators' included
-     * ({@link GpuCustomSegmentedReduce}).
+     * The merge path of one call, of any recipe, the user-defined operators' included
+     * ({@link GpuCustomSegmentedReduce}): its two launches on a scratch behind the offsets' check that
+     * found its splits for {@code tile}-step tiles ({@link #checkLaunch}), {@code walk} (its blocks
+     * stride over the tiles: at most a wave of them) and its {@code fixup}.
      */
-    static void launchMergePathKernels(CudaKernel walk, CudaKernel fixup, long in, long offsets, long segments,
-                                       long out, long inLength, long tile, long tiles, long scratch) {
-        int block = SegmentedReducePolicy.BLOCK_THREADS, warps = block / 32;
-        walk.launch(tiles, block, 0, in, offsets, segments, inLength, tiles, out, scratch);
-        fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, warps), block, 0, offsets, segments, inLength, tile, tiles, out,
-                scratch);
-    }
+    record MergePath(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets, long segments, long out,
+                     long inLength, long tile) {
+        void launch(long scratch, long tiles) {
+            launchTiles(scratch, tiles);
+            launchFixup(scratch, tiles);
+        }
 
-    /** The merge path's launches, given the scratch and the tiles. */
-    @FunctionalInterface
-    interface MergePathLaunches {
-        void launch(long scratch, long tiles);
+        void launchTiles(long scratch, long tiles) {
+            walk.launch(Math.min(tiles, persistentGrid(ctx, walk)), SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets,
+                    segments, inLength, tiles, out, scratch);
+        }
+
+        void launchFixup(long scratch, long tiles) {
+            int block = SegmentedReducePolicy.BLOCK_THREADS;
+            fixup.launch(SegmentedReducePolicy.ceilDiv(tiles, block / 32), block, 0, offsets, segments, inLength, tile,
+                    tiles, out, scratch);
+        }
     }
 
     /** Whether the recipe has a merge path (and so a one launch): every one over 4- and 8-byte values but int32 sum_exact. */
@@ -354,12 +358,14 @@ public final class GpuSegmentedReduce {
      * merge path where its idle steps say ({@link SegmentedReducePolicy#prefersMergePath}, on the
      * device), else the classic kernels (or as {@code route} forces).
      *
-     * <p>Where the merge path is likely and its grid, sized from {@code inLength}, stays small
-     * ({@link SegmentedReducePolicy#mergePathFits}), {@code mergePath} is queued right behind the
+     * <p>Where the merge path is likely and its tiles, counted from {@code inLength}, stay few
+     * ({@link SegmentedReducePolicy#mergePathFits}), its tile kernel is queued right behind the
      * check, before the host has the verdict, so the GPU does not wait for the host's round trip;
-     * its kernels write nothing unless the check opens their gate. Otherwise, and when the check
-     * routes to the classic kernels, the host launches the route once it has the verdict (the
-     * merge path then with tiles sized from the offsets' range). The check's launch also finds the
+     * it writes nothing unless the check opens its gate, and its blocks (a wave at most) leave at
+     * once when it does not. Its fixup follows once the host has the verdict, if the route is the
+     * merge path's, while the tiles run. Otherwise, and when the check routes to the classic kernels,
+     * the host launches the route once it has the verdict (the merge path then with tiles counted
+     * from the offsets' range). The check's launch also finds the
      * merge path's splits for tiles of {@code tile} steps, as many as {@code inLength} could need
      * (scratch is sized for them first), whichever path follows. Behind the classic kernels the
      * flags (the route's too) and counters go back to zero, so that a flag they could raise (the
@@ -367,7 +373,7 @@ public final class GpuSegmentedReduce {
      * user-defined operators' kernels ({@link GpuCustomSegmentedReduce}) take this sequence too.
      */
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
-                             LongConsumer classic, MergePathLaunches mergePath) {
+                             LongConsumer classic, MergePath mergePath) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
@@ -376,9 +382,12 @@ public final class GpuSegmentedReduce {
                     || route == Route.AUTO && SegmentedReducePolicy.mergePathFits(inLength, segments);
             double rule = route == Route.AUTO ? SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE : NO_ROUTE;
             Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost, rule,
-                    queued ? () -> mergePath.launch(scratch, tilesAtMost) : null);
+                    queued ? () -> mergePath.launchTiles(scratch, tilesAtMost) : null);
             boolean merge = route == Route.MERGE_PATH || route == Route.AUTO && !verdict.routedClassic();
-            if (merge && queued) return;  // its gate open: the merge path is already on its way
+            if (merge && queued) {  // its gate open: the tiles are on their way
+                mergePath.launchFixup(scratch, tilesAtMost);
+                return;
+            }
             try {
                 if (merge) {  // fewer tiles than tilesAtMost (values <= inLength), their splits in scratch
                     mergePath.launch(scratch, SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile));
@@ -416,10 +425,10 @@ public final class GpuSegmentedReduce {
                                            long out, long inLength) {
         long tile = SegmentedReducePolicy.mergePathTile(type);
         long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
-        CudaKernel walk = kernel(ctx, "merge_path", op, type), fixup = kernel(ctx, "merge_path_fixup", op, type);
+        MergePath mergePath = new MergePath(ctx, kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op,
+                type), in, offsets, segments, out, inLength, tile);
         withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
-                scratch -> launchMergePathKernels(walk, fixup, in, offsets, segments, out, inLength, tile, tiles, scratch),
-                offsets, segments, inLength, true, tile, tiles);
+                scratch -> mergePath.launch(scratch, tiles), offsets, segments, inLength, true, tile, tiles);
     }
 
     /**
