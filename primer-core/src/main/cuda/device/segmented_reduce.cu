@@ -37,8 +37,7 @@
 // TILE = 256 * merge_path_items<T>() steps (23 for 4-byte values, 13 for 8-byte ones), tiles >=
 // ceil((offsets[nseg] - offsets[0] + nseg) / TILE), their splits found by the check's launch:
 //   segreduce_merge_path_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
-//                                        long long tiles, Out* out, unsigned char* scratch)   grid: any
-//                                        (it strides over the tiles; a wave of resident blocks at most)
+//                                        long long tiles, Out* out, unsigned char* scratch)   grid: tiles
 //   segreduce_merge_path_fixup_*        (const long long* offsets, long long nseg, long long in_length,
 //                                        long long tile_items, long long tiles, Out* out, unsigned char* scratch)
 //                                        grid: ceil(tiles / 8)
@@ -153,8 +152,8 @@ namespace seg = primer::segmented;
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
-        seg::merge_path_tiles<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(        \
-            in, offsets, nseg, in_length, tiles, out, scratch);                                                      \
+        seg::merge_path_tile<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS, seg::merge_path_items<T>()>(        \
+            in, offsets, nseg, in_length, tiles, blockIdx.x, out, scratch);                                          \
     }                                                                                                                \
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS)                                      \
     segreduce_merge_path_fixup_##OP##_##SUFFIX(const long long* __restrict__ offsets, long long nseg,                \

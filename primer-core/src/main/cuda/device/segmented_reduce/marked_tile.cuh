@@ -258,24 +258,5 @@ __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict
     }
 }
 
-/**
- * Tiles blockIdx.x, blockIdx.x + gridDim.x, ... below `tiles`: a grid of one wave of resident
- * blocks strides over them. Why not a block per tile: routed calls queue these kernels before the
- * check has taken the route (GpuSegmentedReduce.launchRouted), and where it shuts their gate for
- * the classic kernels, a block per tile cost 10.6 us of gate loads over 13,900 tiles (ncu, H200,
- * 2^26 float32 values in uniform 1-8 segments), now a wave's one load.
- */
-template <class Rc, int BLOCK, int ITEMS>
-__device__ __forceinline__ void merge_path_tiles(const typename Rc::T* __restrict__ in,
-                                                 const long long* __restrict__ offsets, long long nseg,
-                                                 long long in_length, long long tiles,
-                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    if (merge_path_shut(scratch)) return;  // each tile loads it again, beside its end offsets
-    for (unsigned t = blockIdx.x; t < tiles; t += gridDim.x) {  // tiles < 2^32: each holds 3,328 steps or more
-        merge_path_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);
-        __syncthreads();  // the next tile reuses the shared memory
-    }
-}
-
 }  // namespace segmented
 }  // namespace primer

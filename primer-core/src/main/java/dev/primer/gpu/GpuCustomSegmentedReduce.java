@@ -98,8 +98,8 @@ public final class GpuCustomSegmentedReduce {
                 extern "C" __global__ void __launch_bounds__(BLOCK)
                 %10$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg,
                       long long in_length, long long tiles, T* __restrict__ out, unsigned char* __restrict__ scratch) {
-                    seg::merge_path_tiles<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles,
-                                                                                 out, scratch);
+                    seg::merge_path_tile<Rc, BLOCK, seg::merge_path_items<T>()>(in, offsets, nseg, in_length, tiles,
+                                                                                blockIdx.x, out, scratch);
                 }
                 extern "C" __global__ void __launch_bounds__(BLOCK)
                 %11$s(const long long* __restrict__ offsets, long long nseg, long long in_length, long long tile_items,
@@ -168,8 +168,8 @@ public final class GpuCustomSegmentedReduce {
                     combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments, out,
                             scratch);
                 },
-                new GpuSegmentedReduce.MergePath(ctx, module.kernel(MERGE_PATH), module.kernel(MERGE_PATH_FIXUP), in,
-                        offsets, segments, out, inLength, tile));
+                new GpuSegmentedReduce.MergePath(module.kernel(MERGE_PATH), module.kernel(MERGE_PATH_FIXUP), in, offsets,
+                        segments, out, inLength, tile));
     }
 
     /**

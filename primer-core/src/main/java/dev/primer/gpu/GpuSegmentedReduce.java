@@ -10,6 +10,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Map;
 import java.util.Objects;
+import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
 
@@ -239,8 +240,8 @@ public final class GpuSegmentedReduce {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
                     scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
-                    new MergePath(ctx, kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type), in,
-                            offsets, segments, out, inLength, tile));
+                    new MergePath(kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type), in, offsets,
+                            segments, out, inLength, tile));
         } else if (takesMergePath(type, op, inLength, segments)) {
             launchMergePath(ctx, type, op, in, offsets, segments, out, inLength);
         } else {
@@ -265,19 +266,18 @@ public final class GpuSegmentedReduce {
     /**
      * The merge path of one call, of any recipe, the user-defined operators' included
      * ({@link GpuCustomSegmentedReduce}): its two launches on a scratch behind the offsets' check that
-     * found its splits for {@code tile}-step tiles ({@link #checkLaunch}), {@code walk} (its blocks
-     * stride over the tiles: at most a wave of them) and its {@code fixup}.
+     * found its splits for {@code tile}-step tiles ({@link #checkLaunch}), {@code walk} (a block per
+     * tile, the kernel's own) and its {@code fixup}.
      */
-    record MergePath(CudaContext ctx, CudaKernel walk, CudaKernel fixup, long in, long offsets, long segments, long out,
-                     long inLength, long tile) {
+    record MergePath(CudaKernel walk, CudaKernel fixup, long in, long offsets, long segments, long out, long inLength,
+                     long tile) {
         void launch(long scratch, long tiles) {
             launchTiles(scratch, tiles);
             launchFixup(scratch, tiles);
         }
 
         void launchTiles(long scratch, long tiles) {
-            walk.launch(Math.min(tiles, persistentGrid(ctx, walk)), SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets,
-                    segments, inLength, tiles, out, scratch);
+            walk.launch(tiles, SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, tiles, out, scratch);
         }
 
         void launchFixup(long scratch, long tiles) {
@@ -358,19 +358,23 @@ public final class GpuSegmentedReduce {
      * merge path where its idle steps say ({@link SegmentedReducePolicy#prefersMergePath}, on the
      * device), else the classic kernels (or as {@code route} forces).
      *
-     * <p>Where the merge path is likely and its tiles, counted from {@code inLength}, stay few
+     * <p>Where the merge path is likely ({@link #guessesMergePath}: the route the check last took on
+     * the same offsets, else the merge path) and its tiles, counted from {@code inLength}, stay few
      * ({@link SegmentedReducePolicy#mergePathFits}), its tile kernel is queued right behind the
-     * check, before the host has the verdict, so the GPU does not wait for the host's round trip;
-     * it writes nothing unless the check opens its gate, and its blocks (a wave at most) leave at
-     * once when it does not. Its fixup follows once the host has the verdict, if the route is the
-     * merge path's, while the tiles run. Otherwise, and when the check routes to the classic kernels,
-     * the host launches the route once it has the verdict (the merge path then with tiles counted
-     * from the offsets' range). The check's launch also finds the
-     * merge path's splits for tiles of {@code tile} steps, as many as {@code inLength} could need
-     * (scratch is sized for them first), whichever path follows. Behind the classic kernels the
-     * flags (the route's too) and counters go back to zero, so that a flag they could raise (the
-     * queue guard, for offsets changed while the call runs) does not reach the next call. The
-     * user-defined operators' kernels ({@link GpuCustomSegmentedReduce}) take this sequence too.
+     * check, before the host has the verdict, so the GPU does not idle through the host's round
+     * trip; the tiles write nothing unless the check opens their gate, and their fixup follows once
+     * the host has the verdict, while they run. Otherwise, and when the check routes to the classic
+     * kernels, the host launches the route once it has the verdict (the merge path then with tiles
+     * counted from the offsets' range). A wrong guess costs the shut tiles' blocks, each of which
+     * loads the gate and leaves (10.6 us over 13,900 tiles on an H200, partly hidden behind the
+     * host's round trip; bench/results/2026-11-25-nvidia-h200-step74-ab.md).
+     *
+     * <p>The check's launch also finds the merge path's splits for tiles of {@code tile} steps, as
+     * many as {@code inLength} could need (scratch is sized for them first), whichever path follows.
+     * Behind the classic kernels the flags (the route's too) and counters go back to zero, so that a
+     * flag they could raise (the queue guard, for offsets changed while the call runs) does not
+     * reach the next call. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce})
+     * take this sequence too.
      */
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
                              LongConsumer classic, MergePath mergePath) {
@@ -378,11 +382,12 @@ public final class GpuSegmentedReduce {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                     SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
-            boolean queued = route == Route.MERGE_PATH
-                    || route == Route.AUTO && SegmentedReducePolicy.mergePathFits(inLength, segments);
+            boolean queued = route == Route.MERGE_PATH || route == Route.AUTO
+                    && SegmentedReducePolicy.mergePathFits(inLength, segments) && guessesMergePath(ctx, offsets, segments);
             double rule = route == Route.AUTO ? SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE : NO_ROUTE;
             Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost, rule,
                     queued ? () -> mergePath.launchTiles(scratch, tilesAtMost) : null);
+            if (route == Route.AUTO) remember(ctx, new RouteTaken(offsets, segments, verdict.routedClassic()));
             boolean merge = route == Route.MERGE_PATH || route == Route.AUTO && !verdict.routedClassic();
             if (merge && queued) {  // its gate open: the tiles are on their way
                 mergePath.launchFixup(scratch, tilesAtMost);
@@ -411,6 +416,31 @@ public final class GpuSegmentedReduce {
         }
     }
 
+    /** The route the offsets' check took on segments at {@code offsets} (a device address). */
+    private record RouteTaken(long offsets, long segments, boolean classic) {}
+
+    /** Each context's last RouteTaken of an AUTO routed call (guarded by itself). */
+    private static final Map<CudaContext, RouteTaken> LAST_ROUTE = new WeakHashMap<>();
+
+    /**
+     * Whether the merge path is the likely route for these segments: unless the check's last route
+     * on this context was the classic kernels' for the same offsets (address and count): a workload
+     * reduces the same segments again and again. The guess changes only the speed: the check routes.
+     */
+    private static boolean guessesMergePath(CudaContext ctx, long offsets, long segments) {
+        RouteTaken last;
+        synchronized (LAST_ROUTE) {
+            last = LAST_ROUTE.get(ctx);
+        }
+        return last == null || !last.classic() || last.offsets() != offsets || last.segments() != segments;
+    }
+
+    private static void remember(CudaContext ctx, RouteTaken route) {
+        synchronized (LAST_ROUTE) {
+            LAST_ROUTE.put(ctx, route);
+        }
+    }
+
     /**
      * int64 SUM over many short CSR segments takes the merge path (see SegmentedReducePolicy). int32
      * SUM in 128 bits does not: its classic kernels read half the bytes and were faster on most
@@ -425,8 +455,8 @@ public final class GpuSegmentedReduce {
                                            long out, long inLength) {
         long tile = SegmentedReducePolicy.mergePathTile(type);
         long tiles = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
-        MergePath mergePath = new MergePath(ctx, kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op,
-                type), in, offsets, segments, out, inLength, tile);
+        MergePath mergePath = new MergePath(kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type),
+                in, offsets, segments, out, inLength, tile);
         withSegmentsScratch(ctx, SegmentedReducePolicy.mergePathScratchBytes(tiles),
                 scratch -> mergePath.launch(scratch, tiles), offsets, segments, inLength, true, tile, tiles);
     }

@@ -339,6 +339,57 @@ class GpuSegmentedReduceTest {
     }
 
     /**
+     * The host guesses the route before the check has taken it (the merge path, queued behind the
+     * check, unless the check's last route on the same offsets was the classic kernels'): one offsets
+     * buffer rewritten between calls, so that the guess is wrong each way in turn, then right. Every
+     * segment is checked each time, on a poisoned output.
+     */
+    @Test
+    void aRouteGuessedWrongStillReducesEverySegment() {
+        int segments = 600_001;
+        long n = 8_000_003;  // beyond one launch: the routed path
+        Random random = new Random(74);
+        long[] even = new long[segments + 1], skewed = new long[segments + 1];
+        even[0] = 5;
+        skewed[0] = 5;
+        for (int s = 0; s < segments; s++) {
+            even[s + 1] = even[s] + 3 + random.nextInt(3);  // the classic kernels' case
+            int kind = random.nextInt(5000);  // mostly tiny, some of 32 (lanes idle beside them), a few across tiles
+            skewed[s + 1] = skewed[s] + (kind == 0 ? 2000 + random.nextInt(18_000) : kind < 320 ? 32 : random.nextInt(2));
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            Host values = Host.random(arena, DType.FLOAT, n, false, random);
+            long in = upload(values.segment);
+            long off = ctx.allocate(8L * (segments + 1));
+            Guarded guarded = allocateGuarded(4L * segments);
+            try {
+                long[][] order = {even, even, skewed, skewed, even};  // guesses: merge, classic, classic, merge, merge
+                boolean[] classic = {true, true, false, false, true};
+                for (int call = 0; call < order.length; call++) {
+                    long[] offsets = order[call];
+                    ctx.copyToDevice(off, arena.allocateFrom(ValueLayout.JAVA_LONG, offsets), 8L * (segments + 1));
+                    String what = "call " + call + (classic[call] ? " (even lengths)" : " (skewed lengths)");
+                    if (call == 0 || call == 2) {  // the check routes as expected (its flag cleared behind it)
+                        assertEquals(classic[call], GpuSegmentedReduce.offsetsVerdict(ctx, off, segments, n).routedClassic(),
+                                what + ": route");
+                    }
+                    poison(guarded, POISON);
+                    GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, guarded.out(), n);
+                    MemorySegment got = downloadChecked(arena, guarded, 4L * segments, POISON, what);
+                    for (int r = 0; r < segments; r++) {
+                        values.checkFloating(Op.SUM, offsets[r], offsets[r + 1], got.getAtIndex(ValueLayout.JAVA_FLOAT, r),
+                                DType.FLOAT, what + ": segment " + r);
+                    }
+                }
+            } finally {
+                ctx.free(in);
+                ctx.free(off);
+                ctx.free(guarded.base());
+            }
+        }
+    }
+
+    /**
      * The offsets' check launch finds the merge path's splits (its searcher blocks,
      * device/segmented_reduce.cu): at every tile boundary, as many closed segments as the merge says,
      * with empty segments, segments across many tiles, counts around warp multiples and no values at all.
