@@ -45,9 +45,10 @@ import dev.primer.DType;
  *       on the device. It sums the steps the classic kernels' lanes would idle while their warp
  *       folds its longest short segment; more than {@link #MERGE_PATH_IDLE_PER_VALUE} per value
  *       takes the merge path ({@link #prefersMergePath}). Where {@link #mergePathFits}, the host
- *       queues the merge path behind the check before it has the verdict (tiles sized from
- *       {@code inLength}; the check's route opens their gate or not); otherwise it launches the
- *       route the verdict names (merge path tiles sized from the offsets' own range).</li>
+ *       mostly queues the merge path's tiles behind the check before it has the verdict (sized
+ *       from {@code inLength}; the check's route opens their gate or not:
+ *       GpuSegmentedReduce.launchRouted); otherwise it launches the route the verdict names (merge
+ *       path tiles sized from the offsets' own range).</li>
  *   <li>int64 SUM (exact in 128 bits) takes the merge path when {@code in} holds at most
  *       {@link #MERGE_PATH_MAX_AVERAGE} elements per segment (measured: 2x on power-law lengths,
  *       1.6x on segments of one element, 0.94-1.1x on uniform ones, 0.85x with half of {@code in}
