@@ -45,11 +45,12 @@
 //
 // Malformed offsets: the check (segmented_reduce/check_offsets.cuh) runs first, and the tile and
 // fixup kernels do nothing when it refused them, nor when it routed the call to the classic kernels
-// (the host queues the merge path behind the check before it knows the route). (Before step 56
-// each tile checked the offsets it closed, and decreasing ones could leave tiles unchained, which
-// sent the host back to the classic kernels for the message.) Every offset is still clamped into [offsets[0], offsets[nseg]] and every
-// count into the tile, and a tile whose splits do not chain does nothing, so that even offsets
-// changed after the check never make a kernel touch memory outside its buffers.
+// (the host may queue the tiles behind the check before it knows the route). (Before step 56 each
+// tile checked the offsets it closed, and decreasing ones could leave tiles unchained, which sent
+// the host back to the classic kernels for the message.) Every offset is still clamped into
+// [offsets[0], offsets[nseg]] and every count into the tile, and a tile whose splits do not chain
+// does nothing, so that even offsets changed after the check never make a kernel touch memory
+// outside its buffers.
 //
 // Scratch (after the 256-byte header of segmented_reduce/scratch.cuh): tiles + 1 splits (int64, the
 // A count at each boundary), padded to 16 bytes, then a 16-byte slot per tile for its open partial,
