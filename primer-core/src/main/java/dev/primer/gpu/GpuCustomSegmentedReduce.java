@@ -23,10 +23,10 @@ import java.util.Objects;
  * layout and launch sequences, the same offsets check first (bad offsets throw
  * {@link IllegalArgumentException} naming {@code offsets}, with nothing written). Inputs whose
  * merge path fits one wave of resident blocks, a tile each, take it in one launch with the check;
- * over larger ones the host waits for the check's verdict, which picks the kernels: the classic ones (a warp per 32 segments; long ones
- * queued for persistent blocks; a combine) or, for heavy-tailed lengths, the merge path (every
- * thread the same number of steps; it keeps every combination in index order, so it serves
- * operators that do not commute). Rows, of one length, mostly take one kernel
+ * over larger ones the check picks the kernels (GpuSegmentedReduce.launchRouted): the classic ones
+ * (a warp per 32 segments; long ones queued for persistent blocks; a combine) or, for heavy-tailed
+ * lengths, the merge path (every thread the same number of steps; it keeps every combination in
+ * index order, so it serves operators that do not commute). Rows, of one length, mostly take one kernel
  * ({@link #reduceRows} says which); only a few very long rows go through the long-segment queue.
  * Row calls do not wait.
  */
