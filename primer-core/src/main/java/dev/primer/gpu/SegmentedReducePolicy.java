@@ -121,7 +121,12 @@ public final class SegmentedReducePolicy {
      */
     static final double MERGE_PATH_IDLE_PER_VALUE = 1.5;
 
-    /** Whether segments over {@code values} elements whose short folds idle {@code idleSteps} take the merge path. */
+    /**
+     * Whether segments over {@code values} elements whose short folds idle {@code idleSteps} take the
+     * merge path: the rule the offsets' check applies on the device, given
+     * {@link #MERGE_PATH_IDLE_PER_VALUE} (routes_classic in check_offsets.cuh, the same double
+     * arithmetic); the GPU tests hold the check's route to this.
+     */
     static boolean prefersMergePath(long idleSteps, long values) {
         return values > 0 && idleSteps > MERGE_PATH_IDLE_PER_VALUE * values;
     }
