@@ -19,7 +19,7 @@
 //                                        unsigned char* scratch, unsigned long long* verdict,
 //                                        long long tile_items, long long tiles,
 //                                        double merge_path_idle_per_value)   first, before any of the
-//                                        segments' kernels; verdict: 5 words of pinned host memory, or
+//                                        segments' kernels; verdict: 6 words of pinned host memory, or
 //                                        null; tile_items > 0: also the merge path's partition for
 //                                        `tiles` tiles of that many steps, in merge_path_searchers blocks
 //                                        ahead of the check's (else 0 and 0); merge_path_idle_per_value
@@ -28,6 +28,8 @@
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
+//   segreduce_segments_short_*          (the same as segments_small) where the check's longest segment
+//                                        is <= SHORT_SEGMENT, alone; routed recipes only
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
@@ -173,6 +175,33 @@ namespace seg = primer::segmented;
     }
 
 /**
+ * segments_short's blocks per SM: eight for values of up to 4 bytes (27-37 registers unbounded on
+ * sm_80, sm_89 and sm_90), six for 8-byte ones (37-40); at most six where an SM runs 1536 threads.
+ */
+__host__ __device__ constexpr int segments_short_blocks(int value_bytes) {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
+    return 6;
+#else
+    return value_bytes <= 4 ? 8 : 6;
+#endif
+}
+
+/** segments_short of a recipe PRIMER_SEGRED_ALL has declared: every routed recipe (GpuSegmentedReduce.routed). */
+#define PRIMER_SEGRED_SHORT(OP, SUFFIX, T, OUT)                                                                      \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, segments_short_blocks(sizeof(T)))   \
+    segreduce_segments_short_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
+                                             long long nseg, long long in_length, OUT* __restrict__ out,             \
+                                             unsigned char* __restrict__ scratch) {                                  \
+        seg::segments_short<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, in_length, out,    \
+                                                                                scratch);                            \
+    }
+
+/** A routed recipe's kernels beside the classic ones: its merge path and segments_short. */
+#define PRIMER_SEGRED_ROUTED(OP, SUFFIX, T, OUT) \
+    PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT) \
+    PRIMER_SEGRED_SHORT(OP, SUFFIX, T, OUT)
+
+/**
  * The check and, with tile_items > 0, the merge path's partition beside it: the first
  * merge_path_searchers blocks find the splits of `tiles` tiles of tile_items steps (a thread per
  * boundary, a binary search each: some two dozen dependent loads), the others check, so the check's
@@ -215,41 +244,41 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
     PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS)  \
     PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
 
-/** The merge paths of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
-#define PRIMER_SEGRED_INTEGER_MERGE_PATHS(SUFFIX, T)                \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, long long)            \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(and, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(or, SUFFIX, T, T)                      \
-    PRIMER_SEGRED_MERGE_PATH(xor, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)          \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+/** The routed kernels of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
+#define PRIMER_SEGRED_INTEGER_ROUTED(SUFFIX, T)                 \
+    PRIMER_SEGRED_ROUTED(prod, SUFFIX, T, long long)            \
+    PRIMER_SEGRED_ROUTED(min, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(max, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(and, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(or, SUFFIX, T, T)                      \
+    PRIMER_SEGRED_ROUTED(xor, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(argmin, SUFFIX, T, long long)          \
+    PRIMER_SEGRED_ROUTED(argmax, SUFFIX, T, long long)
 
-/** The merge paths of PRIMER_SEGRED_FLOATING's recipes. */
-#define PRIMER_SEGRED_FLOATING_MERGE_PATHS(SUFFIX, T)               \
-    PRIMER_SEGRED_MERGE_PATH(sum, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(prod, SUFFIX, T, T)                    \
-    PRIMER_SEGRED_MERGE_PATH(min, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(max, SUFFIX, T, T)                     \
-    PRIMER_SEGRED_MERGE_PATH(argmin, SUFFIX, T, long long)          \
-    PRIMER_SEGRED_MERGE_PATH(argmax, SUFFIX, T, long long)
+/** The routed kernels of PRIMER_SEGRED_FLOATING's recipes. */
+#define PRIMER_SEGRED_FLOATING_ROUTED(SUFFIX, T)                \
+    PRIMER_SEGRED_ROUTED(sum, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(prod, SUFFIX, T, T)                    \
+    PRIMER_SEGRED_ROUTED(min, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(max, SUFFIX, T, T)                     \
+    PRIMER_SEGRED_ROUTED(argmin, SUFFIX, T, long long)          \
+    PRIMER_SEGRED_ROUTED(argmax, SUFFIX, T, long long)
 
 // Merge paths for every recipe of 4- and 8-byte values but int32 sum_exact (whose classic kernels
-// won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md); int8 keeps the classic
-// kernels alone.
+// won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md), and segments_short for
+// those the check routes (all of them but int64 SUM); int8 keeps the classic kernels alone.
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
-PRIMER_SEGRED_MERGE_PATH(sum, i32, int32_t, long long)
+PRIMER_SEGRED_ROUTED(sum, i32, int32_t, long long)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
 PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
-PRIMER_SEGRED_INTEGER_MERGE_PATHS(i32, int32_t)
+PRIMER_SEGRED_INTEGER_ROUTED(i32, int32_t)
 PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
-PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)
+PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)  // not routed: no segments_short
 PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
-PRIMER_SEGRED_INTEGER_MERGE_PATHS(i64, long long)
+PRIMER_SEGRED_INTEGER_ROUTED(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
-PRIMER_SEGRED_FLOATING_MERGE_PATHS(f32, float)
+PRIMER_SEGRED_FLOATING_ROUTED(f32, float)
 PRIMER_SEGRED_FLOATING(f64, double, 3, 2)
-PRIMER_SEGRED_FLOATING_MERGE_PATHS(f64, double)
+PRIMER_SEGRED_FLOATING_ROUTED(f64, double)

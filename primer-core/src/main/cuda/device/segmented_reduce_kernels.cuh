@@ -32,6 +32,9 @@
 //                     warp. Up to four blocks per SM (<= 64 registers; segmented_reduce.cu gives
 //                     each operator its count): latency, not bandwidth, bounds it, so warps in
 //                     flight count most.
+//   segments_short    segments_small's lanes alone, for segments the check found all short
+//                     (the host reads its longest segment): six to eight blocks per SM, and no
+//                     segments_long or segments_combine behind it.
 //   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
 //                     the item's first chunk; an item that is its whole segment (most long
 //                     segments: up to ITEM_CHUNKS * C elements) writes the result itself.
@@ -67,7 +70,7 @@
 //   segment_scratch.cuh  the chunk tiling of long segments, LongWork, the segments' counters and flags
 //   check_offsets.cuh    the offsets' check, its verdict, and the gate it shuts
 //   warp_segments.cuh    a warp's 32 segments: their bounds behind the gate, lane_fold, queue_long_segments
-//   segments.cuh         segments_small, segments_long, segments_combine (with their measurements)
+//   segments.cuh         segments_small, segments_short, segments_long, segments_combine (with their measurements)
 //
 // Self-contained (ops.cuh, thread/, warp/, block/ only), so NVRTC can instantiate it for other operators.
 #pragma once

@@ -55,23 +55,30 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
  * the host. A pass over the offsets alone is bound by bandwidth: each thread keeps ROUNDS pairs of
  * loads in flight (the second of a pair mostly hits the line of the first). Called by whole warps.
  *
- * With COUNT_IDLE it also measures what the classic kernels would waste on these segments, and
- * returns it (the warp's, in every lane): a warp of segments_small folds its short segments (<=
- * SHORT_SEGMENT) a lane each, for as many steps as the longest of them, so the warp's lanes idle for
- * 32 * (longest short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32
- * consecutive segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps
- * per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path,
- * which gives every thread the same number of steps, wins (GpuSegmentedReduce routes by it).
+ * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
+ * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
+ * lane each, for as many steps as the longest of them, so the warp's lanes idle for 32 * (longest
+ * short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32 consecutive
+ * segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps per value;
+ * uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path, which gives
+ * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also keeps the
+ * longest length this thread saw (capped at 2^32 - 1): where no segment is longer than
+ * SHORT_SEGMENT, the classic route needs only segments_short.
  */
+struct OffsetPairStats {
+    unsigned long long idle;  // the warp's idle lane steps
+    unsigned longest;         // this thread's longest segment, capped at 2^32 - 1
+};
+
 template <bool COUNT_IDLE>
-__device__ __forceinline__ unsigned long long check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
-                                                                 unsigned char* __restrict__ scratch, long long first,
-                                                                 long long stride) {
+__device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
+                                                              unsigned char* __restrict__ scratch, long long first,
+                                                              long long stride) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     bool decreased = false;
-    unsigned long long idle = 0;
+    OffsetPairStats stats = {0, 0};
     // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
     // reduce together below), and that segment is a multiple of 32, as in segments_small.
     for (long long k0 = first; k0 - lane < nseg; k0 += ROUNDS * stride) {
@@ -96,11 +103,13 @@ __device__ __forceinline__ unsigned long long check_offset_pairs(const long long
                     length >= 0 && length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
                 const unsigned longest = __reduce_max_sync(FULL, short_length);
                 const unsigned folded = __reduce_add_sync(FULL, short_length);
-                idle += 32ull * longest - folded;
+                stats.idle += 32ull * longest - folded;
+                const unsigned capped = length < 0 ? 0u : length > 0xffffffffLL ? 0xffffffffu : (unsigned)length;
+                stats.longest = capped > stats.longest ? capped : stats.longest;
             }
         }
     }
-    return idle;
+    return stats;
 }
 
 /**
@@ -116,38 +125,47 @@ __device__ __forceinline__ bool routes_classic(unsigned long long idle, long lon
 
 /**
  * The check, by `blocks` blocks (this one `block` of them): the end offsets (the first thread) and
- * every pair (check_offset_pairs, counting idle steps). The idle steps go to the idle counter of the
- * header, one atomic per block; the last block through (a ticket) takes them and puts counter and
- * ticket back to zero, so they are zero between calls, raises ROUTED_CLASSIC where routes_classic
- * says so (merge_path_idle_per_value; negative: never), and when `verdict` (pinned host memory the
- * host polls; null for none) is given writes verdict[0..4] = offsets[0], offsets[nseg], the
- * first-decrease word (0 for none, else 2^63 - k), the idle steps and the route (1: classic).
+ * every pair (check_offset_pairs, counting idle steps). The idle steps and the longest segment go to
+ * the header's idle counter and longest word, an atomic each per block; the last block through (a
+ * ticket) takes them and puts them and the ticket back to zero, so they are zero between calls,
+ * raises ROUTED_CLASSIC where routes_classic says so (merge_path_idle_per_value; negative: never),
+ * and when `verdict` (pinned host memory the host polls; null for none) is given writes
+ * verdict[0..5] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k),
+ * the idle steps, the route (1: classic) and the longest segment (capped at 2^32 - 1).
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
                                               unsigned long long* verdict, double merge_path_idle_per_value,
                                               long long block, long long blocks) {
     __shared__ unsigned long long warp_idle[32];
+    __shared__ unsigned warp_longest[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
     if (threadIdx.x == 0) {
         if (block == 0) check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
         else begin = offsets[0], end = offsets[nseg];
     }
-    const unsigned long long idle = check_offset_pairs<true>(offsets, nseg, scratch, block * blockDim.x + threadIdx.x,
-                                                             blocks * blockDim.x);
-    if (lane == 0) warp_idle[warp] = idle;
+    const OffsetPairStats stats = check_offset_pairs<true>(offsets, nseg, scratch, block * blockDim.x + threadIdx.x,
+                                                           blocks * blockDim.x);
+    const unsigned longest = __reduce_max_sync(0xffffffffu, stats.longest);
+    if (lane == 0) warp_idle[warp] = stats.idle, warp_longest[warp] = longest;
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned long long block_idle = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) block_idle += warp_idle[w];
+        unsigned block_longest = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
+            block_idle += warp_idle[w];
+            block_longest = warp_longest[w] > block_longest ? warp_longest[w] : block_longest;
+        }
         if (block_idle != 0) atomicAdd(idle_counter(scratch), block_idle);
+        if (block_longest != 0) atomicMax(longest_word(scratch), (unsigned long long)block_longest);
         // Release: this block's flags and idle steps are in before its ticket; acquire: the last
         // block sees every block's (as reduce_kernels.cuh's finish).
         unsigned long long ticket;
         asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(check_ticket(scratch)) : "memory");
         if (ticket == (unsigned long long)blocks - 1) {
             const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
+            const unsigned long long longest_segment = atomicExch(longest_word(scratch), 0ull);
             *check_ticket(scratch) = 0;
             // Stream order makes it visible to every kernel behind the check: no fence needed.
             const bool classic = routes_classic(total_idle, end - begin, merge_path_idle_per_value);
@@ -158,6 +176,7 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
                 verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
                 verdict[3] = total_idle;
                 verdict[4] = classic ? 1ull : 0ull;
+                verdict[5] = longest_segment;
             }
         }
     }

@@ -1,7 +1,8 @@
 // CSR segments, one result per segment values[offsets[s], offsets[s+1]), in three launches:
 // segments_small (a warp per 32 consecutive segments; short ones by a lane, medium ones by the
 // warp, long ones queued), segments_long (persistent blocks, a block per queued work item) and
-// segments_combine (a block per long segment of several items folds their partials in order).
+// segments_combine (a block per long segment of several items folds their partials in order); or,
+// where every segment is short, in one: segments_short.
 //
 // (Measured on an H200, 2^26 float32 values, 2026-11-21 (bench/lab/segments_lab.cu): power-law
 // lengths 0.434 -> 0.339 ms from the fourth block per SM; segments of 3000 elements 0.213 ->
@@ -78,6 +79,28 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
 
     // Long: queued for segments_long.
     queue_long_segments(__ballot_sync(FULL, w.valid && length > w.chunk_length), w, first_segment, scratch);
+}
+
+/**
+ * segments_small for segments the offsets' check found all short (<= SHORT_SEGMENT): a lane per
+ * segment and nothing else, so the kernel needs 27-40 registers instead of 55-64, and an SM holds
+ * six or eight of its blocks instead of two to four. Latency bounds the lane folds, so warps in
+ * flight count most (see the top of this file). The host takes it on the classic route when the
+ * check's longest segment is short, and then launches no segments_long or segments_combine. A
+ * segment that grew past SHORT_SEGMENT since the check (offsets changed meanwhile) is still folded
+ * by its lane, within the clamped bounds.
+ */
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_short(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
+                                               long long in_length, typename Rc::Out* __restrict__ out,
+                                               unsigned char* __restrict__ scratch) {
+    const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
+    if (first_segment >= nseg) return;  // the whole warp
+    WarpSegments w;
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
+    const long long s = first_segment + (threadIdx.x & 31);
+    if (w.valid) out[s] = finish<Rc>(lane_fold<Rc>(in, w.start, (int)(w.end - w.start)), s, overflow_flag(scratch));
 }
 
 /**

@@ -160,7 +160,7 @@ public final class GpuCustomSegmentedReduce {
         }
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, tile,
-                scratch -> {
+                (scratch, verdict) -> {
                     CudaKernel longPart = module.kernel(SEGMENTS_LONG), combine = module.kernel(SEGMENTS_COMBINE);
                     module.kernel(SEGMENTS_SMALL).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in,
                             offsets, segments, inLength, out, scratch);

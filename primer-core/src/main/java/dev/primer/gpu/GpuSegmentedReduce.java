@@ -239,7 +239,10 @@ public final class GpuSegmentedReduce {
         if (routed(type, op)) {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
-                    scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch),
+                    (scratch, verdict) -> {
+                        if (verdict.allShort()) launchShort(ctx, type, op, in, offsets, segments, out, inLength, scratch);
+                        else launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch);
+                    },
                     new MergePath(kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type), in, offsets,
                             segments, out, inLength, tile));
         } else if (takesMergePath(type, op, inLength, segments)) {
@@ -261,6 +264,23 @@ public final class GpuSegmentedReduce {
                 out, scratch);
         longPart.launch(persistentGrid(ctx, longPart), block, 0, in, out, scratch);
         combine.launch(persistentGrid(ctx, combine), block, 0, offsets, segments, out, scratch);
+    }
+
+    /**
+     * The classic route when the check found every segment short: segments_short alone, a lane per
+     * segment at six to eight blocks per SM (segments_small's medium and long paths hold it to two
+     * to four), and nothing queued for segments_long and segments_combine.
+     */
+    private static void launchShort(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
+                                    long out, long inLength, long scratch) {
+        kernel(ctx, "segments_short", op, type).launch(SegmentedReducePolicy.segmentsSmallGrid(segments),
+                SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, out, scratch);
+    }
+
+    /** The classic route's launches once the host has the check's verdict, on the call's scratch. */
+    @FunctionalInterface
+    interface ClassicLaunch {
+        void launch(long scratch, Verdict verdict);
     }
 
     /**
@@ -377,7 +397,7 @@ public final class GpuSegmentedReduce {
      * take this sequence too.
      */
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
-                             LongConsumer classic, MergePath mergePath) {
+                             ClassicLaunch classic, MergePath mergePath) {
         synchronized (ctx.scratchLock(SCRATCH_OWNER)) {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
@@ -397,7 +417,7 @@ public final class GpuSegmentedReduce {
                 if (merge) {  // fewer tiles than tilesAtMost (values <= inLength), their splits in scratch
                     mergePath.launch(scratch, SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile));
                 } else {
-                    classic.accept(scratch);
+                    classic.launch(scratch, verdict);
                 }
             } catch (RuntimeException e) {
                 // A classic launch failed after others were issued: what they queued or flagged must not
@@ -463,9 +483,15 @@ public final class GpuSegmentedReduce {
 
     /**
      * What the offsets' check tells the host: the elements the segments cover, the classic kernels'
-     * idle lane steps, and whether it routed the call to them (raising ROUTED_CLASSIC).
+     * idle lane steps, whether it routed the call to them (raising ROUTED_CLASSIC), and the longest
+     * segment (capped at 2^32 - 1).
      */
-    record Verdict(long values, long idleSteps, boolean routedClassic) {}
+    record Verdict(long values, long idleSteps, boolean routedClassic, long longestSegment) {
+        /** Whether every segment is short enough for segments_short alone (a lane each). */
+        boolean allShort() {
+            return longestSegment <= SegmentedReducePolicy.SHORT_SEGMENT;
+        }
+    }
 
     /**
      * Launches the offsets' check (with {@code tile} &gt; 0, and the merge path's search for
@@ -478,7 +504,7 @@ public final class GpuSegmentedReduce {
     private static Verdict checkOffsetsFirst(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
                                              long tile, long tiles, double rule, Runnable queueBehind) {
         RuntimeException[] queueFailure = {null};
-        MemorySegment words = ctx.launchAndAwait(5, VERDICT_POISON, verdict -> {
+        MemorySegment words = ctx.launchAndAwait(6, VERDICT_POISON, verdict -> {
             checkLaunch(ctx, offsets, segments, inLength, scratch, verdict, tile, tiles, rule);
             if (queueBehind == null) return;
             try {
@@ -501,7 +527,8 @@ public final class GpuSegmentedReduce {
             if (badEnds) throwBadEnds(segments, inLength, begin, end);
             throwDecreasing(ctx, offsets, firstDecrease);
         }
-        return new Verdict(end - begin, idle, words.get(ValueLayout.JAVA_LONG, 32) != 0);
+        return new Verdict(end - begin, idle, words.get(ValueLayout.JAVA_LONG, 32) != 0,
+                words.get(ValueLayout.JAVA_LONG, 40));
     }
 
     /**

@@ -253,7 +253,7 @@ class GpuSegmentedReduceTest {
     static Stream<Arguments> typesAndLayouts() {
         List<Arguments> cases = new ArrayList<>();
         for (DType t : TYPES) {
-            for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allEmpty", "one"}) {
+            for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allShort", "allEmpty", "one"}) {
                 cases.add(Arguments.of(t, layout, Route.CLASSIC));
                 if (t != DType.BYTE) {
                     cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
@@ -283,7 +283,8 @@ class GpuSegmentedReduceTest {
     /**
      * The offsets' verdict: the values the segments cover, the steps the classic kernels' lanes
      * would idle (per warp of 32 segments: 32 times its longest short segment, less their lengths),
-     * as the host counts them, and the route the check takes by them, as the host's rule says.
+     * as the host counts them, the route the check takes by them, as the host's rule says, and the
+     * longest segment (which picks segments_short on the classic route).
      * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
      * per SM), so that its threads stride; lengths that route either way; twice each, so a counter
      * left behind would show.
@@ -292,7 +293,7 @@ class GpuSegmentedReduceTest {
     void theVerdictCountsTheClassicKernelsIdleLaneSteps() {
         int sms = ctx.device().multiprocessorCount();
         int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1};
-        boolean[] routes = new boolean[2];
+        boolean[] routes = new boolean[2], shortOrNot = new boolean[2];
         try (Arena arena = Arena.ofConfined()) {
             for (int segments : counts) for (int mix = 0; mix < 3; mix++) {
                 Random random = new Random(segments + 1000L * mix);
@@ -307,7 +308,8 @@ class GpuSegmentedReduceTest {
                     };
                     offsets[s + 1] = offsets[s] + length;
                 }
-                long idle = 0;
+                long idle = 0, longestSegment = 0;
+                for (int s = 0; s < segments; s++) longestSegment = Math.max(longestSegment, offsets[s + 1] - offsets[s]);
                 for (int w = 0; w < segments; w += 32) {
                     long longest = 0, folded = 0;
                     for (int s = w; s < Math.min(w + 32, segments); s++) {
@@ -326,6 +328,9 @@ class GpuSegmentedReduceTest {
                         GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, device, segments, inLength);
                         assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
                         assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
+                        assertEquals(longestSegment, verdict.longestSegment(), segments + " segments, round " + round
+                                + ": longest segment");
+                        shortOrNot[verdict.allShort() ? 1 : 0] = true;
                         boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
                         assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");
                         routes[merge ? 1 : 0] = true;
@@ -336,6 +341,7 @@ class GpuSegmentedReduceTest {
             }
         }
         assertTrue(routes[0] && routes[1], "both routes taken");
+        assertTrue(shortOrNot[0] && shortOrNot[1], "offsets with and without a segment longer than 32");
     }
 
     /**
@@ -443,21 +449,24 @@ class GpuSegmentedReduceTest {
 
     /**
      * Every recipe of the types with a merge path by each route (AUTO takes the one launch here) over a
-     * few thousand power-law segments (tiles of 3328 or 5888 steps, segments across them), small enough
-     * for the sanitizers (gpu-suite.sh), which so reach the kernels of every route.
+     * few thousand power-law segments (tiles of 3328 or 5888 steps, segments across them), then over
+     * segments no longer than 32 (the classic route's segments_short), small enough for the
+     * sanitizers (gpu-suite.sh), which so reach the kernels of every route.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Route.class)
     void everyRecipeByEachRoute(Route route) {
         this.route = route;
-        long[] offsets = layout("powerLawSmall", new Random(57));
-        long n = offsets[offsets.length - 1];
-        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
-            try (Arena arena = Arena.ofConfined()) {
-                Random random = new Random(57L + type.ordinal());
-                checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
-                        Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets, 0,
-                        -1, -1, arena);
+        for (String layout : new String[] {"powerLawSmall", "allShort"}) {
+            long[] offsets = layout(layout, new Random(57));
+            long n = offsets[offsets.length - 1];
+            for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+                try (Arena arena = Arena.ofConfined()) {
+                    Random random = new Random(57L + type.ordinal());
+                    checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
+                            Host.forProduct(arena, type, n, random), Host.planted(arena, type, n, offsets, random), offsets,
+                            0, -1, -1, arena);
+                }
             }
         }
     }
@@ -550,6 +559,13 @@ class GpuSegmentedReduceTest {
                 for (int i = 0; i < (small ? 4000 : 100000); i++) {
                     double u = 1 - random.nextDouble();
                     lengths.add((long) Math.min(small ? 20_000 : 2_000_000, Math.floor(Math.pow(u, -1 / 1.1) - 1)));
+                }
+            }
+            case "allShort" -> {  // none longer than a lane folds alone (32): the classic route is segments_short
+                base = 6;
+                for (int i = 0; i < 20_001; i++) {
+                    int kind = random.nextInt(8);
+                    lengths.add((long) (kind == 0 ? 0 : kind == 1 ? 32 : kind == 2 ? 31 : 1 + random.nextInt(32)));
                 }
             }
             case "allEmpty" -> {

@@ -15,15 +15,16 @@ import java.util.Locale;
 /**
  * SUM over segments of power-law lengths (many tiny segments, a few huge ones): the case a fixed
  * rows × cols dispatch cannot serve, float32 and int64 (exact 128-bit sums), both on the merge path;
- * and float32 over short segments of uniform lengths 1-8, where the classic kernels are faster (the
- * offsets' check picks the route). Bytes = values + offsets + result.
+ * and float32 over short segments of uniform lengths 1-8 and 1-32, where the classic kernels are
+ * faster (the offsets' check picks the route; none longer than 32: segments_short alone). Bytes =
+ * values + offsets + result.
  */
 final class SegmentsBench {
     static final String GROUP = "segments";
     static final String NAME = "segments_sum_f32_powerlaw";
     static final String NAME_I64 = "segments_sum_i64_powerlaw";
     static final String NAME_UNIFORM = "segments_sum_f32_uniform8";
-    private static final int UNIFORM_MAX_LENGTH = 8;
+    static final String NAME_UNIFORM32 = "segments_sum_f32_uniform32";
 
     private SegmentsBench() {}
 
@@ -31,7 +32,9 @@ final class SegmentsBench {
         return List.of(Guard.run(s, GROUP, NAME, "float32", "powerlaw", () -> measure(s, GROUP, DType.FLOAT, NAME, 0)),
                 Guard.run(s, GROUP, NAME_I64, "int64", "powerlaw", () -> measure(s, GROUP, DType.LONG, NAME_I64, 0)),
                 Guard.run(s, GROUP, NAME_UNIFORM, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT, NAME_UNIFORM,
-                        -1)));
+                        -8)),
+                Guard.run(s, GROUP, NAME_UNIFORM32, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT,
+                        NAME_UNIFORM32, -32)));
     }
 
     /** The float32 row over {@code n} values in segments of power-law lengths drawn in Java (the sizes group). */
@@ -40,15 +43,15 @@ final class SegmentsBench {
     }
 
     /**
-     * values: 0 for the segments file or the default size, -1 for uniform lengths over the default
-     * size, else that many values in Java's power-law segments.
+     * values: 0 for the segments file or the default size, -m for lengths uniform in [1, m] over the
+     * default size, else that many values in Java's power-law segments.
      */
     private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
         Backend backend = s.gpu().backend();
         int size = type.byteSize();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             SegmentOffsets seg = values > 0 ? SegmentOffsets.generate(values, arena)
-                    : values < 0 ? SegmentOffsets.uniform(s.segmentValues(), UNIFORM_MAX_LENGTH, arena)
+                    : values < 0 ? SegmentOffsets.uniform(s.segmentValues(), (int) -values, arena)
                     : s.segmentsFile() != null ? SegmentOffsets.load(s.segmentsFile(), arena)
                     : SegmentOffsets.generate(s.segmentValues(), arena);
             long n = seg.values(), count = seg.segments();
