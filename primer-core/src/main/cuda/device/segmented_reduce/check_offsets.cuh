@@ -25,6 +25,9 @@
 // only once the host has read the verdict, pass it. Where the merge path is taken the GPU no longer
 // idles through the host's round trip: 2^26 float32 values in power-law segments 0.245 -> 0.237 ms,
 // 2^24 0.079 -> 0.074 (bench/results/2026-11-25-nvidia-h200-step74-ab.md).
+//
+// Since step 75 the verdict also names the longest segment: where none is longer than
+// SHORT_SEGMENT, the classic route is segments_short alone (segments.cuh).
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"

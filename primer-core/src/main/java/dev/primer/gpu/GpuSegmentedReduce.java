@@ -53,8 +53,9 @@ import java.util.function.LongConsumer;
  * {@code rows * cols} or {@code inLength} elements) or the offsets: IllegalArgumentException naming
  * {@code out} or {@code offsets}.
  *
- * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment) or by the
- * merge path (every thread the same number of steps whatever the lengths), as
+ * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment; where the
+ * check finds none longer than 32, one kernel of a lane per segment, {@link #launchShort}) or by
+ * the merge path (every thread the same number of steps whatever the lengths), as
  * {@link SegmentedReducePolicy} says. Over int32, int64, float32 and float64 values, and for the
  * user-defined operators of {@link GpuCustomSegmentedReduce}, inputs whose merge path fits one wave
  * of resident blocks, a tile each, take it in one cooperative launch with the check
