@@ -28,8 +28,8 @@
 //   segreduce_segments_small_*          (const T* in, const long long* offsets, long long nseg,
 //                                        long long in_length, Out* out, unsigned char* scratch)
 //                                        grid: ceil(nseg / 256); in_length: the elements of in
-//   segreduce_segments_short_*          (the same as segments_small) where the check's longest segment
-//                                        is <= SHORT_SEGMENT, alone; routed recipes only
+//   segreduce_segments_short_*          (the same as segments_small) alone, where the check found no
+//                                        segment longer than SHORT_SEGMENT; routed recipes only
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //

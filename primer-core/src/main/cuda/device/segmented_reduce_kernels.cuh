@@ -32,9 +32,9 @@
 //                     warp. Up to four blocks per SM (<= 64 registers; segmented_reduce.cu gives
 //                     each operator its count): latency, not bandwidth, bounds it, so warps in
 //                     flight count most.
-//   segments_short    segments_small's lanes alone, for segments the check found all short
-//                     (the host reads its longest segment): six to eight blocks per SM, and no
-//                     segments_long or segments_combine behind it.
+//   segments_short    segments_small's lanes alone, where the check finds every value in a short
+//                     segment: six to eight blocks per SM, and no segments_long or
+//                     segments_combine behind it.
 //   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
 //                     the item's first chunk; an item that is its whole segment (most long
 //                     segments: up to ITEM_CHUNKS * C elements) writes the result itself.

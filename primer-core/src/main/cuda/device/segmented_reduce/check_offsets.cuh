@@ -26,8 +26,9 @@
 // idles through the host's round trip: 2^26 float32 values in power-law segments 0.245 -> 0.237 ms,
 // 2^24 0.079 -> 0.074 (bench/results/2026-11-25-nvidia-h200-step74-ab.md).
 //
-// Since step 75 the verdict also names the longest segment: where none is longer than
-// SHORT_SEGMENT, the classic route is segments_short alone (segments.cuh).
+// Since step 75 the verdict also counts the values in short segments: where that is all of them,
+// no segment is longer than SHORT_SEGMENT and the classic route is segments_short alone
+// (segments.cuh).
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -64,13 +65,15 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
  * short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32 consecutive
  * segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps per value;
  * uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path, which gives
- * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also keeps the
- * longest length this thread saw (capped at 2^32 - 1): where no segment is longer than
- * SHORT_SEGMENT, the classic route needs only segments_short.
+ * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also sums the
+ * values those lanes fold: when they are all the values, no segment is longer than SHORT_SEGMENT
+ * and the classic route needs only segments_short. (A running sum, one add a pair, from the
+ * reduction the idle steps already take: keeping the longest length instead cost the check 4.5 us
+ * of its 35 over 12.9M segments, ncu, bench/results/2026-11-25-nvidia-h200-step75-ab.md.)
  */
 struct OffsetPairStats {
-    unsigned long long idle;  // the warp's idle lane steps
-    unsigned longest;         // this thread's longest segment, capped at 2^32 - 1
+    unsigned long long idle;    // the warp's idle lane steps
+    unsigned long long folded;  // the warp's values in short segments
 };
 
 template <bool COUNT_IDLE>
@@ -107,8 +110,7 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
                 const unsigned longest = __reduce_max_sync(FULL, short_length);
                 const unsigned folded = __reduce_add_sync(FULL, short_length);
                 stats.idle += 32ull * longest - folded;
-                const unsigned capped = length < 0 ? 0u : length > 0xffffffffLL ? 0xffffffffu : (unsigned)length;
-                stats.longest = capped > stats.longest ? capped : stats.longest;
+                stats.folded += folded;
             }
         }
     }
@@ -128,20 +130,19 @@ __device__ __forceinline__ bool routes_classic(unsigned long long idle, long lon
 
 /**
  * The check, by `blocks` blocks (this one `block` of them): the end offsets (the first thread) and
- * every pair (check_offset_pairs, counting idle steps). The idle steps and the longest segment go to
- * the header's idle counter and longest word, an atomic each per block; the last block through (a
+ * every pair (check_offset_pairs, counting idle steps). The idle steps and the values in short
+ * segments go to the header's two counters, an atomic each per block; the last block through (a
  * ticket) takes them and puts them and the ticket back to zero, so they are zero between calls,
  * raises ROUTED_CLASSIC where routes_classic says so (merge_path_idle_per_value; negative: never),
  * and when `verdict` (pinned host memory the host polls; null for none) is given writes
  * verdict[0..5] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k),
- * the idle steps, the route (1: classic) and the longest segment (capped at 2^32 - 1).
+ * the idle steps, the route (1: classic) and the values in short segments.
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
                                               unsigned long long* verdict, double merge_path_idle_per_value,
                                               long long block, long long blocks) {
-    __shared__ unsigned long long warp_idle[32];
-    __shared__ unsigned warp_longest[32];
+    __shared__ unsigned long long warp_idle[32], warp_folded[32];
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     long long begin = 0, end = 0;  // thread 0's: the last block's goes to the verdict
     if (threadIdx.x == 0) {
@@ -150,25 +151,20 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
     }
     const OffsetPairStats stats = check_offset_pairs<true>(offsets, nseg, scratch, block * blockDim.x + threadIdx.x,
                                                            blocks * blockDim.x);
-    const unsigned longest = __reduce_max_sync(0xffffffffu, stats.longest);
-    if (lane == 0) warp_idle[warp] = stats.idle, warp_longest[warp] = longest;
+    if (lane == 0) warp_idle[warp] = stats.idle, warp_folded[warp] = stats.folded;
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned long long block_idle = 0;
-        unsigned block_longest = 0;
-        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-            block_idle += warp_idle[w];
-            block_longest = warp_longest[w] > block_longest ? warp_longest[w] : block_longest;
-        }
+        unsigned long long block_idle = 0, block_folded = 0;
+        for (int w = 0; w < (int)(blockDim.x >> 5); ++w) block_idle += warp_idle[w], block_folded += warp_folded[w];
         if (block_idle != 0) atomicAdd(idle_counter(scratch), block_idle);
-        if (block_longest != 0) atomicMax(longest_word(scratch), (unsigned long long)block_longest);
+        if (block_folded != 0) atomicAdd(short_values_counter(scratch), block_folded);
         // Release: this block's flags and idle steps are in before its ticket; acquire: the last
         // block sees every block's (as reduce_kernels.cuh's finish).
         unsigned long long ticket;
         asm volatile("atom.acq_rel.gpu.global.add.u64 %0, [%1], 1;" : "=l"(ticket) : "l"(check_ticket(scratch)) : "memory");
         if (ticket == (unsigned long long)blocks - 1) {
             const unsigned long long total_idle = atomicExch(idle_counter(scratch), 0ull);
-            const unsigned long long longest_segment = atomicExch(longest_word(scratch), 0ull);
+            const unsigned long long short_values = atomicExch(short_values_counter(scratch), 0ull);
             *check_ticket(scratch) = 0;
             // Stream order makes it visible to every kernel behind the check: no fence needed.
             const bool classic = routes_classic(total_idle, end - begin, merge_path_idle_per_value);
@@ -179,7 +175,7 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
                 verdict[2] = atomicAdd(first_decrease(scratch), 0ull);
                 verdict[3] = total_idle;
                 verdict[4] = classic ? 1ull : 0ull;
-                verdict[5] = longest_segment;
+                verdict[5] = short_values;
             }
         }
     }

@@ -34,7 +34,7 @@ struct Constants {
     static constexpr int IDLE_COUNTER_OFFSET = 40;    // the check's sum of idle lane steps (check_offsets.cuh)
     static constexpr int CHECK_TICKET_OFFSET = 48;    // the check's last-block ticket
     static constexpr int ARRIVALS_OFFSET = 56;        // the one launch's grid barrier (one_launch.cuh)
-    static constexpr int LONGEST_OFFSET = 64;         // the check's longest segment (check_offsets.cuh)
+    static constexpr int SHORT_VALUES_OFFSET = 64;    // the check's sum of values in short segments (check_offsets.cuh)
     static constexpr unsigned BAD_BOUNDS = 1;   // offsets[0] < 0, offsets[nseg] < offsets[0] or > in_length
     static constexpr unsigned DECREASING = 2;   // some offsets[s] > offsets[s+1]
     static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow

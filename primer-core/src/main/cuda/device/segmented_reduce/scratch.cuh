@@ -13,7 +13,7 @@
 //   [40, 48)   the offsets' check: idle lane steps of the classic kernels, summed over its blocks
 //   [48, 56)   the offsets' check: ticket of its last block (which puts both back to zero)
 //   [56, 64)   the one launch's arrivals at its grid barriers (its last block puts them back to zero)
-//   [64, 72)   the offsets' check: the longest segment, the maximum over its blocks (put back to zero
+//   [64, 72)   the offsets' check: values in short segments, summed over its blocks (put back to zero
 //              with the idle steps)
 //   [256, ...) rows: partial slots (rows * chunks); segments: 2 * MAX_CHUNKS partial slots, then
 //              2 * MAX_CHUNKS work items, then MAX_CHUNKS ids of long segments of several items.

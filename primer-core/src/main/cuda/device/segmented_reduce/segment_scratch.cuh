@@ -55,8 +55,8 @@ __device__ __forceinline__ unsigned long long* idle_counter(unsigned char* scrat
 __device__ __forceinline__ unsigned long long* check_ticket(unsigned char* scratch) {
     return reinterpret_cast<unsigned long long*>(scratch + Constants::CHECK_TICKET_OFFSET);
 }
-__device__ __forceinline__ unsigned long long* longest_word(unsigned char* scratch) {
-    return reinterpret_cast<unsigned long long*>(scratch + Constants::LONGEST_OFFSET);
+__device__ __forceinline__ unsigned long long* short_values_counter(unsigned char* scratch) {
+    return reinterpret_cast<unsigned long long*>(scratch + Constants::SHORT_VALUES_OFFSET);
 }
 __device__ __forceinline__ LongWork* work_items(unsigned char* scratch) {
     return reinterpret_cast<LongWork*>(scratch + Constants::HEADER_BYTES

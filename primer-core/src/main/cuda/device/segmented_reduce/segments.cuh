@@ -86,9 +86,9 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
  * segment and nothing else, so the kernel needs 27-40 registers instead of 55-64, and an SM holds
  * six or eight of its blocks instead of two to four. Latency bounds the lane folds, so warps in
  * flight count most (see the top of this file). The host takes it on the classic route when the
- * check's longest segment is short, and then launches no segments_long or segments_combine. A
- * segment that grew past SHORT_SEGMENT since the check (offsets changed meanwhile) is still folded
- * by its lane, within the clamped bounds.
+ * check finds every value in a short segment, and then launches no segments_long or
+ * segments_combine. A segment that grew past SHORT_SEGMENT since the check (offsets changed
+ * meanwhile) is still folded by its lane, within the clamped bounds.
  * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
  * step75-ab.md): uniform lengths 1-8 (14.9M segments) 0.241-0.249 -> 0.172-0.179 ms, the kernel
  * 189 us at 41% achieved occupancy (segments_small, step 73's ncu) -> 119 us at 83%; uniform 1-32

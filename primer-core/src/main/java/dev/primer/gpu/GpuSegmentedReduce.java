@@ -484,13 +484,13 @@ public final class GpuSegmentedReduce {
 
     /**
      * What the offsets' check tells the host: the elements the segments cover, the classic kernels'
-     * idle lane steps, whether it routed the call to them (raising ROUTED_CLASSIC), and the longest
-     * segment (capped at 2^32 - 1).
+     * idle lane steps, whether it routed the call to them (raising ROUTED_CLASSIC), and how many of
+     * the values lie in short segments (at most SHORT_SEGMENT long, a lane's to fold).
      */
-    record Verdict(long values, long idleSteps, boolean routedClassic, long longestSegment) {
-        /** Whether every segment is short enough for segments_short alone (a lane each). */
+    record Verdict(long values, long idleSteps, boolean routedClassic, long shortValues) {
+        /** Whether no segment is longer than SHORT_SEGMENT (every value in a short one): segments_short alone. */
         boolean allShort() {
-            return longestSegment <= SegmentedReducePolicy.SHORT_SEGMENT;
+            return shortValues == values;
         }
     }
 

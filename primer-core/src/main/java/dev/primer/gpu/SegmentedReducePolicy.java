@@ -92,11 +92,12 @@ public final class SegmentedReducePolicy {
     static final long OVERFLOW_FLAG_OFFSET = 0;
     static final long COUNTERS_OFFSET = 8;  // item count, long-segment count: 16 bytes
     static final int COUNTER_WORDS = 4;
-    // The offsets' check's idle-step counter, ticket and longest segment, zero between calls (its last block resets them).
+    // The offsets' check's counters (idle steps; at 64 the values in short segments) and ticket, zero between calls (its
+    // last block resets them).
     static final long IDLE_COUNTER_OFFSET = 40;
     static final long CHECK_TICKET_OFFSET = 48;
     static final long ARRIVALS_OFFSET = 56;
-    static final long LONGEST_OFFSET = 64;
+    static final long SHORT_VALUES_OFFSET = 64;
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;

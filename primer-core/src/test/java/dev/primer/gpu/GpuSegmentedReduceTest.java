@@ -284,7 +284,7 @@ class GpuSegmentedReduceTest {
      * The offsets' verdict: the values the segments cover, the steps the classic kernels' lanes
      * would idle (per warp of 32 segments: 32 times its longest short segment, less their lengths),
      * as the host counts them, the route the check takes by them, as the host's rule says, and the
-     * longest segment (which picks segments_short on the classic route).
+     * values in segments of at most 32 (all of them pick segments_short on the classic route).
      * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
      * per SM), so that its threads stride; lengths that route either way; twice each, so a counter
      * left behind would show.
@@ -308,8 +308,11 @@ class GpuSegmentedReduceTest {
                     };
                     offsets[s + 1] = offsets[s] + length;
                 }
-                long idle = 0, longestSegment = 0;
-                for (int s = 0; s < segments; s++) longestSegment = Math.max(longestSegment, offsets[s + 1] - offsets[s]);
+                long idle = 0, shortValues = 0;
+                for (int s = 0; s < segments; s++) {
+                    long length = offsets[s + 1] - offsets[s];
+                    if (length <= 32) shortValues += length;
+                }
                 for (int w = 0; w < segments; w += 32) {
                     long longest = 0, folded = 0;
                     for (int s = w; s < Math.min(w + 32, segments); s++) {
@@ -328,8 +331,8 @@ class GpuSegmentedReduceTest {
                         GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, device, segments, inLength);
                         assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
                         assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
-                        assertEquals(longestSegment, verdict.longestSegment(), segments + " segments, round " + round
-                                + ": longest segment");
+                        assertEquals(shortValues, verdict.shortValues(), segments + " segments, round " + round
+                                + ": values in short segments");
                         shortOrNot[verdict.allShort() ? 1 : 0] = true;
                         boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
                         assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");

@@ -169,7 +169,7 @@ class SegmentedReducePolicyTest {
         host.put("IDLE_COUNTER_OFFSET", SegmentedReducePolicy.IDLE_COUNTER_OFFSET);
         host.put("CHECK_TICKET_OFFSET", SegmentedReducePolicy.CHECK_TICKET_OFFSET);
         host.put("ARRIVALS_OFFSET", SegmentedReducePolicy.ARRIVALS_OFFSET);
-        host.put("LONGEST_OFFSET", SegmentedReducePolicy.LONGEST_OFFSET);
+        host.put("SHORT_VALUES_OFFSET", SegmentedReducePolicy.SHORT_VALUES_OFFSET);
         host.put("SLOT_BYTES", SegmentedReducePolicy.SLOT_BYTES);
         host.put("HEADER_BYTES", SegmentedReducePolicy.HEADER_BYTES);
         host.put("OVERFLOW_FLAG_OFFSET", SegmentedReducePolicy.OVERFLOW_FLAG_OFFSET);
