@@ -92,12 +92,11 @@ public final class SegmentedReducePolicy {
     static final long OVERFLOW_FLAG_OFFSET = 0;
     static final long COUNTERS_OFFSET = 8;  // item count, long-segment count: 16 bytes
     static final int COUNTER_WORDS = 4;
-    // The offsets' check's counters (idle steps; at 64 the values in short segments) and ticket, zero between calls (its
-    // last block resets them).
-    static final long IDLE_COUNTER_OFFSET = 40;
+    // The offsets' check's counters and ticket, zero between calls (its last block resets them).
+    static final long IDLE_COUNTER_OFFSET = 40;   // idle lane steps
     static final long CHECK_TICKET_OFFSET = 48;
-    static final long ARRIVALS_OFFSET = 56;
-    static final long SHORT_VALUES_OFFSET = 64;
+    static final long ARRIVALS_OFFSET = 56;       // the one launch's grid barrier
+    static final long SHORT_VALUES_OFFSET = 64;   // values in short segments
     static final long HEADER_BYTES = 256;
     static final long SLOT_BYTES = 16;
     static final long MAX_CHUNKS = 1L << 16;
