@@ -174,26 +174,14 @@ namespace seg = primer::segmented;
             in, offsets, nseg, in_length, items, out, scratch, verdict);                                             \
     }
 
-/**
- * segments_short's blocks per SM: eight for values of up to 4 bytes (27-37 registers unbounded on
- * sm_80, sm_89 and sm_90), six for 8-byte ones (37-40); at most six where an SM runs 1536 threads.
- */
-__host__ __device__ constexpr int segments_short_blocks(int value_bytes) {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 890)
-    return 6;
-#else
-    return value_bytes <= 4 ? 8 : 6;
-#endif
-}
-
 /** segments_short of a recipe PRIMER_SEGRED_ALL has declared: every routed recipe (GpuSegmentedReduce.routed). */
 #define PRIMER_SEGRED_SHORT(OP, SUFFIX, T, OUT)                                                                      \
-    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, segments_short_blocks(sizeof(T)))   \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, seg::segments_short_blocks(sizeof(T))) \
     segreduce_segments_short_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
                                              long long nseg, long long in_length, OUT* __restrict__ out,             \
                                              unsigned char* __restrict__ scratch) {                                  \
-        seg::segments_short<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, in_length, out,    \
-                                                                                scratch);                            \
+        seg::segments_short<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, seg::OffsetStarts{offsets}, nseg, \
+                                                                                in_length, out, scratch);            \
     }
 
 /** A routed recipe's kernels beside the classic ones: its merge path and segments_short. */

@@ -13,8 +13,9 @@ import java.util.Objects;
  * Batched and segmented reduce with a user-defined operator: the order-preserving kernels of
  * {@code device/ordered_segmented_reduce_kernels.cuh} instantiated for the operator through NVRTC
  * and the merge path of {@code device/segmented_reduce_merge_path.cuh}, alone and in one launch
- * ({@code device/segmented_reduce/one_launch.cuh}): one source, ten entry points, compiled once and
- * cached as {@link GpuCustomReduce#compile} says.
+ * ({@code device/segmented_reduce/one_launch.cuh}), and for segments all short the lane-per-segment
+ * kernel of {@code device/segmented_reduce/segments.cuh}: one source, twelve entry points, compiled
+ * once and cached as {@link GpuCustomReduce#compile} says.
  * Each row or segment is folded in index order with an association fixed by the shape, the offsets
  * and the input address, so the operator need be associative only, and float results are the same
  * bits every run. An empty row or segment gives the identity.
@@ -24,7 +25,8 @@ import java.util.Objects;
  * {@link IllegalArgumentException} naming {@code offsets}, with nothing written). Inputs whose
  * merge path fits one wave of resident blocks, a tile each, take it in one launch with the check;
  * over larger ones the check picks the kernels (GpuSegmentedReduce.launchRouted): the classic ones
- * (a warp per 32 segments; long ones queued for persistent blocks; a combine) or, for heavy-tailed
+ * (a warp per 32 segments; long ones queued for persistent blocks; a combine; or, where the check
+ * finds no segment longer than 32, a lane per segment alone) or, for heavy-tailed
  * lengths, the merge path (every thread the same number of steps; it keeps every combination in
  * index order, so it serves operators that do not commute). Rows, of one length, mostly take one kernel
  * ({@link #reduceRows} says which); only a few very long rows go through the long-segment queue.
@@ -34,6 +36,8 @@ public final class GpuCustomSegmentedReduce {
     private GpuCustomSegmentedReduce() {}
 
     static final String SEGMENTS_SMALL = "primer_custom_segments_small";
+    static final String SEGMENTS_SHORT = "primer_custom_segments_short";
+    static final String ROWS_SHORT = "primer_custom_rows_short";
     static final String SEGMENTS_LONG = "primer_custom_segments_long";
     static final String SEGMENTS_COMBINE = "primer_custom_segments_combine";
     static final String ROWS_SMALL = "primer_custom_rows_small";
@@ -50,7 +54,7 @@ public final class GpuCustomSegmentedReduce {
      */
     static final int MIN_BLOCKS = 3;
 
-    /** The CUDA source of the ten entry points for {@code op}. */
+    /** The CUDA source of the twelve entry points for {@code op}. */
     static String source(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/ordered_segmented_reduce_kernels.cuh"
@@ -64,6 +68,7 @@ public final class GpuCustomSegmentedReduce {
                 using Rc = seg::Recipe<T, A, T, UserOp>;
                 constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(BLOCK, %8$d)
+                #define PRIMER_SHORT_BOUNDS __launch_bounds__(BLOCK, seg::segments_short_blocks(sizeof(T)))
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %2$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg, long long in_length,
                      T* __restrict__ out, unsigned char* __restrict__ scratch) {
@@ -73,6 +78,16 @@ public final class GpuCustomSegmentedReduce {
                 %3$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out,
                      unsigned char* __restrict__ scratch) {
                     seg::ordered_segments_small<T, UserOp, BLOCK>(in, seg::RowStarts{cols}, rows, rows * cols, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_SHORT_BOUNDS
+                %13$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg, long long in_length,
+                      T* __restrict__ out, unsigned char* __restrict__ scratch) {
+                    seg::segments_short<Rc, BLOCK>(in, seg::OffsetStarts{offsets}, nseg, in_length, out, scratch);
+                }
+                extern "C" __global__ void PRIMER_SHORT_BOUNDS
+                %14$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out,
+                      unsigned char* __restrict__ scratch) {
+                    seg::segments_short<Rc, BLOCK>(in, seg::RowStarts{cols}, rows, rows * cols, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %4$s(const T* __restrict__ in, T* __restrict__ out, unsigned char* __restrict__ scratch) {
@@ -116,16 +131,16 @@ public final class GpuCustomSegmentedReduce {
                 }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
                 SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP,
-                ONE_LAUNCH);
+                ONE_LAUNCH, SEGMENTS_SHORT, ROWS_SHORT);
     }
 
-    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other nine. */
+    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eleven. */
     static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
         return module(ctx, op).kernel(entry);
     }
 
     /**
-     * The ten entry points' module for {@code op} (compiled once): a call takes it once and its
+     * The twelve entry points' module for {@code op} (compiled once): a call takes it once and its
      * kernels from it, as building and looking up the source costs a few microseconds each time.
      */
     private static CudaModule module(CudaContext ctx, CustomOp op) {
@@ -161,6 +176,11 @@ public final class GpuCustomSegmentedReduce {
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, tile,
                 (scratch, verdict) -> {
+                    if (verdict.allShort()) {  // a lane per segment alone, at twice the classic kernels' occupancy
+                        module.kernel(SEGMENTS_SHORT).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0,
+                                in, offsets, segments, inLength, out, scratch);
+                        return;
+                    }
                     CudaKernel longPart = module.kernel(SEGMENTS_LONG), combine = module.kernel(SEGMENTS_COMBINE);
                     module.kernel(SEGMENTS_SMALL).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in,
                             offsets, segments, inLength, out, scratch);
@@ -178,7 +198,8 @@ public final class GpuCustomSegmentedReduce {
      * context's stream; does not wait. The kernel, as the built-in rows policy
      * ({@link SegmentedReducePolicy#rows}) would choose it for long rows:
      * <ul>
-     *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (the small kernel);</li>
+     *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (segments_short: a lane per row and
+ *       nothing else, so more of its blocks fit an SM than of the small kernel's);</li>
      *   <li>a warp per row up to C ({@link SegmentedReducePolicy#longChunkLength}) columns, or up to
      *       {@link SegmentedReducePolicy#WARP_MAX_COLS} while there are enough rows to fill the GPU with warps;</li>
      *   <li>a block per row while there are enough rows to fill it with blocks (one launch of {@code rows} blocks);</li>
@@ -208,19 +229,24 @@ public final class GpuCustomSegmentedReduce {
             module(ctx, op).kernel(ROWS_BLOCK).launch(rows, block, 0, in, cols, out);
             return;
         }
-        // Short rows (a lane each, no queue) or few long ones (every row queued): the segments' sequence.
         CudaModule module = module(ctx, op);
+        long grid = SegmentedReducePolicy.segmentsSmallGrid(rows);
+        if (shortRows) {  // a lane per row, nothing queued
+            CudaKernel rowsShort = module.kernel(ROWS_SHORT);
+            GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> rowsShort.launch(grid, block, 0, in, rows, cols, out,
+                    scratch), 0, rows, n, false);
+            return;
+        }
+        // Few, very long rows: every row queued as long segments are, the pieces combined in order.
         CudaKernel small = module.kernel(ROWS_SMALL);
         CudaKernel longPart = module.kernel(SEGMENTS_LONG);
         CudaKernel combine = module.kernel(ROWS_COMBINE);
         long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
         long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
-            small.launch(SegmentedReducePolicy.segmentsSmallGrid(rows), block, 0, in, rows, cols, out, scratch);
-            if (!shortRows) {
-                longPart.launch(longGrid, block, 0, in, out, scratch);
-                combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
-            }
+            small.launch(grid, block, 0, in, rows, cols, out, scratch);
+            longPart.launch(longGrid, block, 0, in, out, scratch);
+            combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
         }, 0, rows, n, false);
     }
 }

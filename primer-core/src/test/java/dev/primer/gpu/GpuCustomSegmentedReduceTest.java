@@ -33,7 +33,8 @@ class GpuCustomSegmentedReduceTest {
     private static final String[] ENTRIES = {GpuCustomSegmentedReduce.SEGMENTS_SMALL, GpuCustomSegmentedReduce.SEGMENTS_LONG,
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
             GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK,
-            GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP, GpuCustomSegmentedReduce.ONE_LAUNCH};
+            GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP, GpuCustomSegmentedReduce.ONE_LAUNCH,
+            GpuCustomSegmentedReduce.SEGMENTS_SHORT, GpuCustomSegmentedReduce.ROWS_SHORT};
 
     @Test
     void theSourceInstantiatesTheOrderedKernels() {
@@ -61,7 +62,7 @@ class GpuCustomSegmentedReduceTest {
         NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
     }
 
-    /** One source, ten entry points: each is its own kernel, in any order of asking (one compile). */
+    /** One source, twelve entry points: each is its own kernel, in any order of asking (one compile). */
     @Test
     void theEntriesOfOneSourceAreDistinctKernels() {
         CudaContext ctx = CustomGpu.context();
@@ -95,13 +96,16 @@ class GpuCustomSegmentedReduceTest {
      * verdict the classic kernels and the merge path (which the verdict picks for heavy-tailed
      * lengths): power-law lengths (up to 2^16, over many tiles, so segments
      * span tiles and the fixup folds them in order), uniform short ones, and empty ones among them;
-     * non-commutative operators of every size, the values 1..3 elements past a 16-byte boundary.
+     * segments of 0-32, many of them 31 or 32 (the classic route: a lane per segment alone), and
+     * the same with one of 33 (the three classic kernels); non-commutative operators of every size,
+     * the values 1..3 elements past a 16-byte boundary.
      */
     @Test
     void segmentsMatchTheCpuByEveryRoute() {
         CudaContext ctx = CustomGpu.context();
         SplittableRandom random = new SplittableRandom(57);
-        long[][] layouts = {lengths(3, 60_000, random, true), lengths(0, 200_000, random, false), {5, 5, 5}, {0, 1}};
+        long[][] layouts = {lengths(3, 60_000, random, true), lengths(0, 200_000, random, false), {5, 5, 5}, {0, 1},
+                shortLengths(20_001, random, false), shortLengths(20_001, random, true)};
         int shift = 0;
         for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL,
                 CustomScanOps.AFFINE4, CustomScanOps.FIRST_NONZERO}) {
@@ -114,6 +118,20 @@ class GpuCustomSegmentedReduceTest {
                 }
             }
         }
+    }
+
+    /**
+     * Offsets from 1 of {@code segments} lengths of 0-32, every third 31 or 32; {@code oneLonger}:
+     * the middle one 33 long, so the check finds a segment longer than 32.
+     */
+    private static long[] shortLengths(int segments, SplittableRandom random, boolean oneLonger) {
+        long[] offsets = new long[segments + 1];
+        offsets[0] = 1;
+        for (int s = 0; s < segments; s++) {
+            int length = oneLonger && s == segments / 2 ? 33 : s % 3 == 0 ? 31 + random.nextInt(2) : random.nextInt(33);
+            offsets[s + 1] = offsets[s] + length;
+        }
+        return offsets;
     }
 
     /** Offsets from {@code begin} of {@code segments} lengths: power law (Pareto 1.2, up to 2^16, a tenth empty) or uniform 0-8. */

@@ -23,8 +23,9 @@ import java.util.SplittableRandom;
  * reduce and scan: a float sum written as a CustomOp (commutative, but it takes the order-preserving
  * reduce like every CustomOp), affine maps composed (associative, not commutative), and a forward
  * fill scan; then the segmented forms: a forward fill restarting at head flags (one in about 1024
- * elements), affine maps composed along each row of a (n / 4096) x 4096 matrix, and over segments
- * of power-law lengths (the offsets of the built-in segments benchmark, SegmentOffsets). Reduces
+ * elements), affine maps composed along each row of a (n / 4096) x 4096 and a (n / 16) x 16 matrix,
+ * and over segments of power-law lengths (the offsets of the built-in segments benchmark,
+ * SegmentOffsets) and of lengths uniform in [1, 8] (a lane per segment). Reduces
  * are timed with events around the call, which waits for its result (the segmented one for its
  * offsets check; rows do not wait). Each result is checked against the CPU backend (exact for the
  * exact operators; a float64 sum for the float one).
@@ -43,12 +44,17 @@ final class CustomBench {
                 Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
                 Guard.run(s, GROUP, "custom_scan_affine_i8", "int8", String.valueOf(s.n()), () -> scan(s, "custom_scan_affine_i8", CustomOps.AFFINE4)),
                 Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
-                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64")),
+                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64", ROW)),
+                Guard.run(s, GROUP, "custom_rows_affine_i64_short", "int64", (s.n() / SHORT_ROW) + "x" + SHORT_ROW,
+                        () -> rows(s, "custom_rows_affine_i64_short", SHORT_ROW)),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_powerlaw", "int64", "powerlaw",
-                        () -> segments(s, "custom_segments_affine_i64_powerlaw")));
+                        () -> segments(s, "custom_segments_affine_i64_powerlaw", 0)),
+                Guard.run(s, GROUP, "custom_segments_affine_i64_uniform8", "int64", "uniform",
+                        () -> segments(s, "custom_segments_affine_i64_uniform8", 8)));
     }
 
-    private static final long ROW = 4096;
+    /** Columns of the rows rows: long ones (a warp per row), and short ones (a lane per row). */
+    private static final long ROW = 4096, SHORT_ROW = 16;
 
     /** Forward fill restarting at head flags, inclusive; every element checked against the CPU backend's scan. */
     private static BenchRecord segmentedScan(BenchSetup s, String name) {
@@ -82,10 +88,10 @@ final class CustomBench {
         }
     }
 
-    /** Affine maps composed along each row; every row checked against the CPU backend. */
-    private static BenchRecord rows(BenchSetup s, String name) {
+    /** Affine maps composed along each row of {@code cols} columns; every row checked against the CPU backend. */
+    private static BenchRecord rows(BenchSetup s, String name, long cols) {
         CustomOp op = CustomOps.AFFINE32;
-        long n = s.n(), rows = n / ROW, bytes = n * 8;
+        long n = s.n() / cols * cols, rows = n / cols, bytes = n * 8;
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = input(arena, op, n);
             DeviceArray in = closer.add(s.gpu().allocate(op.type(), n));
@@ -93,23 +99,28 @@ final class CustomBench {
             DeviceArray out = closer.add(s.gpu().allocate(op.type(), rows));
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> GpuCustomSegmentedReduce.reduceRows(s.ctx(), op,
-                    in.devicePointer(), rows, ROW, out.devicePointer()));
+                    in.devicePointer(), rows, cols, out.devicePointer()));
             MemorySegment got = arena.allocate(rows * 8, 64), want = arena.allocate(rows * 8, 64);
             out.copyTo(got);
-            CpuCustomReduce.reduceRows(op, host, rows, ROW, want);
+            CpuCustomReduce.reduceRows(op, host, rows, cols, want);
             String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
                     + got.mismatch(want) / 8 + " differs from the CPU's";
-            return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + ROW, n, (double) bytes + rows * 8, t,
-                    !check.startsWith("FAILED"), check + "; each row folded in order (a warp per row at full size on an H200, a block per row"
-                            + " at --quick: GpuCustomSegmentedReduce.reduceRows); one buffer");
+            return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + cols, n, (double) bytes + rows * 8, t,
+                    !check.startsWith("FAILED"), check + "; each row folded in order (" + (cols <= 32 ? "a lane per row"
+                            : "a warp per row at full size on an H200, a block per row at --quick")
+                            + ": GpuCustomSegmentedReduce.reduceRows); one buffer");
         }
     }
 
-    /** Affine maps composed over each segment of power-law lengths; every segment checked against the CPU backend. */
-    private static BenchRecord segments(BenchSetup s, String name) throws java.io.IOException {
+    /**
+     * Affine maps composed over each segment of power-law lengths ({@code uniform} 0) or of lengths
+     * uniform in [1, uniform]; every segment checked against the CPU backend.
+     */
+    private static BenchRecord segments(BenchSetup s, String name, int uniform) throws java.io.IOException {
         CustomOp op = CustomOps.AFFINE32;
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
-            SegmentOffsets seg = s.segmentsFile() != null
+            SegmentOffsets seg = uniform > 0 ? SegmentOffsets.uniform(s.segmentValues(), uniform, arena)
+                    : s.segmentsFile() != null
                     ? SegmentOffsets.load(s.segmentsFile(), arena)
                     : SegmentOffsets.generate(s.segmentValues(), arena);
             long n = seg.values(), count = seg.segments(), bytes = n * 8;
