@@ -55,11 +55,7 @@ __device__ __forceinline__ OpValue<Op> warp_fold_elements(const T* in, long long
 
 /** Element k (a constant) of a held vector, as the operator's type A; int8 from its words. */
 template <typename A, typename T>
-__device__ __forceinline__ A vector_item(const Vec16<T>& v, int k) { return (A)v.item[k]; }
-template <typename A>
-__device__ __forceinline__ A vector_item(const Vec16<int8_t>& v, int k) {
-    return (A)(int8_t)(v.word[k / 4] >> (8 * (k % 4)));
-}
+__device__ __forceinline__ A vector_item(const Vec16<T>& v, int k) { return (A)vector_element(v, k); }
 
 /** This lane's VECS consecutive vectors of the warp tile at vector v (those before `end`). All 32 lanes call. */
 template <int VECS, typename T>

@@ -94,14 +94,16 @@ namespace seg = primer::segmented;
                                           int log2_lanes, OUT* __restrict__ out,                                     \
                                           unsigned char* __restrict__ scratch) {                                     \
         seg::rows_group<Rc_##OP##_##SUFFIX, true, seg::Constants::ROWS_PER_GROUP_VECTOR,                             \
-                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out, scratch);                    \
+                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out,                              \
+                        seg::overflow_flag(scratch));                                                                \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_SCALAR_BOUNDS                                                           \
     segreduce_rows_scalar_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
                                           int log2_lanes, OUT* __restrict__ out,                                     \
                                           unsigned char* __restrict__ scratch) {                                     \
         seg::rows_group<Rc_##OP##_##SUFFIX, false, seg::Constants::ROWS_PER_GROUP_SCALAR,                            \
-                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out, scratch);                    \
+                        seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out,                              \
+                        seg::overflow_flag(scratch));                                                                \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_rows_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                    \

@@ -25,6 +25,13 @@ struct alignas(16) Vec16<int8_t> {
     unsigned word[4];
 };
 
+/** Element k of a vector (k a constant where it can be: the item stays in its register). */
+template <typename T>
+__device__ __forceinline__ T vector_element(const Vec16<T>& v, int k) { return v.item[k]; }
+__device__ __forceinline__ int8_t vector_element(const Vec16<int8_t>& v, int k) {
+    return (int8_t)(v.word[k / 4] >> (8 * (k % 4)));
+}
+
 template <typename T>
 __device__ __forceinline__ Vec16<T> load_vector(const Vec16<T>* p) {
     // Plain read-only loads: L2 prefetch hints (.L2::256B) measured 6% slower on the H200.

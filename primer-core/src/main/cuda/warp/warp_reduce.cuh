@@ -89,21 +89,29 @@ __device__ __forceinline__ T warp_reduce(T value, Op op) {
 }
 
 /**
- * value_0 op value_1 op ... op value_31 in lane 0, for operators that are associative but not
- * commutative. Step d (1, 2, 4, 8, 16) gives lane i the span of lane i + d on its RIGHT,
- * op(own, right), so lane 0 ends with the lanes' values in lane order and operands never swap;
- * the association is fixed, so float results are the same bits every run. Other lanes get
- * partial spans. All 32 lanes must call it.
+ * value_0 op value_1 op ... op value_(LANES-1) of each aligned group of LANES lanes (a power of two
+ * <= 32) in the group's first lane, for operators that are associative but not commutative. Step d
+ * (1, 2, 4, ...) gives lane i the span of lane i + d on its RIGHT, op(own, right), so the first
+ * lane ends with the group's values in lane order and operands never swap; the association is
+ * fixed, so float results are the same bits every run. Other lanes get partial spans. All 32 lanes
+ * must call it.
  */
-template <typename T, typename Op>
-__device__ __forceinline__ T warp_reduce_ordered(T value, Op op) {
-    const unsigned lane = threadIdx.x & 31;
+template <int LANES, typename T, typename Op>
+__device__ __forceinline__ T warp_reduce_lanes_ordered(T value, Op op) {
+    static_assert(LANES >= 1 && LANES <= 32 && (LANES & (LANES - 1)) == 0, "LANES: a power of two <= 32");
+    const unsigned lane_in_group = threadIdx.x & (LANES - 1);
 #pragma unroll
-    for (unsigned delta = 1; delta < 32; delta <<= 1) {
+    for (unsigned delta = 1; delta < LANES; delta <<= 1) {
         const T right = detail::shfl_down_words(value, delta);
-        if (lane + delta < 32) value = op(value, right);  // lanes at the top have nothing to their right
+        if (lane_in_group + delta < LANES) value = op(value, right);  // the top lanes have nothing to their right
     }
     return value;
+}
+
+/** value_0 op value_1 op ... op value_31 in lane 0, in lane order (warp_reduce_lanes_ordered). */
+template <typename T, typename Op>
+__device__ __forceinline__ T warp_reduce_ordered(T value, Op op) {
+    return warp_reduce_lanes_ordered<32>(value, op);
 }
 
 /**

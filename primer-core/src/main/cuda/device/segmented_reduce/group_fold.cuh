@@ -1,6 +1,7 @@
 // The building block of every kernel here: group_fold, G cooperating threads (a few lanes, a warp
 // or a whole block) folding a range [begin, end) of one row into per-thread accumulators; and
-// group_reduce, which combines the accumulators of a group of lanes.
+// group_reduce, which combines the accumulators of a group of lanes (group_reduce_ordered in lane
+// order, for operators that do not commute).
 //
 // The range is cut into [head | body | tail]: scalar loads up to the first 16-byte boundary (rows
 // start anywhere when cols is odd), 16-byte vector loads for the body, scalars for the rest. Every
@@ -116,6 +117,19 @@ __device__ __forceinline__ A group_reduce(A value, int log2_lanes, Op op) {
         case 3: return warp_reduce_lanes<8>(value, op);
         case 4: return warp_reduce_lanes<16>(value, op);
         case 5: return warp_reduce_lanes<32>(value, op);
+        default: return value;
+    }
+}
+
+/** The same in lane order (the group's values in its first lane), for operators that do not commute. */
+template <typename A, typename Op>
+__device__ __forceinline__ A group_reduce_ordered(A value, int log2_lanes, Op op) {
+    switch (log2_lanes) {
+        case 1: return warp_reduce_lanes_ordered<2>(value, op);
+        case 2: return warp_reduce_lanes_ordered<4>(value, op);
+        case 3: return warp_reduce_lanes_ordered<8>(value, op);
+        case 4: return warp_reduce_lanes_ordered<16>(value, op);
+        case 5: return warp_reduce_lanes_ordered<32>(value, op);
         default: return value;
     }
 }

@@ -28,11 +28,17 @@ namespace segmented {
  * multiple of the vector) uses 16-byte loads; otherwise lanes load scalars, still coalesced (a group
  * reads G consecutive elements). Two instantiations rather than a branch: each gets the registers
  * of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
+ * ORDERED (operators that need not commute: the user-defined ones) combines each group's lanes in
+ * lane order; with the host's G, a lane holds one vector of a row (folded in index order), so each
+ * row is folded in index order. It needs VECTORIZED: the scalar path deals a row's elements to the
+ * lanes in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where
+ * Rc's Finish never raises it.
  */
-template <class Rc, bool VECTORIZED, int R, int BLOCK>
+template <class Rc, bool VECTORIZED, int R, int BLOCK, bool ORDERED = false>
 __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in, long long rows, long long cols,
                                            int log2_lanes, typename Rc::Out* __restrict__ out,
-                                           unsigned char* __restrict__ scratch) {
+                                           unsigned long long* overflow) {
+    static_assert(VECTORIZED || !ORDERED, "the scalar path does not keep index order");
     using T = typename Rc::T;
     using A = typename Rc::A;
     using V = Vec16<T>;
@@ -99,10 +105,8 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
         }
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            acc[r] = group_reduce(acc[r], log2_lanes, op);
-            if (lane_in_group == 0 && row[r] < rows) {
-                out[row[r]] = finish<Rc>(acc[r], row[r], overflow_flag(scratch));
-            }
+            acc[r] = ORDERED ? group_reduce_ordered(acc[r], log2_lanes, op) : group_reduce(acc[r], log2_lanes, op);
+            if (lane_in_group == 0 && row[r] < rows) out[row[r]] = finish<Rc>(acc[r], row[r], overflow);
         }
     }
 }

@@ -9,7 +9,10 @@
 namespace primer {
 namespace segmented {
 
-/** Folds one vector as a small tree (one dependent step on the running accumulator per vector). */
+/**
+ * Folds one vector as a small tree (one dependent step on the running accumulator per vector), each
+ * step op(left, right) in index order, so it serves operators that do not commute.
+ */
 template <typename T, typename A, typename Op>
 struct VectorFold {
     static __device__ __forceinline__ A apply(const Vec16<T>& v, long long first_index) {
@@ -17,7 +20,7 @@ struct VectorFold {
         Op op;
         A t[ITEMS];
 #pragma unroll
-        for (int k = 0; k < ITEMS; ++k) t[k] = Lift<T, A>::apply(v.item[k], first_index + k);
+        for (int k = 0; k < ITEMS; ++k) t[k] = Lift<T, A>::apply(vector_element(v, k), first_index + k);
 #pragma unroll
         for (int step = 1; step < ITEMS; step *= 2) {
 #pragma unroll

@@ -13,9 +13,10 @@ import java.util.Objects;
  * Batched and segmented reduce with a user-defined operator: the order-preserving kernels of
  * {@code device/ordered_segmented_reduce_kernels.cuh} instantiated for the operator through NVRTC
  * and the merge path of {@code device/segmented_reduce_merge_path.cuh}, alone and in one launch
- * ({@code device/segmented_reduce/one_launch.cuh}), and for segments all short the lane-per-segment
- * kernel of {@code device/segmented_reduce/segments.cuh}: one source, twelve entry points, compiled
- * once and cached as {@link GpuCustomReduce#compile} says.
+ * ({@code device/segmented_reduce/one_launch.cuh}); for segments all short the lane-per-segment
+ * kernel of {@code device/segmented_reduce/segments.cuh}, and for short aligned rows the
+ * lane-group-per-row kernel of {@code device/segmented_reduce/rows.cuh}, both in index order: one
+ * source, twelve entry points, compiled once and cached as {@link GpuCustomReduce#compile} says.
  * Each row or segment is folded in index order with an association fixed by the shape, the offsets
  * and the input address, so the operator need be associative only, and float results are the same
  * bits every run. An empty row or segment gives the identity.
@@ -37,7 +38,7 @@ public final class GpuCustomSegmentedReduce {
 
     static final String SEGMENTS_SMALL = "primer_custom_segments_small";
     static final String SEGMENTS_SHORT = "primer_custom_segments_short";
-    static final String ROWS_SHORT = "primer_custom_rows_short";
+    static final String ROWS_GROUP = "primer_custom_rows_group";
     static final String SEGMENTS_LONG = "primer_custom_segments_long";
     static final String SEGMENTS_COMBINE = "primer_custom_segments_combine";
     static final String ROWS_SMALL = "primer_custom_rows_small";
@@ -84,10 +85,10 @@ public final class GpuCustomSegmentedReduce {
                       T* __restrict__ out, unsigned char* __restrict__ scratch) {
                     seg::segments_short<Rc, BLOCK>(in, seg::OffsetStarts{offsets}, nseg, in_length, out, scratch);
                 }
-                extern "C" __global__ void PRIMER_SHORT_BOUNDS
-                %14$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out,
-                      unsigned char* __restrict__ scratch) {
-                    seg::segments_short<Rc, BLOCK>(in, seg::RowStarts{cols}, rows, rows * cols, out, scratch);
+                extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
+                %14$s(const T* __restrict__ in, long long rows, long long cols, int log2_lanes, T* __restrict__ out) {
+                    seg::rows_group<Rc, true, seg::Constants::ROWS_PER_GROUP_VECTOR, BLOCK, true>(in, rows, cols, log2_lanes,
+                                                                                               out, nullptr);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %4$s(const T* __restrict__ in, T* __restrict__ out, unsigned char* __restrict__ scratch) {
@@ -131,7 +132,7 @@ public final class GpuCustomSegmentedReduce {
                 }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
                 SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP,
-                ONE_LAUNCH, SEGMENTS_SHORT, ROWS_SHORT);
+                ONE_LAUNCH, SEGMENTS_SHORT, ROWS_GROUP);
     }
 
     /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eleven. */
@@ -198,8 +199,10 @@ public final class GpuCustomSegmentedReduce {
      * context's stream; does not wait. The kernel, as the built-in rows policy
      * ({@link SegmentedReducePolicy#rows}) would choose it for long rows:
      * <ul>
-     *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (segments_short: a lane per row and
- *       nothing else, so more of its blocks fit an SM than of the small kernel's);</li>
+     *   <li>a group of lanes per row, a 16-byte vector each, combined in lane order, where every row is
+     *       16-byte aligned (an aligned input, cols a multiple of the vector) and at most 32 vectors long
+     *       (the built-in policy's vectorized GROUP plan);</li>
+     *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (the small kernel);</li>
      *   <li>a warp per row up to C ({@link SegmentedReducePolicy#longChunkLength}) columns, or up to
      *       {@link SegmentedReducePolicy#WARP_MAX_COLS} while there are enough rows to fill the GPU with warps;</li>
      *   <li>a block per row while there are enough rows to fill it with blocks (one launch of {@code rows} blocks);</li>
@@ -216,7 +219,12 @@ public final class GpuCustomSegmentedReduce {
         }
         long n = rows * cols;  // checkRows: fits a long, in bytes too
         int block = SegmentedReducePolicy.BLOCK_THREADS;
-        long sms = ctx.device().multiprocessorCount();
+        int sms = ctx.device().multiprocessorCount();
+        SegmentedReducePolicy.RowsPlan group = SegmentedReducePolicy.rows(type, in, rows, cols, sms);
+        if (group.kernel() == SegmentedReducePolicy.RowsKernel.GROUP && group.vectorized()) {
+            module(ctx, op).kernel(ROWS_GROUP).launch(group.grid(), block, 0, in, rows, cols, group.log2Lanes(), out);
+            return;
+        }
         boolean shortRows = cols <= SegmentedReducePolicy.SHORT_SEGMENT;
         if (!shortRows && (cols <= SegmentedReducePolicy.longChunkLength(n) || cols <= SegmentedReducePolicy.WARP_MAX_COLS
                 && rows >= SegmentedReducePolicy.WARP_MIN_ROWS_PER_SM * sms)) {
@@ -229,24 +237,19 @@ public final class GpuCustomSegmentedReduce {
             module(ctx, op).kernel(ROWS_BLOCK).launch(rows, block, 0, in, cols, out);
             return;
         }
+        // Short rows (a lane each, no queue) or few long ones (every row queued): the segments' sequence.
         CudaModule module = module(ctx, op);
-        long grid = SegmentedReducePolicy.segmentsSmallGrid(rows);
-        if (shortRows) {  // a lane per row, nothing queued
-            CudaKernel rowsShort = module.kernel(ROWS_SHORT);
-            GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> rowsShort.launch(grid, block, 0, in, rows, cols, out,
-                    scratch), 0, rows, n, false);
-            return;
-        }
-        // Few, very long rows: every row queued as long segments are, the pieces combined in order.
         CudaKernel small = module.kernel(ROWS_SMALL);
         CudaKernel longPart = module.kernel(SEGMENTS_LONG);
         CudaKernel combine = module.kernel(ROWS_COMBINE);
         long longGrid = GpuSegmentedReduce.persistentGrid(ctx, longPart);
         long combineGrid = GpuSegmentedReduce.persistentGrid(ctx, combine);
         GpuSegmentedReduce.withSegmentsScratch(ctx, scratch -> {
-            small.launch(grid, block, 0, in, rows, cols, out, scratch);
-            longPart.launch(longGrid, block, 0, in, out, scratch);
-            combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
+            small.launch(SegmentedReducePolicy.segmentsSmallGrid(rows), block, 0, in, rows, cols, out, scratch);
+            if (!shortRows) {
+                longPart.launch(longGrid, block, 0, in, out, scratch);
+                combine.launch(combineGrid, block, 0, rows, cols, out, scratch);
+            }
         }, 0, rows, n, false);
     }
 }

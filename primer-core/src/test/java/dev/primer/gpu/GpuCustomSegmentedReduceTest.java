@@ -34,7 +34,7 @@ class GpuCustomSegmentedReduceTest {
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
             GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK,
             GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP, GpuCustomSegmentedReduce.ONE_LAUNCH,
-            GpuCustomSegmentedReduce.SEGMENTS_SHORT, GpuCustomSegmentedReduce.ROWS_SHORT};
+            GpuCustomSegmentedReduce.SEGMENTS_SHORT, GpuCustomSegmentedReduce.ROWS_GROUP};
 
     @Test
     void theSourceInstantiatesTheOrderedKernels() {
@@ -149,8 +149,9 @@ class GpuCustomSegmentedReduceTest {
 
     /**
      * Every rows kernel (on an H200's 132 SMs): few long rows (queued), a block per row, a warp per
-     * row, a lane per row, an empty-column matrix, rows about an int8 row's 128-byte head; at 0-3
-     * elements (int8: 0-15) past a 16-byte boundary.
+     * row, a lane per row, a group of lanes per row where the rows are aligned, an empty-column
+     * matrix, rows about an int8 row's 128-byte head; at 0-3 elements (int8: 0-15) past a 16-byte
+     * boundary.
      */
     @Test
     void rowsOfEveryKindMatchTheCpu() {
@@ -161,6 +162,21 @@ class GpuCustomSegmentedReduceTest {
         for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16, CustomScanOps.AFFINE4,
                 CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_SUM, CustomScanOps.BYTE_MAX}) {
             for (long[] shape : shapes) checkRows(ctx, op, shape[0], shape[1], ++config % (op.type().byteSize() == 1 ? 16 : 4));
+        }
+    }
+
+    /**
+     * Rows of 16-byte aligned vectors, at most 32 of them (a group of lanes per row, combined in lane
+     * order): 0, 1, 3, 8 and 32 vectors a row, groups of 1 to 32 lanes; non-commutative operators of
+     * every size, so a lane combined out of order shows.
+     */
+    @Test
+    void shortAlignedRowsFoldInOrderByLaneGroups() {
+        CudaContext ctx = CustomGpu.context();
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.AFFINE16, CustomScanOps.FFILL,
+                CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.FIRST_NONZERO}) {
+            int vector = 16 / op.type().byteSize();
+            for (int vectors : new int[] {0, 1, 3, 8, 32}) checkRows(ctx, op, 4099, (long) vectors * vector, 0);
         }
     }
 
