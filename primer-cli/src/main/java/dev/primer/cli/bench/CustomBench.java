@@ -106,7 +106,7 @@ final class CustomBench {
             String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
                     + got.mismatch(want) / 8 + " differs from the CPU's";
             return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + cols, n, (double) bytes + rows * 8, t,
-                    !check.startsWith("FAILED"), check + "; each row folded in order (" + (cols <= 32 ? "a lane per row"
+                    !check.startsWith("FAILED"), check + "; each row folded in order (" + (cols <= 32 ? "a group of lanes per row, in lane order"
                             : "a warp per row at full size on an H200, a block per row at --quick")
                             + ": GpuCustomSegmentedReduce.reduceRows); one buffer");
         }
