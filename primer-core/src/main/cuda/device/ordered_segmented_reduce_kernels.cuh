@@ -17,10 +17,11 @@
 //   long   (> C)               a block per work item, a contiguous run per warp, warps in order
 //                              (block_fold_range_ordered); the combine gives each thread a
 //                              contiguous run of the item partials, then threads in order.
-// Where every segment is short (the check's verdict says so, or rows of at most SHORT_SEGMENT
-// columns), the shared segments_short (segmented_reduce/segments.cuh), whose lanes fold in order
-// too, runs alone: a lane per segment at six to eight blocks per SM where the small kernel's
-// ordered medium and long paths hold it to three.
+// Where the check's verdict finds every segment short, the shared segments_short
+// (segmented_reduce/segments.cuh), whose lanes fold in order too, runs alone: a lane per segment at
+// six to eight blocks per SM where the small kernel's ordered medium and long paths hold it to
+// three. Short rows whose every row is 16-byte aligned take the shared rows_group with ORDERED
+// (segmented_reduce/rows.cuh): a group of lanes per row, a vector each, combined in lane order.
 // Rows, being of one length, have two kernels besides that need no queue: rows_warp, a warp per row
 // (the small kernel would give a warp 32 medium rows in turn), and rows_block, a block per row (long
 // rows, enough of them to fill the GPU); GpuCustomSegmentedReduce picks one per call.

@@ -182,8 +182,8 @@ namespace seg = primer::segmented;
     segreduce_segments_short_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,        \
                                              long long nseg, long long in_length, OUT* __restrict__ out,             \
                                              unsigned char* __restrict__ scratch) {                                  \
-        seg::segments_short<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, seg::OffsetStarts{offsets}, nseg, \
-                                                                                in_length, out, scratch);            \
+        seg::segments_short<Rc_##OP##_##SUFFIX, seg::Constants::BLOCK_THREADS>(in, offsets, nseg, in_length, out,    \
+                                                                                scratch);                            \
     }
 
 /** A routed recipe's kernels beside the classic ones: its merge path and segments_short. */

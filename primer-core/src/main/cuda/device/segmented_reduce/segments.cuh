@@ -82,28 +82,30 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
 }
 
 /**
- * segments_small for segments the offsets' check found all short (<= SHORT_SEGMENT), or for rows
- * of at most SHORT_SEGMENT columns: a lane per segment and nothing else, so the kernel needs 27-40
- * registers instead of 55-64 (up to 80 for the user-defined operators' ordered kernels), and an SM
- * holds six or eight of its blocks instead of two to four. Latency bounds the lane folds, so warps
+ * segments_small for segments the offsets' check found all short (<= SHORT_SEGMENT): a lane per
+ * segment and nothing else, so the kernel needs 25-40 registers instead of 55-64 (62 for the
+ * user-defined operators' ordered segments_small), and an SM holds six or eight of its blocks
+ * instead of two to four (three). Latency bounds the lane folds, so warps
  * in flight count most (see the top of this file). The host takes it on the classic route when the
  * check finds every value in a short segment, and then launches no segments_long or
  * segments_combine. A segment that grew past SHORT_SEGMENT since the check (offsets changed
  * meanwhile) is still folded by its lane, within the clamped bounds. Each lane folds in index
- * order, so it serves operators that do not commute. starts: OffsetStarts or RowStarts.
+ * order, so it serves operators that do not commute (GpuCustomSegmentedReduce takes it too).
  * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
  * step75-ab.md): uniform lengths 1-8 (14.9M segments) 0.241-0.249 -> 0.172-0.179 ms, the kernel
  * 189 us at 41% achieved occupancy (segments_small, step 73's ncu) -> 119 us at 83%; uniform 1-32
- * 0.146-0.153 -> 0.130-0.134 ms.
+ * 0.146-0.153 -> 0.130-0.134 ms. A user-defined operator (affine maps over int64, uniform 1-8,
+ * step76-ab.md): 0.298-0.313 -> 0.244-0.277 ms, the kernel 223 -> 176 us at 91% of DRAM.
  */
-template <class Rc, int BLOCK, class Starts>
-__device__ __forceinline__ void segments_short(const typename Rc::T* __restrict__ in, Starts starts, long long nseg,
+template <class Rc, int BLOCK>
+__device__ __forceinline__ void segments_short(const typename Rc::T* __restrict__ in,
+                                               const long long* __restrict__ offsets, long long nseg,
                                                long long in_length, typename Rc::Out* __restrict__ out,
                                                unsigned char* __restrict__ scratch) {
     const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
     if (first_segment >= nseg) return;  // the whole warp
     WarpSegments w;
-    if (!read_warp_segments(starts, first_segment, nseg, in_length, scratch, w)) return;
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
     const long long s = first_segment + (threadIdx.x & 31);
     if (w.valid) out[s] = finish<Rc>(lane_fold<Rc>(in, w.start, (int)(w.end - w.start)), s, overflow_flag(scratch));
 }

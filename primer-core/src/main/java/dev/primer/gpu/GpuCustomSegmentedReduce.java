@@ -83,7 +83,7 @@ public final class GpuCustomSegmentedReduce {
                 extern "C" __global__ void PRIMER_SHORT_BOUNDS
                 %13$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg, long long in_length,
                       T* __restrict__ out, unsigned char* __restrict__ scratch) {
-                    seg::segments_short<Rc, BLOCK>(in, seg::OffsetStarts{offsets}, nseg, in_length, out, scratch);
+                    seg::segments_short<Rc, BLOCK>(in, offsets, nseg, in_length, out, scratch);
                 }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %14$s(const T* __restrict__ in, long long rows, long long cols, int log2_lanes, T* __restrict__ out) {
