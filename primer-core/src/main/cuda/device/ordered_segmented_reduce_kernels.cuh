@@ -65,7 +65,7 @@ __device__ __forceinline__ void ordered_segments_small(const T* __restrict__ in,
     const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
     if (first_segment >= nseg) return;  // the whole warp
     WarpSegments w;
-    if (!read_warp_segments(starts, first_segment, nseg, in_length, scratch, w)) return;
+    if (!read_warp_segments(starts, first_segment, nseg, in_length, offsets_refused(scratch), w)) return;
     const long long length = w.end - w.start;
 
     if (w.valid && length <= Constants::SHORT_SEGMENT) {

@@ -34,7 +34,8 @@
 //                     flight count most.
 //   segments_short    segments_small's lanes alone, where the check finds every value in a short
 //                     segment: six to eight blocks per SM, and no segments_long or
-//                     segments_combine behind it.
+//                     segments_combine behind it. Its own gate (ROUTED_SHORT) lets the host queue
+//                     it before the verdict, as it queues the merge path's tiles.
 //   segments_long     persistent blocks, a block per work item, its partial into a slot fixed by
 //                     the item's first chunk; an item that is its whole segment (most long
 //                     segments: up to ITEM_CHUNKS * C elements) writes the result itself.

@@ -29,6 +29,12 @@
 // Since step 75 the verdict also counts the values in short segments: where that is all of them,
 // no segment is longer than SHORT_SEGMENT and the classic route is segments_short alone
 // (segments.cuh).
+//
+// Since step 77 the check raises ROUTED_SHORT beside ROUTED_CLASSIC on that route, and
+// segments_short's gate opens on nothing else, so the host may queue it right behind the check as
+// it queues the merge path's tiles: where the check last took that route on the same offsets
+// (GpuSegmentedReduce.launchRouted). A wrong guess leaves it shut, and the host launches the route
+// the verdict names.
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
@@ -133,10 +139,11 @@ __device__ __forceinline__ bool routes_classic(unsigned long long idle, long lon
  * every pair (check_offset_pairs, counting idle steps). The idle steps and the values in short
  * segments go to the header's two counters, an atomic each per block; the last block through (a
  * ticket) takes them and puts them and the ticket back to zero, so they are zero between calls,
- * raises ROUTED_CLASSIC where routes_classic says so (merge_path_idle_per_value; negative: never),
- * and when `verdict` (pinned host memory the host polls; null for none) is given writes
- * verdict[0..5] = offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k),
- * the idle steps, the route (1: classic) and the values in short segments.
+ * raises ROUTED_CLASSIC where routes_classic says so (merge_path_idle_per_value; negative: never;
+ * infinite: always), with ROUTED_SHORT where every value lies in a short segment, and when
+ * `verdict` (pinned host memory the host polls; null for none) is given writes verdict[0..5] =
+ * offsets[0], offsets[nseg], the first-decrease word (0 for none, else 2^63 - k), the idle steps,
+ * the route (1: classic) and the values in short segments.
  */
 __device__ __forceinline__ void check_offsets(const long long* __restrict__ offsets, long long nseg,
                                               long long in_length, unsigned char* __restrict__ scratch,
@@ -168,7 +175,11 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
             *check_ticket(scratch) = 0;
             // Stream order makes it visible to every kernel behind the check: no fence needed.
             const bool classic = routes_classic(total_idle, end - begin, merge_path_idle_per_value);
-            if (classic) atomicOr(malformed_flags(scratch), Constants::ROUTED_CLASSIC);
+            const bool all_short = short_values == (unsigned long long)(end - begin);
+            if (classic) {
+                atomicOr(malformed_flags(scratch),
+                         Constants::ROUTED_CLASSIC | (all_short ? Constants::ROUTED_SHORT : 0u));
+            }
             if (verdict != nullptr) {
                 verdict[0] = (unsigned long long)begin;
                 verdict[1] = (unsigned long long)end;
@@ -181,18 +192,30 @@ __device__ __forceinline__ void check_offsets(const long long* __restrict__ offs
     }
 }
 
+__device__ __forceinline__ unsigned offsets_flags(const unsigned char* scratch) {
+    return *reinterpret_cast<const unsigned*>(scratch + Constants::MALFORMED_OFFSET);
+}
+
 /**
  * The gate: whether the check refused the offsets (or the queue overflowed). A kernel behind it
  * loads this beside its first offsets (one round trip, not two) and, if it is set, reads and writes
- * nothing. The check's route is no refusal: the classic kernels pass ROUTED_CLASSIC.
+ * nothing. The check's route is no refusal: the classic kernels pass ROUTED_CLASSIC and ROUTED_SHORT.
  */
 __device__ __forceinline__ bool offsets_refused(const unsigned char* scratch) {
-    return (*reinterpret_cast<const unsigned*>(scratch + Constants::MALFORMED_OFFSET) & ~Constants::ROUTED_CLASSIC) != 0u;
+    return (offsets_flags(scratch) & ~(Constants::ROUTED_CLASSIC | Constants::ROUTED_SHORT)) != 0u;
+}
+
+/**
+ * segments_short's gate: shut unless the check routed the call to it (ROUTED_SHORT) and refused
+ * nothing, so that it may be queued before the host has the verdict.
+ */
+__device__ __forceinline__ bool short_route_shut(const unsigned char* scratch) {
+    return (offsets_flags(scratch) & ~Constants::ROUTED_CLASSIC) != Constants::ROUTED_SHORT;
 }
 
 /** The merge path's gate: shut for offsets the check refused and for a call it routed to the classic kernels. */
 __device__ __forceinline__ bool merge_path_shut(const unsigned char* scratch) {
-    return *reinterpret_cast<const unsigned*>(scratch + Constants::MALFORMED_OFFSET) != 0u;
+    return offsets_flags(scratch) != 0u;
 }
 
 }  // namespace segmented

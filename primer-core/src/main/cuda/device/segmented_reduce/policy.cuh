@@ -40,6 +40,9 @@ struct Constants {
     static constexpr unsigned QUEUE_FULL = 4;   // the long-segment queue would overflow
     static constexpr unsigned ROUTED_CLASSIC = 8;  // not a fault: the check sent the call to the classic
                                                    // kernels, so the merge path queued behind it stays shut
+    static constexpr unsigned ROUTED_SHORT = 16;   // not a fault, raised with ROUTED_CLASSIC: no segment is
+                                                   // longer than SHORT_SEGMENT, so segments_short alone runs;
+                                                   // its gate opens on nothing else (check_offsets.cuh)
     static constexpr long long ITEM_CAPACITY = 2 * MAX_CHUNKS;  // work items
     static constexpr long long LONG_CAPACITY = MAX_CHUNKS;      // long segment ids
 };

@@ -8,7 +8,7 @@
 //   [8, 16)    count of queued work items (segments)
 //   [16, 24)   count of long segments of more than one work item (segments)
 //   [24, 28)   malformed-offsets flags (segments): BAD_BOUNDS | DECREASING | QUEUE_FULL, and
-//              ROUTED_CLASSIC (the check's route, not a fault: check_offsets.cuh)
+//              ROUTED_CLASSIC | ROUTED_SHORT (the check's route, not a fault: check_offsets.cuh)
 //   [32, 40)   first decreasing offset: 2^63 - (smallest s with offsets[s] > offsets[s+1]), or 0
 //   [40, 48)   the offsets' check: idle lane steps of the classic kernels, summed over its blocks
 //   [48, 56)   the offsets' check: ticket of its last block (which puts both back to zero)

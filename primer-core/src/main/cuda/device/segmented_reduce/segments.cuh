@@ -45,7 +45,8 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
     const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
     if (first_segment >= nseg) return;  // the whole warp
     WarpSegments w;
-    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
+    const bool shut = offsets_refused(scratch);
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, shut, w)) return;
     const long long s = first_segment + lane;
     const long long length = w.end - w.start;
     unsigned long long* flag = overflow_flag(scratch);
@@ -88,7 +89,8 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
  * instead of two to four (three). Latency bounds the lane folds, so warps
  * in flight count most (see the top of this file). The host takes it on the classic route when the
  * check finds every value in a short segment, and then launches no segments_long or
- * segments_combine. A segment that grew past SHORT_SEGMENT since the check (offsets changed
+ * segments_combine. Its gate opens only where the check raised ROUTED_SHORT (check_offsets.cuh),
+ * so the host may queue it before it has the verdict. A segment that grew past SHORT_SEGMENT since the check (offsets changed
  * meanwhile) is still folded by its lane, within the clamped bounds. Each lane folds in index
  * order, so it serves operators that do not commute (GpuCustomSegmentedReduce takes it too).
  * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
@@ -105,7 +107,8 @@ __device__ __forceinline__ void segments_short(const typename Rc::T* __restrict_
     const long long first_segment = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * 32;
     if (first_segment >= nseg) return;  // the whole warp
     WarpSegments w;
-    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, scratch, w)) return;
+    const bool shut = short_route_shut(scratch);  // the route's own gate: it may be queued before the verdict
+    if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, shut, w)) return;
     const long long s = first_segment + (threadIdx.x & 31);
     if (w.valid) out[s] = finish<Rc>(lane_fold<Rc>(in, w.start, (int)(w.end - w.start)), s, overflow_flag(scratch));
 }

@@ -33,22 +33,21 @@ struct WarpSegments {
 
 /**
  * Reads segment first_segment + lane's bounds for the whole warp; false (for the whole warp: read
- * and write nothing) when the offsets' check refused them (check_offsets.cuh: the host throws).
- * The gate's flag is loaded beside the offsets, so it costs no round trip of its own. Behind the
- * check the bounds test and the clamps into [starts(0), starts(nseg)] never bind; they stay so
- * that no read leaves `in` even for offsets changed after the check ran.
+ * and write nothing) when the gate is shut (`shut`, the caller's gate of check_offsets.cuh, read
+ * in the same expression: the host throws, or takes another route). The gate's flag is loaded
+ * beside the offsets, so it costs no round trip of its own. Behind the check the bounds test and
+ * the clamps into [starts(0), starts(nseg)] never bind; they stay so that no read leaves `in` even
+ * for offsets changed after the check ran.
  */
 template <class Starts>
 __device__ __forceinline__ bool read_warp_segments(Starts starts, long long first_segment, long long nseg,
-                                                   long long in_length, const unsigned char* scratch,
-                                                   WarpSegments& w) {
+                                                   long long in_length, bool shut, WarpSegments& w) {
     const long long s = first_segment + (threadIdx.x & 31);
     w.valid = s < nseg;
-    const bool refused = offsets_refused(scratch);
     w.flat_base = starts(0);
     w.flat_end = starts(nseg);
     long long start = w.valid ? starts(s) : 0, end = w.valid ? starts(s + 1) : 0;
-    if (refused || w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) return false;
+    if (shut || w.flat_base < 0 || w.flat_end < w.flat_base || w.flat_end > in_length) return false;
     w.chunk_length = long_chunk_length(w.flat_end - w.flat_base);
     start = start < w.flat_base ? w.flat_base : start > w.flat_end ? w.flat_end : start;
     end = end < start ? start : end > w.flat_end ? w.flat_end : end;

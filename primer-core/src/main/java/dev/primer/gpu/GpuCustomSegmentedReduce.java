@@ -176,19 +176,18 @@ public final class GpuCustomSegmentedReduce {
         }
         int block = SegmentedReducePolicy.BLOCK_THREADS;
         GpuSegmentedReduce.launchRouted(ctx, offsets, segments, inLength, route, tile,
-                (scratch, verdict) -> {
-                    if (verdict.allShort()) {  // a lane per segment alone, at twice the classic kernels' occupancy
-                        module.kernel(SEGMENTS_SHORT).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0,
-                                in, offsets, segments, inLength, out, scratch);
-                        return;
-                    }
-                    CudaKernel longPart = module.kernel(SEGMENTS_LONG), combine = module.kernel(SEGMENTS_COMBINE);
-                    module.kernel(SEGMENTS_SMALL).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block, 0, in,
-                            offsets, segments, inLength, out, scratch);
-                    longPart.launch(GpuSegmentedReduce.persistentGrid(ctx, longPart), block, 0, in, out, scratch);
-                    combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments, out,
-                            scratch);
-                },
+                new GpuSegmentedReduce.ClassicLaunch(
+                        // a lane per segment alone, at twice the classic kernels' occupancy
+                        scratch -> module.kernel(SEGMENTS_SHORT).launch(SegmentedReducePolicy.segmentsSmallGrid(segments),
+                                block, 0, in, offsets, segments, inLength, out, scratch),
+                        scratch -> {
+                            CudaKernel longPart = module.kernel(SEGMENTS_LONG), combine = module.kernel(SEGMENTS_COMBINE);
+                            module.kernel(SEGMENTS_SMALL).launch(SegmentedReducePolicy.segmentsSmallGrid(segments), block,
+                                    0, in, offsets, segments, inLength, out, scratch);
+                            longPart.launch(GpuSegmentedReduce.persistentGrid(ctx, longPart), block, 0, in, out, scratch);
+                            combine.launch(GpuSegmentedReduce.persistentGrid(ctx, combine), block, 0, offsets, segments,
+                                    out, scratch);
+                        }),
                 new GpuSegmentedReduce.MergePath(module.kernel(MERGE_PATH), module.kernel(MERGE_PATH_FIXUP), in, offsets,
                         segments, out, inLength, tile));
     }

@@ -89,8 +89,12 @@ public final class GpuSegmentedReduce {
     static final int BAD_BOUNDS = 1, DECREASING = 2, QUEUE_FULL = 4;
     /** Not a fault: the check routed the call to the classic kernels, shutting the merge path's gate alone. */
     static final int ROUTED_CLASSIC = 8;
+    /** Not a fault, raised with ROUTED_CLASSIC: every segment is short, and segments_short's gate opens. */
+    static final int ROUTED_SHORT = 16;
     /** The check's merge_path_idle_per_value for no route (it never raises ROUTED_CLASSIC). */
     private static final double NO_ROUTE = -1;
+    /** The check's merge_path_idle_per_value that routes every call to the classic kernels. */
+    private static final double ALWAYS_CLASSIC = Double.POSITIVE_INFINITY;
     /** Blocks of the offsets' check per SM at most (it grid-strides beyond). */
     private static final int CHECK_BLOCKS_PER_SM = 8;
     /** Routed calls clear the header's counters and flags, [8, 40), behind their launches. */
@@ -240,10 +244,8 @@ public final class GpuSegmentedReduce {
         if (routed(type, op)) {
             long tile = SegmentedReducePolicy.mergePathTile(type);
             launchRouted(ctx, offsets, segments, inLength, route, tile,
-                    (scratch, verdict) -> {
-                        if (verdict.allShort()) launchShort(ctx, type, op, in, offsets, segments, out, inLength, scratch);
-                        else launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch);
-                    },
+                    new ClassicLaunch(scratch -> launchShort(ctx, type, op, in, offsets, segments, out, inLength, scratch),
+                            scratch -> launchClassic(ctx, type, op, in, offsets, segments, out, inLength, scratch)),
                     new MergePath(kernel(ctx, "merge_path", op, type), kernel(ctx, "merge_path_fixup", op, type), in, offsets,
                             segments, out, inLength, tile));
         } else if (takesMergePath(type, op, inLength, segments)) {
@@ -278,10 +280,16 @@ public final class GpuSegmentedReduce {
                 SegmentedReducePolicy.BLOCK_THREADS, 0, in, offsets, segments, inLength, out, scratch);
     }
 
-    /** The classic route's launches once the host has the check's verdict, on the call's scratch. */
-    @FunctionalInterface
-    interface ClassicLaunch {
-        void launch(long scratch, Verdict verdict);
+    /**
+     * The classic route's launches on the call's scratch: {@code shortOnly} (segments_short alone,
+     * which may be queued before the host has the verdict: its gate opens only on that route) or the
+     * {@code threeKernels}, as the verdict says.
+     */
+    record ClassicLaunch(LongConsumer shortOnly, LongConsumer threeKernels) {
+        void launch(long scratch, Verdict verdict) {
+            if (verdict.allShort()) shortOnly.accept(scratch);
+            else threeKernels.accept(scratch);
+        }
     }
 
     /**
@@ -379,23 +387,25 @@ public final class GpuSegmentedReduce {
      * merge path where its idle steps say ({@link SegmentedReducePolicy#prefersMergePath}, on the
      * device), else the classic kernels (or as {@code route} forces).
      *
-     * <p>Where the merge path is likely ({@link #guessesMergePath}: the route the check last took on
-     * the same offsets, else the merge path) and its tiles, counted from {@code inLength}, stay few
-     * ({@link SegmentedReducePolicy#mergePathFits}), its tile kernel is queued right behind the
-     * check, before the host has the verdict, so the GPU does not idle through the host's round
-     * trip; the tiles write nothing unless the check opens their gate, and their fixup follows once
-     * the host has the verdict, while they run. Otherwise, and when the check routes to the classic
-     * kernels, the host launches the route once it has the verdict (the merge path then with tiles
-     * counted from the offsets' range). A wrong guess costs the shut tiles' blocks, each of which
-     * loads the gate and leaves (10.6 us over 13,900 tiles on an H200, partly hidden behind the
-     * host's round trip; bench/results/2026-11-25-nvidia-h200-step74-ab.md).
+     * <p>The likely route ({@link #guess}) is queued right behind the check, before the host has the
+     * verdict, so the GPU does not idle through the host's round trip: segments_short alone where the
+     * check last took that route on the same offsets, else the merge path's tile kernel where its
+     * tiles, counted from {@code inLength}, stay few ({@link SegmentedReducePolicy#mergePathFits}),
+     * unless the check last took the three classic kernels there. Either writes nothing unless the
+     * check opens its gate (ROUTED_SHORT, or no flag at all); the tiles' fixup follows once the host
+     * has the verdict, while they run. Otherwise, and where the guess was wrong, the host launches
+     * the route once it has the verdict (the merge path then with tiles counted from the offsets'
+     * range). A wrong guess costs the shut kernel's blocks, each of which loads the gate and leaves
+     * (the tiles: 10.6 us over 13,900 of them on an H200, partly hidden behind the host's round trip;
+     * bench/results/2026-11-25-nvidia-h200-step74-ab.md).
      *
      * <p>The check's launch also finds the merge path's splits for tiles of {@code tile} steps, as
-     * many as {@code inLength} could need (scratch is sized for them first), whichever path follows.
-     * Behind the classic kernels the flags (the route's too) and counters go back to zero, so that a
-     * flag they could raise (the queue guard, for offsets changed while the call runs) does not
-     * reach the next call. The user-defined operators' kernels ({@link GpuCustomSegmentedReduce})
-     * take this sequence too.
+     * many as {@code inLength} could need (scratch is sized for them first), unless segments_short
+     * was guessed: then a launch of the searches alone precedes a merge path the verdict names
+     * ({@link #searchSplits}). Behind the classic kernels the flags (the route's too) and counters go
+     * back to zero, so that a flag they could raise (the queue guard, for offsets changed while the
+     * call runs) does not reach the next call. The user-defined operators' kernels
+     * ({@link GpuCustomSegmentedReduce}) take this sequence too.
      */
     static void launchRouted(CudaContext ctx, long offsets, long segments, long inLength, Route route, long tile,
                              ClassicLaunch classic, MergePath mergePath) {
@@ -403,21 +413,38 @@ public final class GpuSegmentedReduce {
             long tilesAtMost = SegmentedReducePolicy.mergePathTiles(inLength, segments, tile);
             long scratch = ctx.scratch(SCRATCH_OWNER, Math.max(SegmentedReducePolicy.segmentsScratchBytes(),
                     SegmentedReducePolicy.mergePathScratchBytes(tilesAtMost)));
-            boolean queued = route == Route.MERGE_PATH || route == Route.AUTO
-                    && SegmentedReducePolicy.mergePathFits(inLength, segments) && guessesMergePath(ctx, offsets, segments);
-            double rule = route == Route.AUTO ? SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE : NO_ROUTE;
-            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, tile, tilesAtMost, rule,
-                    queued ? () -> mergePath.launchTiles(scratch, tilesAtMost) : null);
-            if (route == Route.AUTO) remember(ctx, new RouteTaken(offsets, segments, verdict.routedClassic()));
+            Guess guess = switch (route) {
+                case AUTO -> guess(ctx, offsets, segments, inLength);
+                case MERGE_PATH -> Guess.MERGE_PATH;
+                case CLASSIC -> Guess.NONE;
+            };
+            Runnable queued = switch (guess) {
+                case MERGE_PATH -> () -> mergePath.launchTiles(scratch, tilesAtMost);
+                case SHORT -> () -> classic.shortOnly().accept(scratch);
+                case NONE -> null;
+            };
+            boolean searched = guess != Guess.SHORT;  // segments_short needs no splits
+            double rule = switch (route) {
+                case AUTO -> SegmentedReducePolicy.MERGE_PATH_IDLE_PER_VALUE;
+                case CLASSIC -> ALWAYS_CLASSIC;  // so that segments_short's gate opens where it is the route
+                case MERGE_PATH -> NO_ROUTE;
+            };
+            Verdict verdict = checkOffsetsFirst(ctx, offsets, segments, inLength, scratch, searched ? tile : 0,
+                    searched ? tilesAtMost : 0, rule, queued);
+            if (route == Route.AUTO) {
+                remember(ctx, new RouteTaken(offsets, segments, verdict.routedClassic(), verdict.allShort()));
+            }
             boolean merge = route == Route.MERGE_PATH || route == Route.AUTO && !verdict.routedClassic();
-            if (merge && queued) {  // its gate open: the tiles are on their way
+            if (merge && guess == Guess.MERGE_PATH) {  // its gate open: the tiles are on their way
                 mergePath.launchFixup(scratch, tilesAtMost);
                 return;
             }
             try {
-                if (merge) {  // fewer tiles than tilesAtMost (values <= inLength), their splits in scratch
-                    mergePath.launch(scratch, SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile));
-                } else {
+                if (merge) {  // fewer tiles than tilesAtMost (values <= inLength)
+                    long tiles = SegmentedReducePolicy.mergePathTiles(verdict.values(), segments, tile);
+                    if (!searched) searchSplits(ctx, offsets, segments, inLength, scratch, tile, tiles);
+                    mergePath.launch(scratch, tiles);
+                } else if (!(guess == Guess.SHORT && verdict.allShort())) {  // else its gate open: on its way
                     classic.launch(scratch, verdict);
                 }
             } catch (RuntimeException e) {
@@ -438,22 +465,30 @@ public final class GpuSegmentedReduce {
     }
 
     /** The route the offsets' check took on segments at {@code offsets} (a device address). */
-    private record RouteTaken(long offsets, long segments, boolean classic) {}
+    private record RouteTaken(long offsets, long segments, boolean classic, boolean allShort) {}
+
+    /** What a routed call queues behind the check before it has the verdict. */
+    private enum Guess { NONE, SHORT, MERGE_PATH }
 
     /** Each context's last RouteTaken of an AUTO routed call (guarded by itself). */
     private static final Map<CudaContext, RouteTaken> LAST_ROUTE = new WeakHashMap<>();
 
     /**
-     * Whether the merge path is the likely route for these segments: unless the check's last route
-     * on this context was the classic kernels' for the same offsets (address and count): a workload
-     * reduces the same segments again and again. The guess changes only the speed: the check routes.
+     * The likely route for these segments: the check's last route on this context where it was the
+     * classic kernels' for the same offsets (address and count), since a workload reduces the same
+     * segments again and again; segments_short alone is queued, the three kernels are not. Else the
+     * merge path, where its tiles counted from {@code inLength} stay few. The guess changes only
+     * the speed: the check routes.
      */
-    private static boolean guessesMergePath(CudaContext ctx, long offsets, long segments) {
+    private static Guess guess(CudaContext ctx, long offsets, long segments, long inLength) {
         RouteTaken last;
         synchronized (LAST_ROUTE) {
             last = LAST_ROUTE.get(ctx);
         }
-        return last == null || !last.classic() || last.offsets() != offsets || last.segments() != segments;
+        if (last != null && last.classic() && last.offsets() == offsets && last.segments() == segments) {
+            return last.allShort() ? Guess.SHORT : Guess.NONE;
+        }
+        return SegmentedReducePolicy.mergePathFits(inLength, segments) ? Guess.MERGE_PATH : Guess.NONE;
     }
 
     private static void remember(CudaContext ctx, RouteTaken route) {
@@ -571,7 +606,8 @@ public final class GpuSegmentedReduce {
      * the merge path's partition for {@code tiles} tiles of that many steps in the same launch: its
      * searcher blocks go first, as many as the kernel's merge_path_searchers counts
      * (device/segmented_reduce.cu, segreduce_check_offsets). The routed calls search whichever path
-     * follows: on the classic one the searches are wasted (about 1-4 us on uniform short segments).
+     * follows, unless they guess segments_short: on the classic route the searches are wasted (about
+     * 1-4 us on uniform short segments).
      * With a {@code rule} (idle steps per value; {@link #NO_ROUTE} for none) the check takes the
      * route and raises ROUTED_CLASSIC for the classic kernels, which the caller clears behind them.
      */
@@ -580,6 +616,18 @@ public final class GpuSegmentedReduce {
         long searchers = tile > 0 ? SegmentedReducePolicy.ceilDiv(tiles + 1, SegmentedReducePolicy.BLOCK_THREADS) : 0;
         ctx.module(MODULE).kernel("segreduce_check_offsets").launch(searchers + checkGrid(ctx, segments),
                 SegmentedReducePolicy.BLOCK_THREADS, 0, offsets, segments, inLength, scratch, verdict, tile, tiles, rule);
+    }
+
+    /**
+     * The merge path's splits for {@code tiles} tiles of {@code tile} steps alone: the check's launch
+     * with its searcher blocks only, so nothing is checked and no verdict written (the check ran
+     * before, without the searches).
+     */
+    private static void searchSplits(CudaContext ctx, long offsets, long segments, long inLength, long scratch,
+                                     long tile, long tiles) {
+        long searchers = SegmentedReducePolicy.ceilDiv(tiles + 1, SegmentedReducePolicy.BLOCK_THREADS);
+        ctx.module(MODULE).kernel("segreduce_check_offsets").launch(searchers, SegmentedReducePolicy.BLOCK_THREADS, 0,
+                offsets, segments, inLength, scratch, 0L, tile, tiles, NO_ROUTE);
     }
 
     /** The check's blocks: a thread per segment, at most CHECK_BLOCKS_PER_SM per SM (it grid-strides beyond). */

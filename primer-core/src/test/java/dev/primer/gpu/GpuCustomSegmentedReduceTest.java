@@ -121,6 +121,53 @@ class GpuCustomSegmentedReduceTest {
     }
 
     /**
+     * The routed calls queue their likely route behind the check (GpuSegmentedReduce.launchRouted):
+     * one offsets buffer, rewritten so that each guess is wrong in turn, then right: lengths of 0-32
+     * (segments_short alone), the same with one of 33 (the three classic kernels) and power-law
+     * lengths (the merge path), all beyond one launch, under a non-commutative operator. Every
+     * segment is checked on a poisoned output.
+     */
+    @Test
+    void aGuessedRouteStillFoldsEverySegmentInOrder() {
+        CudaContext ctx = CustomGpu.context();
+        CustomOp op = CustomScanOps.AFFINE32;
+        SplittableRandom random = new SplittableRandom(77);
+        int segments = 400_001;
+        long[] allShort = shortLengths(segments, random, false), oneLonger = shortLengths(segments, random, true);
+        long[] powerLaw = lengths(1, segments, random, true);
+        long n = LongStream.of(allShort[segments], oneLonger[segments], powerLaw[segments]).max().orElseThrow() + 2;
+        long size = op.type().byteSize();
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment x = CustomScanOps.input(arena, op, n, 1);
+            long in = ctx.allocate(size * n), offsetsBuf = ctx.allocate(8L * (segments + 1));
+            long outBytes = size * (segments + 2 * GUARD), outBuf = ctx.allocate(outBytes);
+            try {
+                ctx.copyToDevice(in, x, size * n);
+                // guesses: merge, short, short, none, none, short, short, merge
+                long[][] order = {allShort, allShort, oneLonger, oneLonger, allShort, allShort, powerLaw, powerLaw};
+                for (int call = 0; call < order.length; call++) {
+                    long[] offsets = order[call];
+                    String what = op.name() + ", call " + call + (offsets == allShort ? " (lengths 0-32)"
+                            : offsets == oneLonger ? " (one of 33)" : " (power law)");
+                    MemorySegment o = arena.allocate(8L * offsets.length, 8);
+                    MemorySegment.copy(offsets, 0, o, ValueLayout.JAVA_LONG, 0, offsets.length);
+                    MemorySegment want = arena.allocate(segments * size, 8);
+                    CpuCustomReduce.reduceSegments(op, x, o, segments, want);
+                    ctx.copyToDevice(offsetsBuf, o, 8L * offsets.length);
+                    ctx.memset8(outBuf, POISON, outBytes);
+                    GpuCustomSegmentedReduce.reduceSegments(ctx, op, in, offsetsBuf, segments, outBuf + size * GUARD, n,
+                            GpuSegmentedReduce.Route.AUTO);
+                    assertOutput(ctx, arena, what, op, want, segments, outBuf, outBytes, POISON);
+                }
+            } finally {
+                ctx.free(in);
+                ctx.free(offsetsBuf);
+                ctx.free(outBuf);
+            }
+        }
+    }
+
+    /**
      * Offsets from 1 of {@code segments} lengths of 0-32, every third 31 or 32; {@code oneLonger}:
      * the middle one 33 long, so the check finds a segment longer than 32.
      */

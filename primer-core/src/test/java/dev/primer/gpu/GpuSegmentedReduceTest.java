@@ -348,21 +348,26 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * The host guesses the route before the check has taken it (the merge path, queued behind the
-     * check, unless the check's last route on the same offsets was the classic kernels'): one offsets
-     * buffer rewritten between calls, so that the guess is wrong each way in turn, then right. Every
-     * segment is checked each time, on a poisoned output.
+     * The host guesses the route before the check has taken it and queues it behind the check: the
+     * merge path's tiles, or segments_short alone where the check last took that route on the same
+     * offsets (nothing where it last took the three classic kernels there). One offsets buffer is
+     * rewritten between calls, so that each guess is wrong in turn, then right: short lengths (the
+     * classic route, segments_short alone), the same with a segment of 33 every 1000 (the three
+     * classic kernels), and skewed lengths (the merge path). Every segment is checked each time, on a
+     * poisoned output. Then decreasing offsets behind a guessed segments_short are refused with
+     * nothing written, and the next call is right.
      */
     @Test
     void aRouteGuessedWrongStillReducesEverySegment() {
         int segments = 600_001;
         long n = 8_000_003;  // beyond one launch: the routed path
         Random random = new Random(74);
-        long[] even = new long[segments + 1], skewed = new long[segments + 1];
-        even[0] = 5;
-        skewed[0] = 5;
+        long[] even = new long[segments + 1], withLong = new long[segments + 1], skewed = new long[segments + 1];
+        even[0] = withLong[0] = skewed[0] = 5;
         for (int s = 0; s < segments; s++) {
-            even[s + 1] = even[s] + 3 + random.nextInt(3);  // the classic kernels' case
+            int length = 3 + random.nextInt(3);
+            even[s + 1] = even[s] + length;  // the classic kernels' case: every segment short
+            withLong[s + 1] = withLong[s] + (s % 1000 == 999 ? 33 : length);  // the same, some longer than 32
             int kind = random.nextInt(5000);  // mostly tiny, some of 32 (lanes idle beside them), a few across tiles
             skewed[s + 1] = skewed[s] + (kind == 0 ? 2000 + random.nextInt(18_000) : kind < 320 ? 32 : random.nextInt(2));
         }
@@ -372,15 +377,17 @@ class GpuSegmentedReduceTest {
             long off = ctx.allocate(8L * (segments + 1));
             Guarded guarded = allocateGuarded(4L * segments);
             try {
-                long[][] order = {even, even, skewed, skewed, even};  // guesses: merge, classic, classic, merge, merge
-                boolean[] classic = {true, true, false, false, true};
+                // guesses: merge, short, short, none, none, short, short, merge, merge, short
+                long[][] order = {even, even, withLong, withLong, even, even, skewed, skewed, even, even};
                 for (int call = 0; call < order.length; call++) {
                     long[] offsets = order[call];
                     ctx.copyToDevice(off, arena.allocateFrom(ValueLayout.JAVA_LONG, offsets), 8L * (segments + 1));
-                    String what = "call " + call + (classic[call] ? " (even lengths)" : " (skewed lengths)");
-                    if (call == 0 || call == 2) {  // the check routes as expected (its flag cleared behind it)
-                        assertEquals(classic[call], GpuSegmentedReduce.offsetsVerdict(ctx, off, segments, n).routedClassic(),
-                                what + ": route");
+                    String what = "call " + call + (offsets == even ? " (short lengths)"
+                            : offsets == withLong ? " (some longer than 32)" : " (skewed lengths)");
+                    if (call == 0 || call == 2 || call == 6) {  // the check routes as expected (its flags cleared behind it)
+                        GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, off, segments, n);
+                        assertEquals(offsets != skewed, verdict.routedClassic(), what + ": route");
+                        assertEquals(offsets == even, verdict.allShort(), what + ": every segment short");
                     }
                     poison(guarded, POISON);
                     GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, guarded.out(), n);
@@ -389,6 +396,20 @@ class GpuSegmentedReduceTest {
                         values.checkFloating(Op.SUM, offsets[r], offsets[r + 1], got.getAtIndex(ValueLayout.JAVA_FLOAT, r),
                                 DType.FLOAT, what + ": segment " + r);
                     }
+                }
+                // The last call took segments_short: the next guesses it again, on offsets that decrease.
+                long[] bad = even.clone();
+                bad[400_000] = bad[400_001] + 1;
+                ctx.copyToDevice(off, arena.allocateFrom(ValueLayout.JAVA_LONG, bad), 8L * (segments + 1));
+                assertOffsetsRejected(arena, guarded, "offsets[400000] = " + bad[400_000] + " > offsets[400001]",
+                        () -> GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, guarded.out(), n));
+                ctx.copyToDevice(off, arena.allocateFrom(ValueLayout.JAVA_LONG, even), 8L * (segments + 1));
+                poison(guarded, POISON);
+                GpuSegmentedReduce.reduceSegments(ctx, DType.FLOAT, Op.SUM, in, off, segments, guarded.out(), n);
+                MemorySegment got = downloadChecked(arena, guarded, 4L * segments, POISON, "after the refusal");
+                for (int r = 0; r < segments; r++) {
+                    values.checkFloating(Op.SUM, even[r], even[r + 1], got.getAtIndex(ValueLayout.JAVA_FLOAT, r),
+                            DType.FLOAT, "after the refusal: segment " + r);
                 }
             } finally {
                 ctx.free(in);

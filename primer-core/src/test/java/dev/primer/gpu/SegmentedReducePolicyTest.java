@@ -180,6 +180,7 @@ class SegmentedReducePolicyTest {
         host.put("DECREASING", (long) GpuSegmentedReduce.DECREASING);
         host.put("QUEUE_FULL", (long) GpuSegmentedReduce.QUEUE_FULL);
         host.put("ROUTED_CLASSIC", (long) GpuSegmentedReduce.ROUTED_CLASSIC);
+        host.put("ROUTED_SHORT", (long) GpuSegmentedReduce.ROUTED_SHORT);
         host.forEach((name, value) -> assertEquals(cuh.get(name), value, name + " in the .cuh and on the host"));
     }
 
