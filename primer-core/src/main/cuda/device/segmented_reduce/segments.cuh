@@ -90,9 +90,10 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
  * in flight count most (see the top of this file). The host takes it on the classic route when the
  * check finds every value in a short segment, and then launches no segments_long or
  * segments_combine. Its gate opens only where the check raised ROUTED_SHORT (check_offsets.cuh),
- * so the host may queue it before it has the verdict. A segment that grew past SHORT_SEGMENT since the check (offsets changed
- * meanwhile) is still folded by its lane, within the clamped bounds. Each lane folds in index
- * order, so it serves operators that do not commute (GpuCustomSegmentedReduce takes it too).
+ * so the host may queue it before it has the verdict. A segment that grew past SHORT_SEGMENT since
+ * the check (offsets changed meanwhile) is still folded by its lane, within the clamped bounds.
+ * Each lane folds in index order, so it serves operators that do not commute
+ * (GpuCustomSegmentedReduce takes it too).
  * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
  * step75-ab.md): uniform lengths 1-8 (14.9M segments) 0.241-0.249 -> 0.172-0.179 ms, the kernel
  * 189 us at 41% achieved occupancy (segments_small, step 73's ncu) -> 119 us at 83%; uniform 1-32

@@ -395,9 +395,10 @@ public final class GpuSegmentedReduce {
      * check opens its gate (ROUTED_SHORT, or no flag at all); the tiles' fixup follows once the host
      * has the verdict, while they run. Otherwise, and where the guess was wrong, the host launches
      * the route once it has the verdict (the merge path then with tiles counted from the offsets'
-     * range). A wrong guess costs the shut kernel's blocks, each of which loads the gate and leaves
-     * (the tiles: 10.6 us over 13,900 of them on an H200, partly hidden behind the host's round trip;
-     * bench/results/2026-11-25-nvidia-h200-step74-ab.md).
+     * range). A wrong guess costs the shut kernel's blocks: each tile loads the gate and leaves
+     * (10.6 us over 13,900 tiles on an H200, partly hidden behind the host's round trip;
+     * bench/results/2026-11-25-nvidia-h200-step74-ab.md); segments_short's warps load their offsets
+     * beside the gate, so it costs a pass over the offsets.
      *
      * <p>The check's launch also finds the merge path's splits for tiles of {@code tile} steps, as
      * many as {@code inLength} could need (scratch is sized for them first), unless segments_short
