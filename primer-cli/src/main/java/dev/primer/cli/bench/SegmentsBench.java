@@ -14,10 +14,10 @@ import java.util.Locale;
 
 /**
  * SUM over segments of power-law lengths (many tiny segments, a few huge ones): the case a fixed
- * rows × cols dispatch cannot serve, float32 and int64 (exact 128-bit sums), both on the merge path;
- * and float32 over short segments of uniform lengths 1-8 and 1-32, where the classic kernels are
- * faster (the offsets' check picks the route; none longer than 32: segments_short alone). Bytes =
- * values + offsets + result.
+ * rows × cols dispatch cannot serve, float32, int64 (exact 128-bit sums) and int8 (into int64), all
+ * on the merge path; and float32 and int8 over short segments of uniform lengths 1-8 (float32 1-32
+ * too), where the classic kernels are faster (the offsets' check picks the route; none longer than
+ * 32: segments_short alone). Bytes = values + offsets + results.
  */
 final class SegmentsBench {
     static final String GROUP = "segments";
@@ -25,6 +25,8 @@ final class SegmentsBench {
     static final String NAME_I64 = "segments_sum_i64_powerlaw";
     static final String NAME_UNIFORM = "segments_sum_f32_uniform8";
     static final String NAME_UNIFORM32 = "segments_sum_f32_uniform32";
+    static final String NAME_I8 = "segments_sum_i8_powerlaw";
+    static final String NAME_I8_UNIFORM = "segments_sum_i8_uniform8";
 
     private SegmentsBench() {}
 
@@ -34,12 +36,15 @@ final class SegmentsBench {
                 Guard.run(s, GROUP, NAME_UNIFORM, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT, NAME_UNIFORM,
                         -8)),
                 Guard.run(s, GROUP, NAME_UNIFORM32, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT,
-                        NAME_UNIFORM32, -32)));
+                        NAME_UNIFORM32, -32)),
+                Guard.run(s, GROUP, NAME_I8, "int8", "powerlaw", () -> measure(s, GROUP, DType.BYTE, NAME_I8, 0)),
+                Guard.run(s, GROUP, NAME_I8_UNIFORM, "int8", "uniform", () -> measure(s, GROUP, DType.BYTE,
+                        NAME_I8_UNIFORM, -8)));
     }
 
-    /** The float32 row over {@code n} values in segments of power-law lengths drawn in Java (the sizes group). */
-    static BenchRecord powerLawFloat(BenchSetup s, String group, String name, long n) {
-        return Guard.run(s, group, name, "float32", n + " values", () -> measure(s, group, DType.FLOAT, name, n));
+    /** The {@code type} row over {@code n} values in segments of power-law lengths drawn in Java (the sizes group). */
+    static BenchRecord powerLaw(BenchSetup s, String group, String name, DType type, long n) {
+        return Guard.run(s, group, name, type.toString(), n + " values", () -> measure(s, group, type, name, n));
     }
 
     /**
@@ -49,6 +54,8 @@ final class SegmentsBench {
     private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
         Backend backend = s.gpu().backend();
         int size = type.byteSize();
+        DType outType = type == DType.BYTE ? DType.LONG : type;  // int8 sums accumulate, and land, in int64
+        int outSize = outType.byteSize();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             SegmentOffsets seg = values > 0 ? SegmentOffsets.generate(values, arena)
                     : values < 0 ? SegmentOffsets.uniform(s.segmentValues(), (int) -values, arena)
@@ -62,23 +69,23 @@ final class SegmentsBench {
             DeviceArray[] in = new DeviceArray[buffers];
             DeviceArray[] out = new DeviceArray[buffers];
             for (int b = 0; b < buffers; b++) {
-                in[b] = closer.add(type == DType.FLOAT ? s.gpu().allocateFloats(n) : s.gpu().allocateLongs(n));
+                in[b] = closer.add(s.gpu().allocate(type, n));
                 in[b].copyFrom(host);
-                out[b] = closer.add(type == DType.FLOAT ? s.gpu().allocateFloats(count) : s.gpu().allocateLongs(count));
+                out[b] = closer.add(s.gpu().allocate(outType, count));
             }
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> backend.reduceSegments(in[i % buffers], Op.SUM, offsets, out[i % buffers]));
             s.ctx().synchronize();
 
-            MemorySegment result = arena.allocate(Math.max(size, size * count), size);
-            out[0].copyTo(result.asSlice(0, size * count));
+            MemorySegment result = arena.allocate(Math.max(outSize, outSize * count), outSize);
+            out[0].copyTo(result.asSlice(0, outSize * count));
             String check = checkEverySegment(type, host, seg, result);
             String note = String.format(Locale.ROOT, "%d segments over %d values (longest %d); %s; %s", count, n,
                     longest(seg), check, seg.origin());
             boolean ok = !check.startsWith("FAILED");
-            return BenchRecord.measured(group, name, type == DType.FLOAT ? "float32" : "int64",
-                    n + " values, " + count + " segments", n, (double) size * n + 8.0 * (count + 1) + size * count, t, ok,
-                    note);
+            String dtype = type == outType ? type.toString() : type + "->" + outType;
+            return BenchRecord.measured(group, name, dtype, n + " values, " + count + " segments", n,
+                    (double) size * n + 8.0 * (count + 1) + outSize * count, t, ok, note);
         }
     }
 
@@ -89,9 +96,10 @@ final class SegmentsBench {
     }
 
     /**
-     * Every segment against a host fold: int64 exactly (the values are +-1000), float32 within its
-     * bound: one rounding of the float64-accumulated sum to float (2^-24 |sum|) plus the float64
-     * accumulations of both sides ((k - 1) 2^-53 sum|x| each, k the segment's length).
+     * Every segment against a host fold: int64 (values of +-1000) and int8 (into int64) exactly,
+     * float32 within its bound: one rounding of the float64-accumulated sum to float (2^-24 |sum|)
+     * plus the float64 accumulations of both sides ((k - 1) 2^-53 sum|x| each, k the segment's
+     * length).
      */
     private static String checkEverySegment(DType type, MemorySegment host, SegmentOffsets seg, MemorySegment result) {
         long wrong = 0, firstWrong = -1;
@@ -99,9 +107,11 @@ final class SegmentsBench {
         for (long i = 0; i < seg.segments(); i++) {
             long from = seg.offset(i), to = seg.offset(i + 1);
             boolean good;
-            if (type == DType.LONG) {
+            if (type != DType.FLOAT) {
                 long exact = 0;
-                for (long j = from; j < to; j++) exact += host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                for (long j = from; j < to; j++) {
+                    exact += type == DType.LONG ? host.getAtIndex(ValueLayout.JAVA_LONG, j) : host.get(ValueLayout.JAVA_BYTE, j);
+                }
                 good = result.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
             } else {
                 double sum = 0, abs = 0;
@@ -117,7 +127,7 @@ final class SegmentsBench {
             }
             if (!good && wrong++ == 0) firstWrong = i;
         }
-        String what = seg.segments() + " segments " + (type == DType.LONG ? "exact"
+        String what = seg.segments() + " segments " + (type != DType.FLOAT ? "exact"
                 : String.format(Locale.ROOT, "within one float rounding and the float64 sums' bound (worst error %.2e of sum|x|)", worst));
         return wrong == 0 ? "every segment ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
