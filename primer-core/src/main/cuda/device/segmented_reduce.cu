@@ -33,10 +33,10 @@
 //   segreduce_segments_long_*           (const T* in, Out* out, unsigned char* scratch)
 //   segreduce_segments_combine_*        (const long long* offsets, long long nseg, Out* out, unsigned char* scratch)
 //
-// The merge path (segmented_reduce_merge_path.cuh), for every recipe of 4- and 8-byte values but
-// int32 sum_exact: where the check's verdict says the classic kernels' lanes would idle, and for
-// int64 SUM (128-bit) over many short segments (the host's bound: in_length <= 64 * nseg). Tiles of
-// TILE = 256 * merge_path_items<T>() steps (23 for 4-byte values, 13 for 8-byte ones), tiles >=
+// The merge path (segmented_reduce_merge_path.cuh), for every recipe but int32 sum_exact: where the
+// check's verdict says the classic kernels' lanes would idle, and for int64 SUM (128-bit) over many
+// short segments (the host's bound: in_length <= 64 * nseg). Tiles of TILE = 256 *
+// merge_path_items<T>() steps (23 for int8 and 4-byte values, 13 for 8-byte ones), tiles >=
 // ceil((offsets[nseg] - offsets[0] + nseg) / TILE), their splits found by the check's launch:
 //   segreduce_merge_path_*              (const T* in, const long long* offsets, long long nseg, long long in_length,
 //                                        long long tiles, Out* out, unsigned char* scratch)   grid: tiles
@@ -145,14 +145,25 @@ namespace seg = primer::segmented;
     }
 
 /**
- * The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared, and its one
- * launch at three blocks per SM or more. The tile kernels of 4-byte values ask for six blocks per SM,
- * all that their shared memory allows (32-40 registers on sm_80, sm_89 and sm_90, unspilled; left to
- * the compiler, min, max and the bitwise recipes took 48-56 and five); 8-byte ones are left to it
- * (0: no minimum).
+ * The merge-path tile kernel's blocks per SM (its launch bounds' minimum). Values of up to 4 bytes:
+ * six, all that the shared memory of a 4-byte tile allows (32-40 registers on sm_80, sm_89 and
+ * sm_90, unspilled; left to the compiler, min, max and the bitwise recipes took 48-56 and five), but
+ * five for int8 argmin and argmax, which spilled 10 bytes at six on sm_80 and sm_89. 8-byte ones are
+ * left to the compiler (0: no minimum).
+ */
+template <class Rc>
+constexpr int merge_path_min_blocks() {
+    if (sizeof(typename Rc::T) > 4) return 0;
+    return sizeof(typename Rc::T) == 1 && seg::CarriesIndex<typename Rc::A>::value ? 5 : 6;
+}
+
+/**
+ * The merge-path tile and fixup kernels of a recipe PRIMER_SEGRED_ALL has declared (the tile kernel
+ * at merge_path_min_blocks), and its one launch at three blocks per SM or more.
  */
 #define PRIMER_SEGRED_MERGE_PATH(OP, SUFFIX, T, OUT)                                                                 \
-    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, sizeof(T) <= 4 ? 6 : 0)             \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS,                                      \
+                                                 merge_path_min_blocks<Rc_##OP##_##SUFFIX>())                       \
     segreduce_merge_path_##OP##_##SUFFIX(const T* __restrict__ in, const long long* __restrict__ offsets,            \
                                          long long nseg, long long in_length, long long tiles,                       \
                                          OUT* __restrict__ out, unsigned char* __restrict__ scratch) {               \
@@ -254,11 +265,13 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
     PRIMER_SEGRED_ROUTED(argmin, SUFFIX, T, long long)          \
     PRIMER_SEGRED_ROUTED(argmax, SUFFIX, T, long long)
 
-// Merge paths for every recipe of 4- and 8-byte values but int32 sum_exact (whose classic kernels
-// won but on the power laws, bench/results/2026-11-22-nvidia-h200-lab.md), and segments_short for
-// those the check routes (all of them but int64 SUM); int8 keeps the classic kernels alone.
+// Merge paths for every recipe but int32 sum_exact (whose classic kernels won but on the power laws,
+// bench/results/2026-11-22-nvidia-h200-lab.md), and segments_short for those the check routes (all
+// of them but int64 SUM).
 PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_ROUTED(sum, i8, int8_t, long long)
 PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
+PRIMER_SEGRED_INTEGER_ROUTED(i8, int8_t)
 PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
 PRIMER_SEGRED_ROUTED(sum, i32, int32_t, long long)
 PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)

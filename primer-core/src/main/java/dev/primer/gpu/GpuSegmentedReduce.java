@@ -56,18 +56,18 @@ import java.util.function.LongConsumer;
  * <p>Segments are reduced by the classic kernels (a lane, a warp or blocks per segment; where the
  * check finds none longer than 32, one kernel of a lane per segment, {@link #launchShort}) or by
  * the merge path (every thread the same number of steps whatever the lengths), as
- * {@link SegmentedReducePolicy} says. Over int32, int64, float32 and float64 values, and for the
- * user-defined operators of {@link GpuCustomSegmentedReduce}, inputs whose merge path fits one wave
- * of resident blocks, a tile each, take it in one cooperative launch with the check
- * ({@link #launchOneLaunch}); over larger ones (int64 SUM aside) the offsets' check measures how
- * unevenly the classic kernels would share the work and picks, on the device, with the merge path
- * mostly queued behind it already ({@link #launchRouted}); int64 SUM takes the merge path over
- * many short segments; int8 and 128-bit int32 SUM keep the classic kernels.
+ * {@link SegmentedReducePolicy} says. For every type and operator, the user-defined operators of
+ * {@link GpuCustomSegmentedReduce} too, inputs whose merge path fits one wave of resident blocks, a
+ * tile each, take it in one cooperative launch with the check ({@link #launchOneLaunch}); over
+ * larger ones (int64 SUM aside) the offsets' check measures how unevenly the classic kernels would
+ * share the work and picks, on the device, with the merge path mostly queued behind it already
+ * ({@link #launchRouted}); int64 SUM takes the merge path over many short segments; 128-bit int32
+ * SUM keeps the classic kernels.
  *
  * <p>Work is issued on the context's stream. A segmented call waits once: in one launch, for the
  * verdict its last block writes to pinned memory the host polls as the kernel ends; the routed
  * ones for the check's verdict, written the same way, and they return while the reduce runs; the
- * others (int8, int64 SUM, 128-bit int32 SUM) at the end, a single small readback of the scratch
+ * others (int64 SUM, 128-bit int32 SUM) at the end, a single small readback of the scratch
  * header for the offsets' flags and the overflow flag.
  * Batched rows wait only for the 128-bit sums. Calls from several threads on one context are safe:
  * each holds the context's scratch lock for this class while it uses the shared scratch.
@@ -194,8 +194,8 @@ public final class GpuSegmentedReduce {
      * How segments are reduced: as their size and offsets decide (AUTO: the one launch where its
      * tiles fit one wave, {@link #oneLaunchShape}; else, for routed recipes ({@link #routed}), the
      * offsets' check's verdict, {@link SegmentedReducePolicy#prefersMergePath}), or, for tests,
-     * always behind the verdict by the classic kernels or by the merge path. Recipes without a merge
-     * path (int8, int32 SUM in 128 bits) ignore it. int64 SUM takes the one launch as the others do;
+     * always behind the verdict by the classic kernels or by the merge path. int32 SUM in 128 bits,
+     * which has no merge path, ignores it. int64 SUM takes the one launch as the others do;
      * CLASSIC and MERGE_PATH both send it behind the check, where its own rule
      * ({@link #takesMergePath}) picks.
      */
@@ -316,9 +316,9 @@ public final class GpuSegmentedReduce {
         }
     }
 
-    /** Whether the recipe has a merge path (and so a one launch): every one over 4- and 8-byte values but int32 sum_exact. */
+    /** Whether the recipe has a merge path (and so a one launch): every one but int32 sum_exact. */
     static boolean hasMergePath(DType type, String op) {
-        return type != DType.BYTE && !op.equals("sum_exact");
+        return !op.equals("sum_exact");
     }
 
     /**
@@ -370,14 +370,13 @@ public final class GpuSegmentedReduce {
     }
 
     /**
-     * Whether the offsets' verdict picks the kernels: every operator over int32, int64, float32 and
-     * float64 values, but int64 SUM (the merge path whenever it fits, read back at the end for its
-     * overflow flag) and int32 SUM in 128 bits (classic: no merge path). See SegmentedReducePolicy.
-     * (Before that, the one launch takes inputs that fit one wave: {@link #launchOneLaunch}.)
+     * Whether the offsets' verdict picks the kernels: every operator over every type, but int64 SUM
+     * (the merge path whenever it fits, read back at the end for its overflow flag) and int32 SUM in
+     * 128 bits (classic: no merge path). See SegmentedReducePolicy. (Before that, the one launch
+     * takes inputs that fit one wave: {@link #launchOneLaunch}.)
      */
     static boolean routed(DType type, String op) {
-        boolean wide = type == DType.INT || type == DType.LONG || type == DType.FLOAT || type == DType.DOUBLE;
-        return wide && !op.equals("sum_exact") && !(type == DType.LONG && op.equals("sum"));
+        return hasMergePath(type, op) && !(type == DType.LONG && op.equals("sum"));
     }
 
     /**

@@ -40,8 +40,8 @@ import dev.primer.DType;
  * on uniform short ones (lab, 2^26 float32 values: power law 0.339 -> 0.237 ms, uniform 1-8 0.200 ->
  * 0.257), so the route is the offsets' to decide:
  * <ul>
- *   <li>Every operator over int32, int64 (but SUM), float32 and float64 values, and every
- *       user-defined operator (int8 included): the offsets' check runs first and takes the route
+ *   <li>Every built-in operator over every type (but int64 SUM), and every user-defined
+ *       operator: the offsets' check runs first and takes the route
  *       on the device. It sums the steps the classic kernels' lanes would idle while their warp
  *       folds its longest short segment; more than {@link #MERGE_PATH_IDLE_PER_VALUE} per value
  *       takes the merge path ({@link #prefersMergePath}). Where {@link #mergePathFits}, the host
@@ -54,9 +54,9 @@ import dev.primer.DType;
  *       1.6x on segments of one element, 0.94-1.1x on uniform ones, 0.85x with half of {@code in}
  *       in one segment), without waiting for the check: its host reads the overflow flag at the end
  *       anyway, and sizes the grid from {@code inLength + segments}, hence the bound.</li>
- *   <li>The built-in operators over int8 values, and int32 SUM in 128 bits (over more than 2^32
- *       elements), keep the classic kernels. The latter read half the bytes where a merge step
- *       costs what it does for int64, and were faster on most distributions.</li>
+ *   <li>int32 SUM in 128 bits (over more than 2^32 elements) keeps the classic kernels. They read
+ *       half the bytes where a merge step costs what it does for int64, and were faster on most
+ *       distributions.</li>
  * </ul>
  */
 public final class SegmentedReducePolicy {

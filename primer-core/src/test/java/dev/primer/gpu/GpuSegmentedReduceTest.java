@@ -249,16 +249,14 @@ class GpuSegmentedReduceTest {
 
     // ------------------------------------------------------------------------------------ segments
 
-    /** Each layout by every route (int8 has the classic kernels alone). */
+    /** Each layout by every route. */
     static Stream<Arguments> typesAndLayouts() {
         List<Arguments> cases = new ArrayList<>();
         for (DType t : TYPES) {
             for (String layout : new String[] {"mixed", "thresholds", "hugeAndTiny", "powerLaw", "allShort", "allEmpty", "one"}) {
                 cases.add(Arguments.of(t, layout, Route.CLASSIC));
-                if (t != DType.BYTE) {
-                    cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
-                    cases.add(Arguments.of(t, layout, Route.AUTO));  // the one launch, where it fits one wave
-                }
+                cases.add(Arguments.of(t, layout, Route.MERGE_PATH));
+                cases.add(Arguments.of(t, layout, Route.AUTO));  // the one launch, where it fits one wave
             }
         }
         return cases.stream();
@@ -472,7 +470,7 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every recipe of the types with a merge path by each route (AUTO takes the one launch here) over a
+     * Every recipe (but int32 SUM in 128 bits) by each route (AUTO takes the one launch here) over a
      * few thousand power-law segments (tiles of 3328 or 5888 steps, segments across them), then over
      * segments no longer than 32 (the classic route's segments_short), small enough for the
      * sanitizers (gpu-suite.sh), which so reach the kernels of every route.
@@ -484,7 +482,7 @@ class GpuSegmentedReduceTest {
         for (String layout : new String[] {"powerLawSmall", "allShort"}) {
             long[] offsets = layout(layout, new Random(57));
             long n = offsets[offsets.length - 1];
-            for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+            for (DType type : TYPES) {
                 try (Arena arena = Arena.ofConfined()) {
                     Random random = new Random(57L + type.ordinal());
                     checkEveryOperator(Host.random(arena, type, n, false, random), Host.random(arena, type, n, true, random),
@@ -496,7 +494,7 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Every recipe with a merge path, int64 SUM among them, at the one launch's largest input: as
+     * Every recipe (but int32 SUM in 128 bits), int64 SUM among them, at the one launch's largest input: as
      * many merge steps as one wave of the SUM kernel's resident blocks holds at the merge path's steps
      * per thread, in power-law segments, one of them spanning most of the tiles, so that a block
      * folds the open partials of hundreds of earlier tiles (several per lane) in front of its first
@@ -505,7 +503,7 @@ class GpuSegmentedReduceTest {
      */
     @Test
     void theOneLaunchFillsOneWave() {
-        for (DType type : new DType[] {DType.INT, DType.LONG, DType.FLOAT, DType.DOUBLE}) {
+        for (DType type : TYPES) {
             CudaKernel sum = ctx.module(GpuSegmentedReduce.MODULE).kernel("segreduce_one_launch_sum_" + type.kernelSuffix());
             long wave = GpuSegmentedReduce.persistentGrid(ctx, sum), tile = SegmentedReducePolicy.mergePathTile(type);
             long capacity = wave * tile;  // merge steps
@@ -1014,9 +1012,8 @@ class GpuSegmentedReduceTest {
                         else GpuSegmentedReduce.reduceRows(ctx, type, op, in, shape[0], shape[1], out);
                         k = readResults(arena, out, type, op, (int) shape[0], got, k);
                     }
-                    // int32 segments by both routes behind the verdict (the one launch does not fit here).
-                    for (Route path : type == DType.INT ? new Route[] {Route.CLASSIC, Route.MERGE_PATH}
-                            : new Route[] {Route.AUTO}) {
+                    // Segments by both routes behind the verdict (the one launch does not fit here).
+                    for (Route path : new Route[] {Route.CLASSIC, Route.MERGE_PATH}) {
                         ctx.memset8(out, (byte) 0xA5, 8 * 8);
                         if (op == null) {
                             GpuSegmentedReduce.argExtremeSegments(ctx, type, true, in, off, segments, out, n, path);
