@@ -237,7 +237,7 @@ public final class GpuSegmentedReduce {
 
     private static void launchSegments(CudaContext ctx, DType type, String op, long in, long offsets, long segments,
                                        long out, long inLength, boolean checkOverflow, Route route) {
-        if (hasMergePath(type, op) && launchOneLaunch(ctx, kernel(ctx, "one_launch", op, type), in, offsets, segments, out,
+        if (hasMergePath(op) && launchOneLaunch(ctx, kernel(ctx, "one_launch", op, type), in, offsets, segments, out,
                 inLength, SegmentedReducePolicy.mergePathTile(type), route)) {
             return;
         }
@@ -316,8 +316,8 @@ public final class GpuSegmentedReduce {
         }
     }
 
-    /** Whether the recipe has a merge path (and so a one launch): every one but int32 sum_exact. */
-    static boolean hasMergePath(DType type, String op) {
+    /** Whether the kernel op has a merge path (and so a one launch), over every type: all but int32 sum_exact. */
+    static boolean hasMergePath(String op) {
         return !op.equals("sum_exact");
     }
 
@@ -376,7 +376,7 @@ public final class GpuSegmentedReduce {
      * takes inputs that fit one wave: {@link #launchOneLaunch}.)
      */
     static boolean routed(DType type, String op) {
-        return hasMergePath(type, op) && !(type == DType.LONG && op.equals("sum"));
+        return hasMergePath(op) && !(type == DType.LONG && op.equals("sum"));
     }
 
     /**
