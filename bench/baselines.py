@@ -311,6 +311,7 @@ def plan(quick, dry):
             ("cumsum_i8_to_i8", array_op, "cumsum_keep", "int8", (n,)),
             ("cummax_f32", array_op, "cummax", f32, (n,)),
             ("cummax_f64", array_op, "cummax", "float64", (n,)),
+            ("cummax_i64", array_op, "cummax", "int64", (n,)),
             ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
             ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
             ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,)),

@@ -32,7 +32,7 @@ import java.util.Locale;
  * association, (k - 1) u sum|x| over the k elements of the segment so far, except in the _long
  * rows, whose floats are small integers with exact sums, checked exactly (over millions of
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
- * stand alone. cummax_* (float32, float64), segscan_max_* (float32, float64, int32, int64, int8;
+ * stand alone. cummax_* (float32, float64, int64), segscan_max_* (float32, float64, int32, int64, int8;
  * a head in about 1024) and segscan_offsets_max_* (float32, float64; the same segments as offsets)
  * are inclusive MAX scans, every element checked against Math.max exactly;
  * cummax_* pair with torch.cummax
@@ -75,6 +75,7 @@ final class ScanBench {
                 scan(s, "cumsum_i8_to_i8", DType.BYTE, DType.BYTE),
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
+                scan(s, "cummax_i64", Op.MAX, DType.LONG, DType.LONG),
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
                 ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
                 ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
