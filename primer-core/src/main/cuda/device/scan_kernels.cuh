@@ -675,7 +675,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // are already bound by issue (65-69% busy) and the local scan issued 46% more instructions
     // (bench/results/2026-11-25-nvidia-h200-step66-ab.md).
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
-                                  sizeof(V) == sizeof(InT) && OneInstruction<ScanOp>::value;
+                                  sizeof(V) == sizeof(InT) &&
+                                  (OneInstruction<ScanOp>::value || SlowInstruction<ScanOp>::value);
     static_assert(!BLOCKED_IN_WAIT || SCAN_IN_WAIT, "BLOCKED_IN_WAIT is a form of SCAN IN THE WAIT");
     if constexpr (WIDENING) {
         // WIDENING SUMS (segmented int32 -> int64 sums) by PLAIN ROW SCANS: each lane's chunk of a

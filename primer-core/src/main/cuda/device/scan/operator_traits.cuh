@@ -60,11 +60,15 @@ template <typename T> struct OneInstruction<BitOr<T>> { static constexpr bool va
 template <typename T> struct OneInstruction<BitXor<T>> { static constexpr bool value = true; };
 
 /**
- * One-instruction operators whose instruction the GPU runs as several: int64 products (mul.lo.s64
- * is three integer multiply-adds). SCAN IN THE WAIT reads their tiles blocked (../scan_kernels.cuh).
+ * Operators of one PTX instruction that the GPU runs as several: int64 products (mul.lo.s64 is three
+ * integer multiply-adds) and 64-bit max and min (a compare and two selects; Java's float64 min and
+ * max as float keys). SCAN IN THE WAIT takes them too, their tiles read blocked (../scan_kernels.cuh).
  */
 template <typename Op> struct SlowInstruction { static constexpr bool value = false; };
 template <> struct SlowInstruction<Prod<long long>> { static constexpr bool value = true; };
+template <> struct SlowInstruction<Min<long long>> { static constexpr bool value = true; };
+template <> struct SlowInstruction<Max<long long>> { static constexpr bool value = true; };
+template <bool MAX> struct SlowInstruction<FloatKeyExtreme<double, MAX>> { static constexpr bool value = true; };
 
 /**
  * An operator's form for operands that are not NaN, where it is cheaper (device_scan's NAN FAST

@@ -383,13 +383,14 @@ class GpuScanTest {
     }
 
     /**
-     * int64 over more than 2^31 elements (16 GiB in and out), exclusive from a random init: the 8-byte
-     * scans' own path (rows scanned during the look-back, outputs stored after it) at 64-bit indexes.
-     * Random 64-bit values; Java's long arithmetic wraps as the scan's does, so every output is exact.
+     * int64 over more than 2^31 elements (16 GiB in and out), exclusive sums from a random init, then an
+     * inclusive max of the same input: the 8-byte scans' own paths at 64-bit indexes (rows scanned during
+     * the look-back, outputs stored after it; max in tiles read blocked). Random 64-bit values; Java's
+     * long arithmetic wraps as the scan's does, so every output is exact.
      */
     @Test
     @Tag(BigInputs.TAG)
-    void int64ExclusiveSumScanBeyondTwoToThe31() {
+    void int64ExclusiveSumAndInclusiveMaxScansBeyondTwoToThe31() {
         long n = (1L << 31) + 5;
         BigInputs.assumeFreeMemory(ctx, 16 * n);
         long init = BigInputs.mix(-1L);
@@ -406,6 +407,16 @@ class GpuScanTest {
                     long got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
                     if (got != acc[0]) fail("element " + (start + j) + ": expected " + acc[0] + ", got " + got);
                     acc[0] += BigInputs.mix(start + j);
+                }
+            });
+            ctx.memset8(out, POISON, 8 * n);
+            GpuScan.scan(ctx, DType.LONG, DType.LONG, Op.MAX, true, Long.MIN_VALUE, in, out, n);
+            long[] max = {Long.MIN_VALUE};
+            BigInputs.download(ctx, out, n, 8, (host, start, count) -> {
+                for (long j = 0; j < count; j++) {
+                    max[0] = Math.max(max[0], BigInputs.mix(start + j));
+                    long got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                    if (got != max[0]) fail("max, element " + (start + j) + ": expected " + max[0] + ", got " + got);
                 }
             });
         } finally {
