@@ -38,19 +38,20 @@
 // segmented int8: 16384, but 32768 for sums (ScanPolicy.java).
 #include "scan_kernels.cuh"
 
-// Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4
-// per SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills
-// is an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
-// except bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89). int64
-// products took 5 too, until BLOCKED_IN_WAIT (scan_kernels.cuh): 40 registers at 6 since (32-36 on
-// sm_80 and sm_89), and cumprod of 2^27 1.143 -> 1.128-1.136 ms at 6 (bench/results/2026-11-25-nvidia-h200-step69-ab.md).
-// float64 sums and products took 5 until SCAN IN THE WAIT (scan_kernels.cuh); they need 39
-// registers since. Segmented scans ask segmented_scan_min_blocks (scan/policy.cuh): 4- and 8-byte
-// data, BLOCKED in scan_kernels.cuh, and int32 -> int64 sums (WIDENING SUMS), 6 (37-40 registers on
-// sm_90 and sm_89; 8-byte data 5 on sm_80, where six spilled 8 bytes at 6). At the 5 they had
-// before (4 for int64 products and bitwise operators and for 8-byte min and max by flags) they ran
-// 0.5-1.5% slower (sums), float64 max 1.5% by flags and 6.5% by offsets
-// (bench/results/2026-11-25-nvidia-h200-step68-ab.md).
+// Registers: 256-thread blocks at 6 per SM may hold 40 registers per thread, at 5 per SM 48, at 4 per
+// SM 64. MIN_BLOCKS is the most that compiles without spills on every target (ptxas -warn-spills is
+// an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
+// except bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89). int64 products
+// took 5 too, until BLOCKED_IN_WAIT (scan_kernels.cuh): 40 registers at 6 since (32-36 on sm_80 and
+// sm_89), and cumprod of 2^27 1.143 -> 1.128-1.136 ms at 6
+// (bench/results/2026-11-25-nvidia-h200-step69-ab.md). float64 sums and products took 5 until SCAN IN
+// THE WAIT (scan_kernels.cuh); they need 39 registers since, and 8-byte min and max, blocked in the
+// wait, 38-40 (32-36 on sm_80 and sm_89). Segmented scans ask segmented_scan_min_blocks
+// (scan/policy.cuh): 4- and 8-byte data, BLOCKED in scan_kernels.cuh, and int32 -> int64 sums
+// (WIDENING SUMS), 6 (37-40 registers on sm_90 and sm_89; 8-byte data 5 on sm_80, where six spilled 8
+// bytes at 6). At the 5 they had before (4 for int64 products and bitwise operators and for 8-byte
+// min and max by flags) they ran 0.5-1.5% slower (sums), float64 max 1.5% by flags and 6.5% by
+// offsets (bench/results/2026-11-25-nvidia-h200-step68-ab.md).
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):

@@ -310,7 +310,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED (below): every other segmented scan of 4- and 8-byte data, its head bits in shared memory.
     constexpr bool FOLD = VEC > 4;  // int8: FOLD, below
     constexpr bool BLOCKED = SEGMENTED && !FOLD && !WIDENING;
-    // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain scans of int64 products read blocked too.
+    // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain int64 products and 8-byte min and max read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
     static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
@@ -657,22 +657,23 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     };
 
     // SCAN IN THE WAIT (plain REDUCE_FIRST scans of 8-byte values under one-instruction operators:
-    // int64 and float64 sums and products, int64 bitwise operators). Each warp scans its rows while
-    // warp 0 looks back and leaves the outputs, short of what precedes the warp, in place of its
-    // input; after the wait each output is one combination and a store. Warp 0 publishes A, scans
-    // its own rows, then looks back. Before, seven warps idled at the barrier through the wait
-    // (ncu: 13-16 of 24-26 cycles between issues stalled there) and the whole scan came after it.
-    // 2^28 elements (bench/results/2026-11-24-nvidia-h200-step65-ab.md): int64 sums 1.161 ->
-    // 1.072 ms (87.5% -> 94.8% of the copy), float64 sums 1.155 -> 1.13 (the kernel alone 1.15 ->
-    // 1.07), at 6 blocks per SM now that float64 needs 39 registers. Not for min and max (float64
-    // keys 1.22 -> 1.34-1.40 ms: the extra combinations took the issue slots, 41% -> 65% busy, and
-    // the kernel issued 40-50% more instructions for sums too) or user-defined operators (their
-    // cost is unknown); 4-byte one-instruction operators take EARLY_AGGREGATE. The local loop is
-    // not unrolled: unrolled it spilled at 6 blocks per SM. Not for segmented scans either: with
-    // the (value, head) pairs scanned locally and the heads before each output found again after
-    // the wait (bench/lab/scan_in_wait_segmented.patch), sums of 2^28 by flags went float32 0.695
-    // -> 0.84-0.86 ms, int32 0.70 -> 0.93, float64 1.35 -> 1.69, int64 1.40 -> 1.80: those kernels
-    // are already bound by issue (65-69% busy) and the local scan issued 46% more instructions
+    // int64 and float64 sums and products, int64 bitwise operators; and, blocked, 8-byte min and max,
+    // SlowInstruction in scan/operator_traits.cuh). Each warp scans its rows while warp 0 looks back
+    // and leaves the outputs, short of what precedes the warp, in place of its input; after the wait
+    // each output is one combination and a store. Warp 0 publishes A, scans its own rows, then looks
+    // back. Before, seven warps idled at the barrier through the wait (ncu: 13-16 of 24-26 cycles
+    // between issues stalled there) and the whole scan came after it. 2^28 elements
+    // (bench/results/2026-11-24-nvidia-h200-step65-ab.md): int64 sums 1.161 -> 1.072 ms (87.5% -> 94.8%
+    // of the copy), float64 sums 1.155 -> 1.13 (the kernel alone 1.15 -> 1.07), at 6 blocks per SM now
+    // that float64 needs 39 registers. Min and max lost in rows (float64 keys 1.22 -> 1.34-1.40 ms: the
+    // extra combinations took the issue slots, 41% -> 65% busy, and the kernel issued 40-50% more
+    // instructions for sums too) and gain blocked (below). Not for user-defined operators (their cost
+    // is unknown); 4-byte one-instruction operators take EARLY_AGGREGATE. The local loop is not
+    // unrolled: unrolled it spilled at 6 blocks per SM. Not for segmented scans either: with the
+    // (value, head) pairs scanned locally and the heads before each output found again after the wait
+    // (bench/lab/scan_in_wait_segmented.patch), sums of 2^28 by flags went float32 0.695 -> 0.84-0.86
+    // ms, int32 0.70 -> 0.93, float64 1.35 -> 1.69, int64 1.40 -> 1.80: those kernels are already bound
+    // by issue (65-69% busy) and the local scan issued 46% more instructions
     // (bench/results/2026-11-25-nvidia-h200-step66-ab.md).
     constexpr bool SCAN_IN_WAIT = HOW == TileScan::REDUCE_FIRST && !SEGMENTED && !FOLD && !NAN_FAST &&
                                   sizeof(V) == sizeof(InT) &&
@@ -814,14 +815,16 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 running = r == 0 ? row_total : scan_op(running, row_total);
             }
         };
-        // BLOCKED_IN_WAIT (int64 products): each thread folds its eight consecutive chunks (the tile
-        // is staged swizzled, as for BLOCKED) into its total, one warp scan of those gives the warp's
-        // total for A and each thread's prefix within the warp, and in the wait each thread folds its
-        // outputs on from that prefix, over its chunks. Items outside [0, n) are skipped, so again no
-        // identity is combined. Where a combination is three multiply-adds, one warp scan a tile
-        // instead of one a row pays: cumprod int64 of 2^27 1.22 -> 1.14 ms; for the other
-        // operators, one instruction each, the second fold cost more than the scans it saved, and
-        // they ran 3-5% slower (bench/results/2026-11-25-nvidia-h200-step68-ab.md, the lab).
+        // BLOCKED_IN_WAIT (int64 products, 8-byte min and max): each thread folds its eight
+        // consecutive chunks (the tile is staged swizzled, as for BLOCKED) into its total, one warp
+        // scan of those gives the warp's total for A and each thread's prefix within the warp, and in
+        // the wait each thread folds its outputs on from that prefix, over its chunks. Items outside
+        // [0, n) are skipped, so again no identity is combined. Where a combination is several
+        // instructions, one warp scan a tile instead of one a row pays: cumprod int64 of 2^27 1.22 ->
+        // 1.14 ms (three multiply-adds); cummax float64 (keys) 1.21-1.23 -> 1.10-1.11, int64 1.18-1.21
+        // -> 1.09 (a compare and two selects; bench/results/2026-11-25-nvidia-h200-step79-ab.md). For
+        // the other operators, one instruction each, the second fold cost more than the scans it
+        // saved, and they ran 3-5% slower (bench/results/2026-11-25-nvidia-h200-step68-ab.md, the lab).
         const int q0 = (int)threadIdx.x * ROWS;  // this thread's first chunk of the tile (BLOCKED_IN_WAIT)
         auto thread_total = [&](bool whole) -> Acc {
             Acc run = ScanOp::identity();  // replaced by the first item
