@@ -43,7 +43,7 @@
 // an error here), up to the 6 that the shared memory of a 32 KB tile allows. Plain scans get 6,
 // except bitwise operators of int64 (5: at 6 they spill 4 bytes on sm_80 and sm_89). int64 products
 // took 5 too, until BLOCKED_IN_WAIT (scan_kernels.cuh): 40 registers at 6 since (32-36 on sm_80 and
-// sm_89), and cumprod of 2^27 1.143 -> 1.128-1.136 ms at 6
+// sm_89), and cumprod of 2^28 1.143 -> 1.128-1.136 ms at 6
 // (bench/results/2026-11-25-nvidia-h200-step69-ab.md). float64 sums and products took 5 until SCAN IN
 // THE WAIT (scan_kernels.cuh); they need 39 registers since, and 8-byte min and max, blocked in the
 // wait, 38-40 (32-36 on sm_80 and sm_89). Segmented scans ask segmented_scan_min_blocks

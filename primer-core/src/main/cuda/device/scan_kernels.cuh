@@ -182,7 +182,7 @@
 // outputs on from what precedes it, writes them over its chunks, and the warp stores them as rows
 // (whole sectors, as before). Head bits come from shared memory where they are used: by offsets
 // the tile's bitmap, by flags a byte per chunk (SharedFlagHeads), the float keys' min and max
-// included. 2^28 4-byte or 2^27 8-byte elements, a head in about 1024, ms, rows -> BLOCKED (two
+// included. 2^28 elements of 4 or 8 bytes, a head in about 1024, ms, rows -> BLOCKED (two
 // runs each, bench/results/2026-11-25-nvidia-h200-step68-ab.md): by flags float32 sums 0.69-0.70
 // -> 0.62 (83% -> 93% of the copy), int32 0.68-0.69 -> 0.62, float64 1.35-1.37 -> 1.17, int64
 // 1.35-1.37 -> 1.16, int32 max 0.71-0.73 -> 0.63, float32 max 0.77-0.79 -> 0.64, float64 max
@@ -820,7 +820,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         // scan of those gives the warp's total for A and each thread's prefix within the warp, and in
         // the wait each thread folds its outputs on from that prefix, over its chunks. Items outside
         // [0, n) are skipped, so again no identity is combined. Where a combination is several
-        // instructions, one warp scan a tile instead of one a row pays: cumprod int64 of 2^27 1.22 ->
+        // instructions, one warp scan a tile instead of one a row pays: cumprod int64 of 2^28 1.22 ->
         // 1.14 ms (three multiply-adds); cummax float64 (keys) 1.21-1.23 -> 1.10-1.11, int64 1.18-1.21
         // -> 1.09 (a compare and two selects; bench/results/2026-11-25-nvidia-h200-step79-ab.md). For
         // the other operators, one instruction each, the second fold cost more than the scans it

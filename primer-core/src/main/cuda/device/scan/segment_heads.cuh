@@ -215,7 +215,7 @@ struct SharedFlagHeads : FlagHeads {
  * The head flags a segmented scan of T takes, built-in and user-defined operators alike: 4- and
  * 8-byte data keep their bits in shared memory (SharedFlagHeads), which their BLOCKED tiles and
  * WIDENING SUMS (../scan_kernels.cuh) need, the float keys' min and max too (2^28 float32 max 0.775-0.785 ->
- * 0.639 ms, 2^27 float64 1.72-1.74 -> 1.27 with them, bench/results/2026-11-25-nvidia-h200-step68-ab.md);
+ * 0.639 ms, 2^28 float64 1.72-1.74 -> 1.27 with them, bench/results/2026-11-25-nvidia-h200-step68-ab.md);
  * int8 keeps FlagHeads: FOLD reads its rows' bits into registers once.
  */
 template <typename T>
