@@ -81,6 +81,7 @@ class CupyLib:
     def cumsum(self, x): return self.xp.cumsum(x)
     def cumsum_keep(self, x): return self.xp.cumsum(x, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.xp.maximum.accumulate(x)
+    def cummin(self, x): return self.xp.minimum.accumulate(x)
     def cumprod(self, x): return self.xp.cumprod(x)
     def cumargmax(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
     def cumargmax_rows(self, x): raise NotImplementedError("CuPy has no cumulative argmax")
@@ -160,6 +161,7 @@ class TorchLib:
     def cumsum(self, x): return self.t.cumsum(x, 0)
     def cumsum_keep(self, x): return self.t.cumsum(x, 0, dtype=x.dtype)  # int32 stays int32
     def cummax(self, x): return self.t.cummax(x, 0).values  # it writes int64 indices too
+    def cummin(self, x): return self.t.cummin(x, 0).values  # as cummax
     def cumprod(self, x): return self.t.cumprod(x, 0)
     def cumargmax(self, x): return self.t.cummax(x, 0).indices  # and the values
     def cumargmax_rows(self, x): return self.t.cummax(x, 1).indices  # each row's, counted from its start
@@ -312,6 +314,7 @@ def plan(quick, dry):
             ("cummax_f32", array_op, "cummax", f32, (n,)),
             ("cummax_f64", array_op, "cummax", "float64", (n,)),
             ("cummax_i64", array_op, "cummax", "int64", (n,)),
+            ("cummin_f64", array_op, "cummin", "float64", (n,)),
             ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
             ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
             ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,)),

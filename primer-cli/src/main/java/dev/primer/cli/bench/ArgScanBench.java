@@ -20,15 +20,25 @@ final class ArgScanBench {
     private ArgScanBench() {}
 
     static BenchRecord argmax(BenchSetup s, String name, DType type) {
-        return Guard.run(s, ScanBench.GROUP, name, type.toString(), String.valueOf(s.n()), () -> measure(s, name, type));
+        return Guard.run(s, ScanBench.GROUP, name, type.toString(), String.valueOf(s.n()), () -> measure(s, name, type, false));
     }
 
-    private static BenchRecord measure(BenchSetup s, String name, DType type) {
+    /**
+     * The running argmax of rising float32 data ({@link RandomHost#risingFloats}): every element a
+     * new maximum, so no warp of a tile finds its outputs all one index (the kernel's quiet path).
+     */
+    static BenchRecord rising(BenchSetup s, String name) {
+        return Guard.run(s, ScanBench.GROUP, name, DType.FLOAT.toString(), String.valueOf(s.n()),
+                () -> measure(s, name, DType.FLOAT, true));
+    }
+
+    private static BenchRecord measure(BenchSetup s, String name, DType type, boolean rising) {
         long n = s.n(), inBytes = n * type.byteSize(), outBytes = n * Long.BYTES;
         int buffers = s.buffersFor(inBytes + outBytes);
         Backend backend = s.gpu().backend();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
-            MemorySegment host = RandomHost.fill(arena.allocate(inBytes, 64), type, n, 83);
+            MemorySegment host = rising ? RandomHost.risingFloats(arena.allocate(inBytes, 64), n, 83)
+                    : RandomHost.fill(arena.allocate(inBytes, 64), type, n, 83);
             DeviceArray[] in = new DeviceArray[buffers];
             LongArray[] out = new LongArray[buffers];
             for (int b = 0; b < buffers; b++) {
@@ -43,7 +53,8 @@ final class ArgScanBench {
             out[0].copyTo(result);
             String check = check(type, host, result, n);
             return BenchRecord.measured(ScanBench.GROUP, name, type.toString(), String.valueOf(n), n, (double) inBytes + outBytes, t,
-                    !check.startsWith("FAILED"), "running argmax (torch.cummax also writes the values); " + check + "; "
+                    !check.startsWith("FAILED"), (rising ? "running argmax of rising data; "
+                            : "running argmax (torch.cummax also writes the values); ") + check + "; "
                             + buffers + " buffer(s)");
         }
     }

@@ -56,6 +56,16 @@ final class RandomHost {
         };
     }
 
+    /**
+     * Positive floats whose bits rise strictly with the index (4 i plus 0..3 at random, up to 2.0):
+     * every element is a new maximum, the running argmax's worst case.
+     */
+    static MemorySegment risingFloats(MemorySegment segment, long n, long seed) {
+        if (n > 1L << 28) throw new IllegalArgumentException("at most 2^28 rising floats: " + n);
+        return inChunks(segment, n, seed,
+                (random, i) -> segment.setAtIndex(ValueLayout.JAVA_FLOAT, i, Float.intBitsToFloat((int) (4 * i) + random.nextInt(4))));
+    }
+
     /** Sets element i from its chunk's generator. */
     private interface Element {
         void set(SplittableRandom random, long i);

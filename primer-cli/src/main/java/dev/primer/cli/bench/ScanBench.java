@@ -34,13 +34,14 @@ import java.util.Locale;
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
  * stand alone. cummax_* (float32, float64, int64), segscan_max_* (float32, float64, int32, int64, int8;
  * a head in about 1024) and segscan_offsets_max_* (float32, float64; the same segments as offsets)
- * are inclusive MAX scans, every element checked against Math.max exactly;
- * cummax_* pair with torch.cummax
- * (which also writes an int64 index per element) and CuPy's maximum.accumulate (which CuPy 14 does
- * not support: the baselines file keeps its error). argmax_scan_* are running argmax scans
- * ({@link ArgScanBench}); argmax_scan_rows_f32 scans rows of 4096 as segments by offsets, beside
- * torch.cummax along dimension 1, and segargmax_scan_* by head flags (a head in about 1024) stand
- * alone.
+ * are inclusive MAX scans, every element checked against Math.max exactly, and cummin_f64 an
+ * inclusive MIN scan checked against Math.min; cummax_* (cummin_f64) pair with torch.cummax
+ * (torch.cummin), which also writes an int64 index per element, and CuPy's maximum.accumulate
+ * (minimum.accumulate), which CuPy 14 does not support: the baselines file keeps its error.
+ * argmax_scan_* are running argmax scans ({@link ArgScanBench}); argmax_scan_rising_f32 scans rising
+ * data, every element a new maximum, and stands alone; argmax_scan_rows_f32 scans rows of 4096 as
+ * segments by offsets, beside torch.cummax along dimension 1, and segargmax_scan_* by head flags (a
+ * head in about 1024) stand alone.
  */
 final class ScanBench {
     static final String GROUP = "scan";
@@ -76,10 +77,12 @@ final class ScanBench {
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummax_i64", Op.MAX, DType.LONG, DType.LONG),
+                scan(s, "cummin_f64", Op.MIN, DType.DOUBLE, DType.DOUBLE),
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
                 ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
                 ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
                 ArgScanBench.argmax(s, "argmax_scan_i8", DType.BYTE),
+                ArgScanBench.rising(s, "argmax_scan_rising_f32"),
                 ArgScanBench.segmented(s, "argmax_scan_rows_f32", DType.FLOAT, true, 0),
                 ArgScanBench.segmented(s, "segargmax_scan_f32", DType.FLOAT, false, SHORT_SEGMENTS),
                 ArgScanBench.segmented(s, "segargmax_scan_f64", DType.DOUBLE, false, SHORT_SEGMENTS),
@@ -155,7 +158,7 @@ final class ScanBench {
             s.ctx().synchronize();
             MemorySegment result = arena.allocate(outBytes, 64);
             out[0].copyTo(result);
-            String check = op == Op.MAX ? checkMax(type, host, flags, result, n)
+            String check = op == Op.MAX ? checkExtreme(op, type, host, flags, result, n)
                     : checkSegmented(host, flags, result, type, outType, n, exactFloats);
             return BenchRecord.measured(GROUP, name, dtype(type, outType), String.valueOf(n), n, (double) bytes + outBytes + n, t,
                     !check.startsWith("FAILED"), "inclusive " + op + " by head flags, a head in about " + density(oneIn) + "; " + check
@@ -224,7 +227,7 @@ final class ScanBench {
             out[0].copyTo(result);
             long covered = hi - lo;
             MemorySegment coveredIn = host.asSlice(lo * size), coveredFlags = flags.asSlice(lo), coveredOut = result.asSlice(lo * outSize);
-            String check = op == Op.MAX ? checkMax(type, coveredIn, coveredFlags, coveredOut, covered)
+            String check = op == Op.MAX ? checkExtreme(op, type, coveredIn, coveredFlags, coveredOut, covered)
                     : checkSegmented(coveredIn, coveredFlags, coveredOut, type, outType, covered, false);
             return BenchRecord.measured(group, name, dtype(type, outType), String.valueOf(n), covered,
                     (double) covered * (size + outSize) + 8.0 * (segments + 1), t, !check.startsWith("FAILED"), "inclusive " + op + " by offsets, "
@@ -295,40 +298,46 @@ final class ScanBench {
     }
 
     /**
-     * Every element of an inclusive MAX scan against Math.max folded on the host, bit for bit,
-     * restarting at each head ({@code flags} null: one segment).
+     * Every element of an inclusive MAX (MIN) scan against Math.max (Math.min) folded on the host,
+     * bit for bit, restarting at each head ({@code flags} null: one segment).
      */
-    private static String checkMax(DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
+    private static String checkExtreme(Op op, DType type, MemorySegment in, MemorySegment flags, MemorySegment out, long n) {
+        boolean max = op == Op.MAX;
         long wrong = 0, firstWrong = -1;
         // Every value of each type is exact in a double or a long, and so is Math.max of them. NaN-free data only
         // (RandomHost.fill): a NaN's bits need not survive the widening, and which NaN a scan returns is unspecified.
-        double running = Double.NEGATIVE_INFINITY;
-        long runningInteger = Long.MIN_VALUE;
+        double worst = max ? Double.NEGATIVE_INFINITY : Double.POSITIVE_INFINITY, running = worst;
+        long worstInteger = max ? Long.MIN_VALUE : Long.MAX_VALUE, runningInteger = worstInteger;
         for (long i = 0; i < n; i++) {
             if (flags != null && flags.get(ValueLayout.JAVA_BYTE, i) != 0) {
-                running = Double.NEGATIVE_INFINITY;
-                runningInteger = Long.MIN_VALUE;
+                running = worst;
+                runningInteger = worstInteger;
             }
             boolean same = switch (type) {
                 case FLOAT -> {
-                    running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_FLOAT, i));
+                    running = extreme(max, running, in.getAtIndex(ValueLayout.JAVA_FLOAT, i));
                     yield Float.floatToRawIntBits(out.getAtIndex(ValueLayout.JAVA_FLOAT, i)) == Float.floatToRawIntBits((float) running);
                 }
                 case DOUBLE -> {
-                    running = Math.max(running, in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
+                    running = extreme(max, running, in.getAtIndex(ValueLayout.JAVA_DOUBLE, i));
                     yield Double.doubleToRawLongBits(out.getAtIndex(ValueLayout.JAVA_DOUBLE, i)) == Double.doubleToRawLongBits(running);
                 }
                 case INT -> out.getAtIndex(ValueLayout.JAVA_INT, i)
-                        == (runningInteger = Math.max(runningInteger, in.getAtIndex(ValueLayout.JAVA_INT, i)));
+                        == (runningInteger = extreme(max, runningInteger, in.getAtIndex(ValueLayout.JAVA_INT, i)));
                 case LONG -> out.getAtIndex(ValueLayout.JAVA_LONG, i)
-                        == (runningInteger = Math.max(runningInteger, in.getAtIndex(ValueLayout.JAVA_LONG, i)));
-                case BYTE -> out.get(ValueLayout.JAVA_BYTE, i) == (runningInteger = Math.max(runningInteger, in.get(ValueLayout.JAVA_BYTE, i)));
+                        == (runningInteger = extreme(max, runningInteger, in.getAtIndex(ValueLayout.JAVA_LONG, i)));
+                case BYTE -> out.get(ValueLayout.JAVA_BYTE, i)
+                        == (runningInteger = extreme(max, runningInteger, in.get(ValueLayout.JAVA_BYTE, i)));
             };
             if (!same && wrong++ == 0) firstWrong = i;
         }
-        String what = n + " elements exact (Math.max)";
+        String what = n + " elements exact (Math." + (max ? "max" : "min") + ")";
         return wrong == 0 ? "ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
+
+    private static double extreme(boolean max, double a, double b) { return max ? Math.max(a, b) : Math.min(a, b); }
+
+    private static long extreme(boolean max, long a, long b) { return max ? Math.max(a, b) : Math.min(a, b); }
 
     private static BenchRecord scan(BenchSetup s, String name, DType inType, DType outType) {
         return scan(s, name, Op.SUM, inType, outType);
@@ -372,13 +381,14 @@ final class ScanBench {
             out[0].copyTo(result);
             // Up to 2^24 elements every one is checked (as one segment: the flags all zero), beyond that a sample.
             boolean everyElement = inType == outType && n <= EVERY_ELEMENT_UP_TO && inType != DType.BYTE;
-            String check = op == Op.MAX ? checkMax(inType, host, null, result, n)
+            String check = op == Op.MAX || op == Op.MIN ? checkExtreme(op, inType, host, null, result, n)
                     : op != Op.SUM ? check(host, op, inType, result, outType, n, n <= EVERY_ELEMENT_UP_TO)
                     : everyElement ? checkSegmented(host, arena.allocate(n), result, inType, n, false)
                     : check(host, Op.SUM, inType, result, outType, n, false);
             boolean ok = !check.startsWith("FAILED");
             return BenchRecord.measured(group, name, dtype, String.valueOf(n), n, (double) inBytes + outBytes, t, ok,
-                    "inclusive " + op + (op == Op.MAX ? " (torch.cummax also writes an int64 index per element)" : "") + "; "
+                    "inclusive " + op + (op == Op.MAX || op == Op.MIN ? " (torch.cum" + (op == Op.MAX ? "max" : "min")
+                            + " also writes an int64 index per element)" : "") + "; "
                             + check + "; " + buffers + " buffer(s)");
         }
     }
