@@ -284,9 +284,20 @@ struct ArgScanTile {
     __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
         const long long start = this->start();
         const Decode decode{start - carry.head - TILE, carry.pos - carry.head - CARRY_CODE};
+        // The carry before this warp's items, and before this lane's.
+        Carry warp_carry = carry;
+        for (int w = 0; w < (int)(threadIdx.x / 32); ++w) warp_carry = then(warp_carry, s.warp_total[w]);
+        const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
+        const Carry lane_carry = lane_id() > 0 ? then(warp_carry, left) : warp_carry;
+        if (__all_sync(0xffffffffu, then(warp_carry, inclusive).pos == lane_carry.pos)) {  // QUIET WARPS
+            Code code_base, code;
+            first_codes(lane_carry, code_base, code);
+            store_quiet(decode(code), out);
+            return;
+        }
         const int warp_first = (int)(threadIdx.x & ~31u);  // the warp's first thread
         if constexpr (CODES_IN_PLACE) {
-            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+            each_chunk_codes(s, lane_carry, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
                 __builtin_memcpy(code_slot(s, threadIdx.x, c), codes, 16);  // over the chunk's keys
             });
             __syncwarp();  // lanes store codes other lanes staged
@@ -300,7 +311,7 @@ struct ArgScanTile {
             const auto at = [round](int t, int item) {
                 return round + t % ROUND_LANES * VEC + 4 * ((item / 4) ^ ((t >> 1) & 3)) + item % 4;
             };
-            each_chunk_codes(s, carry, inclusive, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+            each_chunk_codes(s, lane_carry, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
                 const int lane = (int)lane_id();
 #pragma unroll
                 for (int half = 0; half < 32; half += ROUND_LANES) {
@@ -334,42 +345,67 @@ struct ArgScanTile {
         constexpr int L = ROUND / 2;
         static_assert(32 % L == 0 && THREADS % (32 / L) == 0, "a store instruction covers whole threads");
         const int lane = (int)lane_id(), item = 2 * (lane % L);
-        const long long warp_start = start() + (long long)(threadIdx.x & ~31u) * ITEMS;
-        const bool whole = warp_start >= 0 && warp_start + 32 * ITEMS <= n
-                           && ((reinterpret_cast<unsigned long long>(out) + 8 * warp_start) & 15) == 0;
+        const long long warp_start = this->warp_start();
+        const bool whole = warp_outputs_whole(out);
 #pragma unroll
         for (int r = 0; r < THREADS / (32 / L); ++r) {
             const int t = first + 32 / L * r + lane / L;
             Code pair[2];
             __builtin_memcpy(pair, codes_at(t, item), sizeof(pair));
             const long long o[2] = {decode(pair[0]), decode(pair[1])};
-            const long long index = warp_start + (long long)t * ITEMS + offset + item;
-            if (whole) {
-                uint4 raw;
-                __builtin_memcpy(&raw, o, 16);
-                __stcs(reinterpret_cast<uint4*>(out + index), raw);
-            } else {
-                scan_detail::store_chunk<2>(out, index, n, o);
-            }
+            store_pair(out, warp_start + (long long)t * ITEMS + offset + item, o, whole);
         }
     }
 
     /**
-     * chunk_codes(c, codes) for each chunk c of this thread's in turn, with its items' codes (OUTPUT
-     * CODES): the carry passes the warps and lanes before, then the items one by one. A record at
-     * position p has code p + code_base; a start at p sets code_base to -p. Before any start in the
-     * tile, code_base is TILE (int codes) or the tile's start minus the carry's (the output itself).
+     * QUIET WARPS. Where no item of a warp starts a segment or beats the running key before it, each
+     * lane's outputs are one value, its carry's output: past the first tiles of random data nearly
+     * every warp of a plain scan. The warp stores them straight from registers, each lane's value
+     * shuffled to the lanes that store it, two a lane, four whole lines an instruction, with no
+     * second pass over the keys and no codes staged. A lane is quiet when its items leave the
+     * carry's position where it was: a start or a new extreme among them would move it there.
      */
-    template <typename ChunkCodes>
-    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, Run inclusive, bool is_inclusive,
-                                                     ChunkCodes&& chunk_codes) const {
-        const int lane = (int)lane_id(), warp = (int)(threadIdx.x / 32);
-        for (int w = 0; w < warp; ++w) carry = then(carry, s.warp_total[w]);
-        const Run left = warp_shfl_up(inclusive, 1);  // every lane shuffles
-        if (lane > 0) carry = then(carry, left);
+    __device__ __forceinline__ void store_quiet(long long mine, long long* out) const {
+        const int lane = (int)lane_id();
+        const long long warp_start = this->warp_start();
+        const bool whole = warp_outputs_whole(out);
+#pragma unroll 16
+        for (int r = 0; r < ITEMS / 2; ++r) {
+            const int item = 64 * r + 2 * lane;  // of the warp's 32 * ITEMS outputs: thread item / ITEMS's
+            const long long value = warp_shfl(mine, item / ITEMS);
+            const long long o[2] = {value, value};
+            store_pair(out, warp_start + item, o, whole);
+        }
+    }
+
+    /** Element index of this warp's first item. */
+    __device__ __forceinline__ long long warp_start() const { return start() + (long long)(threadIdx.x & ~31u) * ITEMS; }
+
+    /** Whether the warp's outputs all lie in [0, n) on 16-byte boundaries (all but the edges'). */
+    __device__ __forceinline__ bool warp_outputs_whole(const long long* out) const {
+        const long long first = warp_start();
+        return first >= 0 && first + 32 * ITEMS <= n && ((reinterpret_cast<unsigned long long>(out) + 8 * first) & 15) == 0;
+    }
+
+    /** out[index .. index + 1] = o: one unchecked 16-byte store where `whole`, else store_chunk's checks. */
+    __device__ __forceinline__ void store_pair(long long* out, long long index, const long long (&o)[2], bool whole) const {
+        if (whole) {
+            uint4 raw;
+            __builtin_memcpy(&raw, o, 16);
+            __stcs(reinterpret_cast<uint4*>(out + index), raw);
+        } else {
+            scan_detail::store_chunk<2>(out, index, n, o);
+        }
+    }
+
+    /**
+     * The codes (OUTPUT CODES) that a lane whose carry (before its items) is `carry` starts from: a
+     * record at position p has code p + code_base, and `code` is the carry's own. Before any start
+     * in the tile, code_base is TILE (int codes) or the tile's start minus the carry's (the output
+     * itself).
+     */
+    __device__ __forceinline__ void first_codes(Carry carry, Code& code_base, Code& code) const {
         const long long start = this->start();
-        Key running = carry.key;
-        Code code_base, code;
         if constexpr (INT_CODES) {
             code_base = carry.head >= start ? (int)(start - carry.head) : TILE;
             code = carry.pos >= start ? code_base + (int)(carry.pos - start) : CARRY_CODE;
@@ -377,6 +413,18 @@ struct ArgScanTile {
             code_base = start - carry.head;
             code = carry.pos - carry.head;
         }
+    }
+
+    /**
+     * chunk_codes(c, codes) for each chunk c of this thread's in turn, with its items' codes (OUTPUT
+     * CODES), from the lane's carry, item by item: a start at p sets code_base to -p.
+     */
+    template <typename ChunkCodes>
+    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, bool is_inclusive,
+                                                     ChunkCodes&& chunk_codes) const {
+        Key running = carry.key;
+        Code code_base, code;
+        first_codes(carry, code_base, code);
         const int first = (int)threadIdx.x * ITEMS;
 #pragma unroll 1
         for (int c = 0; c < CHUNKS; ++c) {
