@@ -553,9 +553,11 @@ __device__ __forceinline__ void arg_scan_single_pass(const T* in, long long n, l
         }
     }
     __syncthreads();
+    // Tile 0's first real element starts a segment. Its carry holds no element: position -1, which
+    // its first element's run always moves (QUIET WARPS compares positions).
     const typename Tile::Carry carry =
         t.tile() > 0 ? typename Tile::Carry{O::larger_is_better(prefix.key), prefix.pos, prefix.head}
-                 : typename Tile::Carry{O::WORST, 0, -1};  // tile 0's first real element starts a segment
+                 : typename Tile::Carry{O::WORST, -1, -1};
     t.outputs(s, carry, runs[threadIdx.x], out, inclusive);
 }
 
