@@ -49,16 +49,17 @@ struct ArgScanShape {
     static constexpr int ITEMS = ArgScanPolicy::CHUNKS * VEC;    // per thread, consecutive
     static constexpr int TILE_ITEMS = ArgScanPolicy::BLOCK_THREADS * ITEMS;
     // Register budget (__launch_bounds__): the most blocks per SM at which the single-pass kernel
-    // compiles without spilling (scripts/build-kernels.sh refuses spills). Six of 33 KB would fit the
-    // shared memory, and the old outputs kernel ran there at 40 registers; with the look-back it
-    // needs 48, and on sm_80 and sm_89 8-byte keys need more (4 blocks there). Segmented, 54-59
-    // registers: 4; int8's sixteen keys a chunk more still.
+    // compiles without spilling (scripts/build-kernels.sh refuses spills). Plain, on sm_90: 4-byte
+    // keys need 48 registers (5 blocks; at 40 they spill), 8-byte keys fit 40 (6 blocks, 36 KB of
+    // shared memory each), int8 64 (4 blocks). sm_80 and sm_89 keep their budgets from before step
+    // 80 (4 blocks for 8-byte keys, 3 for int8), untimed there. Segmented: 4-byte keys by flags need
+    // 54-59 (4 blocks), 8-byte keys fit 48 (5), int8 64 (4).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : sizeof(T) == 8 ? 4 : 5;
 #else
-    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 5;
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 4 : sizeof(T) == 8 ? 6 : 5;
 #endif
-    static constexpr int SEGMENTED_BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : 4;
+    static constexpr int SEGMENTED_BLOCKS_PER_SM = sizeof(T) == 1 ? 4 : sizeof(T) == 8 ? 5 : 4;
 };
 
 /**
