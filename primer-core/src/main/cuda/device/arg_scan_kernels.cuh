@@ -48,18 +48,21 @@ struct ArgScanShape {
     static constexpr int VEC = 16 / (int)sizeof(T);              // items per chunk
     static constexpr int ITEMS = ArgScanPolicy::CHUNKS * VEC;    // per thread, consecutive
     static constexpr int TILE_ITEMS = ArgScanPolicy::BLOCK_THREADS * ITEMS;
-    // Register budget (__launch_bounds__): the most blocks per SM at which the single-pass kernel
-    // compiles without spilling (scripts/build-kernels.sh refuses spills). Plain, on sm_90: 4-byte
-    // keys need 48 registers (5 blocks; at 40 they spill), 8-byte keys fit 40 (6 blocks, 36 KB of
-    // shared memory each), int8 64 (4 blocks). sm_80 and sm_89 keep their budgets from before step
-    // 80 (4 blocks for 8-byte keys, 3 for int8), untimed there. Segmented: 4-byte keys by flags need
-    // 54-59 (4 blocks), 8-byte keys fit 48 (5), int8 64 (4).
+    // Register budget (__launch_bounds__): blocks per SM at which the single-pass kernel compiles
+    // without spilling (scripts/build-kernels.sh refuses spills). Plain, on sm_90: 4-byte keys need
+    // 48 registers (5 blocks; at 40 they spill); 8-byte keys fit 40 (6 blocks, 36 KB of shared
+    // memory each). Segmented: 4-byte keys by flags need 54-59 (4 blocks); 8-byte keys fit 48 (5).
+    // int8 runs at 3 (68-76 registers). On an H200 (2^28 elements, ms; bench/results/
+    // 2026-11-25-nvidia-h200-step80-ab.md): plain float64 5 -> 6 blocks 1.252-1.257 -> 1.208-1.214,
+    // by flags float64 4 -> 5 1.557-1.566 -> 1.416-1.424; int8 at 4 blocks (64 registers, no spills)
+    // was no faster, 0.640-0.662 against 0.644-0.651, and stays at 3. sm_80 and sm_89 keep 4 blocks
+    // for plain 8-byte keys (their budget before; untimed there).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : sizeof(T) == 8 ? 4 : 5;
 #else
-    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 4 : sizeof(T) == 8 ? 6 : 5;
+    static constexpr int BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : sizeof(T) == 8 ? 6 : 5;
 #endif
-    static constexpr int SEGMENTED_BLOCKS_PER_SM = sizeof(T) == 1 ? 4 : sizeof(T) == 8 ? 5 : 4;
+    static constexpr int SEGMENTED_BLOCKS_PER_SM = sizeof(T) == 1 ? 3 : sizeof(T) == 8 ? 5 : 4;
 };
 
 /**
