@@ -20,8 +20,8 @@
 // 78.5, outputs 993). On an H200, 2^28 elements, ms, three launches -> one pass (bench/results/
 // 2026-11-24-nvidia-h200-step61-argscan-ab.md): float32 1.372 -> 1.058, int32 1.325 -> 1.072,
 // float64 1.871 -> 1.457; by offsets in rows of 4096, float32 1.465 -> 1.060; by flags float32
-// 1.539 -> 1.101, float64 2.147 -> 1.628. The single pass runs at fewer blocks per SM (ArgScanShape:
-// 5, segmented 4, against 6 and 5) and still wins.
+// 1.539 -> 1.101, float64 2.147 -> 1.628. The single pass ran at fewer blocks per SM (then 5,
+// segmented 4, against 6 and 5) and still won.
 // Earlier measurements (2^28 elements; bench/results 2026-11-23-nvidia-h200-suite.md): keys and
 // records in rows of chunks striped across each warp (two warp scans a row) took float32 1.491 ms,
 // int32 1.231, float64 3.018; before that, (key, 64-bit index) pairs combined at every item, as a
