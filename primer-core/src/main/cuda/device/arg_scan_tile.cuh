@@ -131,15 +131,33 @@ struct ArgScanTile {
     static __device__ __forceinline__ int slot(int q) { return scan_detail::blocked_slot(q); }
 
     /**
+     * INTERIOR TILES. A tile whose items all lie in [0, n) and that does not hold element 0 (every
+     * tile but the first and the last) needs none of the per-chunk tests at the edges: its chunks
+     * are staged from one base address, its keys made without bounds, its head bits taken without
+     * element 0's. The hot paths (load, thread_run, the outputs' second pass) are compiled twice,
+     * CHECKED for the edge tiles and not for the interior ones, and each tile takes one branch.
+     */
+    __device__ __forceinline__ bool interior() const {
+        const long long first = start();
+        return first > 0 && first + S::TILE_ITEMS <= n;
+    }
+
+    /**
      * Stages the tile (striped: chunk r * 32 + lane of each warp's 256, coalesced) and makes its
      * heads ready: by flags this thread's head bits, in flag_bits; by offsets the tile's bitmap.
      */
-    __device__ __forceinline__ void load(Storage& s) {
+    __device__ __forceinline__ void load(Storage& s, bool is_interior) {
         const int first = (int)(threadIdx.x / 32) * 32 * CHUNKS + (int)lane_id();
+        if (is_interior) {
+            const T* base = in + start() + first * VEC;  // chunk first + r * 32 at base + r * 32 * VEC
 #pragma unroll
-        for (int r = 0; r < CHUNKS; ++r) {
-            const int q = first + r * 32;
-            scan_detail::stage_chunk<VEC>(in, start() + q * VEC, n, s.stage + slot(q) * VEC);
+            for (int r = 0; r < CHUNKS; ++r) copy_async16(s.stage + slot(first + r * 32) * VEC, base + r * 32 * VEC);
+        } else {
+#pragma unroll
+            for (int r = 0; r < CHUNKS; ++r) {
+                const int q = first + r * 32;
+                scan_detail::stage_chunk<VEC>(in, start() + q * VEC, n, s.stage + slot(q) * VEC);
+            }
         }
         unsigned flag_words[THREAD_FLAGS ? ITEMS / 4 : 1];
         if constexpr (THREAD_FLAGS) heads.template fetch_items<ITEMS>(start() + (long long)threadIdx.x * ITEMS, n, flag_words);
@@ -149,16 +167,23 @@ struct ArgScanTile {
         __syncthreads();  // threads read chunks other threads staged
     }
 
-    /** This thread's chunk c: its keys (WORST outside [0, n)) and head bits. */
+    /** This thread's chunk c: its keys (CHECKED: WORST outside [0, n)) and head bits. */
+    template <bool CHECKED>
     __device__ __forceinline__ unsigned chunk(int c, const Storage& s, Key (&key)[VEC]) const {
         const int q = (int)threadIdx.x * CHUNKS + c;
         T x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + slot(q) * VEC, x);
-        arg_scan_detail::chunk_keys<O>(x, start() + q * VEC, n, key);
-        return head_bits(c, s);
+        if constexpr (CHECKED) {
+            arg_scan_detail::chunk_keys<O>(x, start() + q * VEC, n, key);
+        } else {
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) key[k] = O::key(x[k]);
+        }
+        return head_bits<CHECKED>(c, s);
     }
 
-    /** This thread's chunk c's head bits. */
+    /** This thread's chunk c's head bits (CHECKED: with element 0's, which only an edge tile holds). */
+    template <bool CHECKED>
     __device__ __forceinline__ unsigned head_bits(int c, const Storage& s) const {
         unsigned bits;
         if constexpr (THREAD_FLAGS) {
@@ -171,6 +196,7 @@ struct ArgScanTile {
         } else {
             bits = heads.template bits<VEC>(0u, ((int)threadIdx.x * CHUNKS + c) * VEC, s.heads);
         }
+        if constexpr (!CHECKED) return bits;
         // Element 0 always starts a segment: its bit, in thread 0's chunk 0 of tile 0 (made here, not
         // kept: one register less across the kernel).
         return bits | (c == 0 && threadIdx.x == 0 && start() <= 0 ? 1u << (int)(-start()) : 0u);
@@ -183,13 +209,14 @@ struct ArgScanTile {
     static constexpr bool KEYS_IN_STAGE = sizeof(Key) == sizeof(T);
 
     /** Chunk c's keys and head bits in the second pass. */
+    template <bool CHECKED>
     __device__ __forceinline__ unsigned chunk_again(int c, const Storage& s, Key (&key)[VEC]) const {
         if constexpr (KEYS_IN_STAGE) {
             const int q = (int)threadIdx.x * CHUNKS + c;
             scan_detail::read_chunk<VEC>(reinterpret_cast<const Key*>(s.stage) + slot(q) * VEC, key);
-            return head_bits(c, s);
+            return head_bits<CHECKED>(c, s);
         } else {
-            return chunk(c, s, key);
+            return chunk<CHECKED>(c, s, key);
         }
     }
 
@@ -206,12 +233,13 @@ struct ArgScanTile {
     }
 
     /** This thread's run over its items, item by item; positions counted from the tile's position 0. */
+    template <bool CHECKED>
     __device__ __forceinline__ Run thread_run(Storage& s) const {
         Run run{O::WORST, 0, -1};
 #pragma unroll 2
         for (int c = 0; c < CHUNKS; ++c) {
             Key key[VEC];
-            const unsigned bits = chunk(c, s, key);
+            const unsigned bits = chunk<CHECKED>(c, s, key);
             const int q = (int)threadIdx.x * CHUNKS + c, position = q * VEC;
             if constexpr (KEYS_IN_STAGE) __builtin_memcpy(reinterpret_cast<Key*>(s.stage) + slot(q) * VEC, key, 16);
             each_item(bits, [&](int k, bool starts_here) {
@@ -281,7 +309,8 @@ struct ArgScanTile {
      * -> 0.95, by flags float32 1.10 -> 1.06; by flags float64 1.64 -> 1.66, bound elsewhere (DRAM
      * 57%, issue 56%).
      */
-    __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive) const {
+    __device__ __forceinline__ void outputs(Storage& s, Carry carry, Run inclusive, long long* out, bool is_inclusive,
+                                            bool is_interior) const {
         const long long start = this->start();
         const Decode decode{start - carry.head - TILE, carry.pos - carry.head - CARRY_CODE};
         // The carry before this warp's items, and before this lane's.
@@ -297,7 +326,7 @@ struct ArgScanTile {
         }
         const int warp_first = (int)(threadIdx.x & ~31u);  // the warp's first thread
         if constexpr (CODES_IN_PLACE) {
-            each_chunk_codes(s, lane_carry, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+            each_chunk_codes(s, lane_carry, is_inclusive, is_interior, [&](int c, const Code (&codes)[VEC]) {
                 __builtin_memcpy(code_slot(s, threadIdx.x, c), codes, 16);  // over the chunk's keys
             });
             __syncwarp();  // lanes store codes other lanes staged
@@ -311,7 +340,7 @@ struct ArgScanTile {
             const auto at = [round](int t, int item) {
                 return round + t % ROUND_LANES * VEC + 4 * ((item / 4) ^ ((t >> 1) & 3)) + item % 4;
             };
-            each_chunk_codes(s, lane_carry, is_inclusive, [&](int c, const Code (&codes)[VEC]) {
+            each_chunk_codes(s, lane_carry, is_inclusive, is_interior, [&](int c, const Code (&codes)[VEC]) {
                 const int lane = (int)lane_id();
 #pragma unroll
                 for (int half = 0; half < 32; half += ROUND_LANES) {
@@ -422,11 +451,19 @@ struct ArgScanTile {
 
     /**
      * chunk_codes(c, codes) for each chunk c of this thread's in turn, with its items' codes (OUTPUT
-     * CODES), from the lane's carry, item by item: a start at p sets code_base to -p.
+     * CODES), from the lane's carry, item by item: a start at p sets code_base to -p. One loop for
+     * interior tiles and one for the edges (INTERIOR TILES).
      */
     template <typename ChunkCodes>
-    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, bool is_inclusive,
+    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, bool is_inclusive, bool is_interior,
                                                      ChunkCodes&& chunk_codes) const {
+        if (is_interior) each_chunk_codes<false>(s, carry, is_inclusive, chunk_codes);
+        else each_chunk_codes<true>(s, carry, is_inclusive, chunk_codes);
+    }
+
+    template <bool CHECKED, typename ChunkCodes>
+    __device__ __forceinline__ void each_chunk_codes(const Storage& s, Carry carry, bool is_inclusive,
+                                                     ChunkCodes& chunk_codes) const {
         Key running = carry.key;
         Code code_base, code;
         first_codes(carry, code_base, code);
@@ -434,7 +471,7 @@ struct ArgScanTile {
 #pragma unroll 1
         for (int c = 0; c < CHUNKS; ++c) {
             Key key[VEC];
-            const unsigned bits = chunk_again(c, s, key);
+            const unsigned bits = chunk_again<CHECKED>(c, s, key);
             Code codes[VEC];
             each_item(bits, [&](int k, bool starts_here) {
                 const int position = first + c * VEC + k;
@@ -535,10 +572,11 @@ __device__ __forceinline__ void arg_scan_single_pass(const T* in, long long n, l
     }
     __syncthreads();
     Tile t(in, n, heads, tile_number);
-    t.load(s);
+    const bool interior = t.interior();  // INTERIOR TILES
+    t.load(s, interior);
     // Each thread's inclusive run waits out the look-back in shared memory, not in registers.
     __shared__ typename Tile::Run runs[ArgScanPolicy::BLOCK_THREADS];
-    runs[threadIdx.x] = t.warp_scan(t.thread_run(s), s);
+    runs[threadIdx.x] = t.warp_scan(interior ? t.template thread_run<false>(s) : t.template thread_run<true>(s), s);
     if (threadIdx.x < 32) {
         // Warp 0: the tile's run is its P at once when the tile holds a start (tile 0 always does),
         // as nothing before a start matters after it; else A, the look-back, then P.
@@ -563,7 +601,7 @@ __device__ __forceinline__ void arg_scan_single_pass(const T* in, long long n, l
     const typename Tile::Carry carry =
         t.tile() > 0 ? typename Tile::Carry{O::larger_is_better(prefix.key), prefix.pos, prefix.head}
                  : typename Tile::Carry{O::WORST, -1, -1};
-    t.outputs(s, carry, runs[threadIdx.x], out, inclusive);
+    t.outputs(s, carry, runs[threadIdx.x], out, inclusive, t.interior());
 }
 
 }  // namespace primer
