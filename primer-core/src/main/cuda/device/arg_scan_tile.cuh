@@ -136,6 +136,12 @@ struct ArgScanTile {
      * are staged from one base address, its keys made without bounds, its head bits taken without
      * element 0's. The hot paths (load, thread_run, the outputs' second pass) are compiled twice,
      * CHECKED for the edge tiles and not for the interior ones, and each tile takes one branch.
+     * Measured on an H200 (2^28 elements; bench/results/2026-11-26-nvidia-h200-step81-ab.md): the
+     * tests and 64-bit indices had been a fifth to a third of the instructions (ncu: float64 701 M
+     * -> 499 M, by flags 902 M -> 725 M, float32 374 M -> 271 M, int8 215 M -> 148 M). By flags,
+     * bound by issue, float64 1.410-1.420 -> 1.263-1.266 ms, float32 1.025-1.033 -> 0.941-0.961;
+     * rows of 4096 by offsets 0.871-0.884 -> 0.834-0.843; the plain scans, which wait on memory
+     * and on the look-back, float64 1.205-1.207 -> 1.178-1.195, float32 and int32 unchanged.
      */
     __device__ __forceinline__ bool interior() const {
         const long long first = start();

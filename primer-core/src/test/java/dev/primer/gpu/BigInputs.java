@@ -97,57 +97,52 @@ final class BigInputs {
      */
     static void checkIntScan(CudaContext ctx, long out, long n, LongToIntFunction value, IntBinaryOperator op,
                              LongPredicate head, boolean inclusive, int init) {
-        int[] acc = {init};
-        download(ctx, out, n, 4, (host, start, count) -> {
-            for (long j = 0; j < count; j++) {
-                long i = start + j;
-                if (head.test(i)) acc[0] = init;
-                int before = acc[0];
-                acc[0] = op.applyAsInt(acc[0], value.applyAsInt(i));
-                int want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_INT, j);
-                if (got != want) {
-                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got)
-                            + ", expected 0x" + Integer.toHexString(want));
-                }
-            }
-        });
+        checkScan(ctx, out, n, 4, value, (acc, v) -> op.applyAsInt((int) acc, v), head, inclusive, init);
     }
 
     /** As {@link #checkIntScan}, for an int64 sum scan of int32 values at {@code out} (nothing wraps). */
     static void checkLongSumScan(CudaContext ctx, long out, long n, LongToIntFunction value, LongPredicate head,
                                  boolean inclusive, long init) {
-        long[] acc = {init};
-        download(ctx, out, n, 8, (host, start, count) -> {
-            for (long j = 0; j < count; j++) {
-                long i = start + j;
-                if (head.test(i)) acc[0] = init;
-                long before = acc[0];
-                acc[0] += value.applyAsInt(i);
-                long want = inclusive ? acc[0] : before, got = host.getAtIndex(ValueLayout.JAVA_LONG, j);
-                if (got != want) {
-                    fail((inclusive ? "inclusive" : "exclusive") + " int64 element " + i + ": " + got + ", expected " + want);
-                }
-            }
-        });
+        checkScan(ctx, out, n, 8, value, (acc, v) -> acc + v, head, inclusive, init);
     }
 
     /** As {@link #checkIntScan}, for an int8 scan at {@code out} (value(i) narrowed to a byte). */
     static void checkByteScan(CudaContext ctx, long out, long n, LongToIntFunction value, CustomOp.ByteBinaryOperator op,
                               LongPredicate head, boolean inclusive, byte init) {
-        byte[] acc = {init};
-        download(ctx, out, n, 1, (host, start, count) -> {
+        checkScan(ctx, out, n, 1, value, (acc, v) -> op.applyAsByte((byte) acc, (byte) v), head, inclusive, init);
+    }
+
+    /**
+     * The scan of {@code elementBytes}-byte integers at {@code out}, read back sign-extended, against
+     * the host's left fold of value(i) by step (which narrows as the output does), restarting from
+     * init at each i where head holds; inclusive or exclusive.
+     */
+    private static void checkScan(CudaContext ctx, long out, long n, int elementBytes, LongToIntFunction value,
+                                  LongIntToLong step, LongPredicate head, boolean inclusive, long init) {
+        long[] acc = {init};
+        download(ctx, out, n, elementBytes, (host, start, count) -> {
             for (long j = 0; j < count; j++) {
                 long i = start + j;
                 if (head.test(i)) acc[0] = init;
-                byte before = acc[0];
-                acc[0] = op.applyAsByte(acc[0], (byte) value.applyAsInt(i));
-                byte want = inclusive ? acc[0] : before, got = host.get(ValueLayout.JAVA_BYTE, j);
+                long before = acc[0];
+                acc[0] = step.apply(acc[0], value.applyAsInt(i));
+                long want = inclusive ? acc[0] : before;
+                long got = switch (elementBytes) {
+                    case 1 -> host.get(ValueLayout.JAVA_BYTE, j);
+                    case 4 -> host.getAtIndex(ValueLayout.JAVA_INT, j);
+                    default -> host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                };
                 if (got != want) {
-                    fail((inclusive ? "inclusive" : "exclusive") + " element " + i + ": 0x" + Integer.toHexString(got & 0xFF)
-                            + ", expected 0x" + Integer.toHexString(want & 0xFF));
+                    fail((inclusive ? "inclusive" : "exclusive") + " int" + 8 * elementBytes + " element " + i + ": " + got
+                            + ", expected " + want);
                 }
             }
         });
+    }
+
+    /** One step of a left fold: the accumulator (as wide as the output) and the next int value. */
+    private interface LongIntToLong {
+        long apply(long acc, int value);
     }
 
     /** Reads device array {@code device} of n elements of {@code elementBytes} back a chunk at a time, in order. */
