@@ -69,40 +69,86 @@ final class ArgKernels {
         };
     }
 
-    /** The best key of {@code [from, to)} (non-empty, at most one chunk) and its first index. */
+    /**
+     * The best key of {@code [from, to)} (non-empty, at most one chunk) and its first index. One loop per
+     * element type: a loop shared by several types was compiled for the first one it met, and the others
+     * then ran 3-10x slower than their own loops (float32 after int32, 16M elements on 2 cores: 19-51 ms
+     * against 3.7-8; see docs/cpu-backend.md).
+     */
     static Best chunk(DType type, boolean max, MemorySegment in, long from, long to) {
         return switch (type) {
-            case BYTE, INT, FLOAT -> intKeys(type, max, in, from, to);
-            case LONG, DOUBLE -> longKeys(type, max, in, from, to);
+            case BYTE -> bytes(max, in, from, to);
+            case INT -> ints(max, in, from, to);
+            case FLOAT -> floats(max, in, from, to);
+            case LONG -> longs(max, in, from, to);
+            case DOUBLE -> doubles(max, in, from, to);
         };
     }
 
-    private static IntVector intKeys(DType type, boolean max, MemorySegment in, long i) {
-        return switch (type) {
-            case BYTE -> (IntVector) ByteVector.fromMemorySegment(B8, in, i, NATIVE).convertShape(VectorOperators.B2I, I8, 0);
-            case INT -> IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE);
-            default -> {
-                IntVector bits = IntVector.fromMemorySegment(I8, in, i * Float.BYTES, NATIVE);
-                IntVector keys = bits.lanewise(VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 31).and(0x7FFF_FFFF));
-                VectorMask<Integer> nan = bits.and(0x7FFF_FFFF).compare(VectorOperators.GT, 0x7F80_0000);
-                yield keys.blend(max ? Integer.MAX_VALUE : Integer.MIN_VALUE, nan);
-            }
-        };
+    /** Float keys of 8 floats (see the class comment). */
+    private static IntVector floatKeys(IntVector bits, boolean max) {
+        IntVector keys = bits.lanewise(VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 31).and(0x7FFF_FFFF));
+        VectorMask<Integer> nan = bits.and(0x7FFF_FFFF).compare(VectorOperators.GT, 0x7F80_0000);
+        return keys.blend(max ? Integer.MAX_VALUE : Integer.MIN_VALUE, nan);
     }
 
-    private static Best intKeys(DType type, boolean max, MemorySegment in, long from, long to) {
-        IntVector best = IntVector.broadcast(I8, max ? Integer.MIN_VALUE : Integer.MAX_VALUE);
-        IntVector bestAt = IntVector.broadcast(I8, -1);   // index relative to from
+    /** Double keys of 4 doubles (see the class comment). */
+    private static LongVector doubleKeys(LongVector bits, boolean max) {
+        LongVector keys = bits.lanewise(VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 63).and(0x7FFF_FFFF_FFFF_FFFFL));
+        VectorMask<Long> nan = bits.and(0x7FFF_FFFF_FFFF_FFFFL).compare(VectorOperators.GT, 0x7FF0_0000_0000_0000L);
+        return keys.blend(max ? Long.MAX_VALUE : Long.MIN_VALUE, nan);
+    }
+
+    // The loops below differ only in how they load keys. Each keeps its lanes' best keys and where
+    // they were first seen in local vectors: held in an object, they were boxed at every step (5-10x
+    // slower).
+
+    private static Best bytes(boolean max, MemorySegment in, long from, long to) {
+        IntVector best = IntVector.broadcast(I8, max ? Integer.MIN_VALUE : Integer.MAX_VALUE), bestAt = IntVector.broadcast(I8, -1);
         IntVector at = IntVector.zero(I8).addIndex(1);
-        long i = from, end = from + ((to - from) & ~7L);
-        for (; i < end; i += 8) {
-            IntVector k = intKeys(type, max, in, i);
+        long end = from + ((to - from) & ~7L);
+        for (long i = from; i < end; i += 8) {
+            IntVector k = (IntVector) ByteVector.fromMemorySegment(B8, in, i, NATIVE).convertShape(VectorOperators.B2I, I8, 0);
             VectorMask<Integer> better = max ? k.compare(VectorOperators.GT, best) : k.compare(VectorOperators.LT, best);
             best = best.blend(k, better);
             bestAt = bestAt.blend(at, better);
             at = at.add(8);
         }
-        long key, index;
+        return finish(DType.BYTE, max, in, from, to, end, best, bestAt);
+    }
+
+    private static Best ints(boolean max, MemorySegment in, long from, long to) {
+        IntVector best = IntVector.broadcast(I8, max ? Integer.MIN_VALUE : Integer.MAX_VALUE), bestAt = IntVector.broadcast(I8, -1);
+        IntVector at = IntVector.zero(I8).addIndex(1);
+        long end = from + ((to - from) & ~7L);
+        for (long i = from; i < end; i += 8) {
+            IntVector k = IntVector.fromMemorySegment(I8, in, i * Integer.BYTES, NATIVE);
+            VectorMask<Integer> better = max ? k.compare(VectorOperators.GT, best) : k.compare(VectorOperators.LT, best);
+            best = best.blend(k, better);
+            bestAt = bestAt.blend(at, better);
+            at = at.add(8);
+        }
+        return finish(DType.INT, max, in, from, to, end, best, bestAt);
+    }
+
+    private static Best floats(boolean max, MemorySegment in, long from, long to) {
+        IntVector best = IntVector.broadcast(I8, max ? Integer.MIN_VALUE : Integer.MAX_VALUE), bestAt = IntVector.broadcast(I8, -1);
+        IntVector at = IntVector.zero(I8).addIndex(1);
+        long end = from + ((to - from) & ~7L);
+        for (long i = from; i < end; i += 8) {
+            IntVector k = floatKeys(IntVector.fromMemorySegment(I8, in, i * Float.BYTES, NATIVE), max);
+            VectorMask<Integer> better = max ? k.compare(VectorOperators.GT, best) : k.compare(VectorOperators.LT, best);
+            best = best.blend(k, better);
+            bestAt = bestAt.blend(at, better);
+            at = at.add(8);
+        }
+        return finish(DType.FLOAT, max, in, from, to, end, best, bestAt);
+    }
+
+    /** The top of the lanes' best keys and the first index where a lane saw it, then the scalar tail {@code [end, to)}. */
+    private static Best finish(DType type, boolean max, MemorySegment in, long from, long to, long end, IntVector best,
+                               IntVector bestAt) {
+        long key, index, i = end;
         if (end > from) {
             int start = max ? Integer.MIN_VALUE : Integer.MAX_VALUE;
             int top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
@@ -116,37 +162,40 @@ final class ArgKernels {
             index = from;
             i = from + 1;
         }
-        for (; i < to; i++) {
-            long k = key(type, max, in, i);
-            if (max ? k > key : k < key) {
-                key = k;
-                index = i;
-            }
-        }
-        return new Best(key, index);
+        return tail(type, max, in, i, to, key, index);
     }
 
-    private static LongVector longKeys(DType type, boolean max, MemorySegment in, long i) {
-        LongVector bits = LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE);
-        if (type == DType.LONG) return bits;
-        LongVector keys = bits.lanewise(VectorOperators.XOR, bits.lanewise(VectorOperators.ASHR, 63).and(0x7FFF_FFFF_FFFF_FFFFL));
-        VectorMask<Long> nan = bits.and(0x7FFF_FFFF_FFFF_FFFFL).compare(VectorOperators.GT, 0x7FF0_0000_0000_0000L);
-        return keys.blend(max ? Long.MAX_VALUE : Long.MIN_VALUE, nan);
-    }
-
-    private static Best longKeys(DType type, boolean max, MemorySegment in, long from, long to) {
-        LongVector best = LongVector.broadcast(L4, max ? Long.MIN_VALUE : Long.MAX_VALUE);
-        LongVector bestAt = LongVector.broadcast(L4, -1);
+    private static Best longs(boolean max, MemorySegment in, long from, long to) {
+        LongVector best = LongVector.broadcast(L4, max ? Long.MIN_VALUE : Long.MAX_VALUE), bestAt = LongVector.broadcast(L4, -1);
         LongVector at = LongVector.zero(L4).addIndex(1);
-        long i = from, end = from + ((to - from) & ~3L);
-        for (; i < end; i += 4) {
-            LongVector k = longKeys(type, max, in, i);
+        long end = from + ((to - from) & ~3L);
+        for (long i = from; i < end; i += 4) {
+            LongVector k = LongVector.fromMemorySegment(L4, in, i * Long.BYTES, NATIVE);
             VectorMask<Long> better = max ? k.compare(VectorOperators.GT, best) : k.compare(VectorOperators.LT, best);
             best = best.blend(k, better);
             bestAt = bestAt.blend(at, better);
             at = at.add(4);
         }
-        long key, index;
+        return finish(DType.LONG, max, in, from, to, end, best, bestAt);
+    }
+
+    private static Best doubles(boolean max, MemorySegment in, long from, long to) {
+        LongVector best = LongVector.broadcast(L4, max ? Long.MIN_VALUE : Long.MAX_VALUE), bestAt = LongVector.broadcast(L4, -1);
+        LongVector at = LongVector.zero(L4).addIndex(1);
+        long end = from + ((to - from) & ~3L);
+        for (long i = from; i < end; i += 4) {
+            LongVector k = doubleKeys(LongVector.fromMemorySegment(L4, in, i * Double.BYTES, NATIVE), max);
+            VectorMask<Long> better = max ? k.compare(VectorOperators.GT, best) : k.compare(VectorOperators.LT, best);
+            best = best.blend(k, better);
+            bestAt = bestAt.blend(at, better);
+            at = at.add(4);
+        }
+        return finish(DType.DOUBLE, max, in, from, to, end, best, bestAt);
+    }
+
+    private static Best finish(DType type, boolean max, MemorySegment in, long from, long to, long end, LongVector best,
+                               LongVector bestAt) {
+        long key, index, i = end;
         if (end > from) {
             long start = max ? Long.MIN_VALUE : Long.MAX_VALUE;
             long top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
@@ -158,6 +207,11 @@ final class ArgKernels {
             index = from;
             i = from + 1;
         }
+        return tail(type, max, in, i, to, key, index);
+    }
+
+    /** The scalar tail {@code [i, to)} after the best so far. */
+    private static Best tail(DType type, boolean max, MemorySegment in, long i, long to, long key, long index) {
         for (; i < to; i++) {
             long k = key(type, max, in, i);
             if (max ? k > key : k < key) {
