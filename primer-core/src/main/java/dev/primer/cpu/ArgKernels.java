@@ -145,24 +145,19 @@ final class ArgKernels {
         return finish(DType.FLOAT, max, in, from, to, end, best, bestAt);
     }
 
-    /** The top of the lanes' best keys and the first index where a lane saw it, then the scalar tail {@code [end, to)}. */
+    /**
+     * The top of the lanes' best keys and the first index where a lane saw it, then the scalar tail
+     * {@code [end, to)}. If the top is the start key (no step ran, or every key equals it), no lane
+     * ever moved and the first index is {@code from}; the tail takes over only on a strictly better key.
+     */
     private static Best finish(DType type, boolean max, MemorySegment in, long from, long to, long end, IntVector best,
                                IntVector bestAt) {
-        long key, index, i = end;
-        if (end > from) {
-            int start = max ? Integer.MIN_VALUE : Integer.MAX_VALUE;
-            int top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
-            // The lanes that reached the top saw it at different places: take the first. If the top is
-            // the start value, every key equals it and no lane ever moved: the first index is from.
-            VectorMask<Integer> atTop = best.compare(VectorOperators.EQ, top);
-            key = top;
-            index = top == start ? from : from + bestAt.blend(Integer.MAX_VALUE, atTop.not()).reduceLanes(VectorOperators.MIN);
-        } else {
-            key = key(type, max, in, from);
-            index = from;
-            i = from + 1;
-        }
-        return tail(type, max, in, i, to, key, index);
+        int start = max ? Integer.MIN_VALUE : Integer.MAX_VALUE;
+        int top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
+        // The lanes that reached the top saw it at different places: take the first.
+        VectorMask<Integer> atTop = best.compare(VectorOperators.EQ, top);
+        long index = top == start ? from : from + bestAt.blend(Integer.MAX_VALUE, atTop.not()).reduceLanes(VectorOperators.MIN);
+        return tail(type, max, in, end, to, top, index);
     }
 
     private static Best longs(boolean max, MemorySegment in, long from, long to) {
@@ -195,19 +190,11 @@ final class ArgKernels {
 
     private static Best finish(DType type, boolean max, MemorySegment in, long from, long to, long end, LongVector best,
                                LongVector bestAt) {
-        long key, index, i = end;
-        if (end > from) {
-            long start = max ? Long.MIN_VALUE : Long.MAX_VALUE;
-            long top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
-            VectorMask<Long> atTop = best.compare(VectorOperators.EQ, top);
-            key = top;
-            index = top == start ? from : from + bestAt.blend(Long.MAX_VALUE, atTop.not()).reduceLanes(VectorOperators.MIN);
-        } else {
-            key = key(type, max, in, from);
-            index = from;
-            i = from + 1;
-        }
-        return tail(type, max, in, i, to, key, index);
+        long start = max ? Long.MIN_VALUE : Long.MAX_VALUE;
+        long top = max ? best.reduceLanes(VectorOperators.MAX) : best.reduceLanes(VectorOperators.MIN);
+        VectorMask<Long> atTop = best.compare(VectorOperators.EQ, top);
+        long index = top == start ? from : from + bestAt.blend(Long.MAX_VALUE, atTop.not()).reduceLanes(VectorOperators.MIN);
+        return tail(type, max, in, end, to, top, index);
     }
 
     /** The scalar tail {@code [i, to)} after the best so far. */
