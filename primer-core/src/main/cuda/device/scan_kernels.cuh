@@ -89,6 +89,14 @@
 // evicted by the stream before use and read twice). One line per thread instead of one bulk
 // request: no better. Segmented scans do not prefetch: no gain (bench/lab/scan_heads_lab.cu).
 //
+// INTERIOR TILES. Every tile but the first and the last lies inside [0, n), so the per-chunk tests
+// at the edges (64-bit bounds, the output's alignment) answer yes for it: such a tile stages its
+// chunks from one address at constant offsets, loads its flag rows as words (FlagHeads), and
+// stores its outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81,
+// segmented float64 max by offsets), those tests had been about a fifth of the kernel's
+// instructions: 9.6% staging, 10.4% storing. Not in the blocked tiles of int32 sums and products by
+// offsets, which spill at their 40 registers with it. MEASURED_HERE
+//
 // INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
 // a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
 // they are read and every output is narrowed as it is stored: wrapping mod 2^8 gives Java's byte
@@ -313,6 +321,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain int64 products and 8-byte min and max read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
+    // INTERIOR TILES (below) everywhere but in the blocked tiles of int32 sums and products by offsets
+    // (the tree look-back's): with them, 4 bytes spilled at their 40 registers (sm_90).
+    constexpr bool INTERIOR_TILES = !(BLOCKED && Heads::GATED && !ORDERED && sizeof(InT) == 4);
     static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
                   "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
     static_assert(!WIDENING || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && VEC == 4),
@@ -368,17 +379,26 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // Chunk q's input in a SWIZZLED stage.
     auto swizzled_chunk = [&](int q) -> InT* { return scan_detail::blocked_chunk<VEC>(s.stage, q); };
 
+    // INTERIOR TILES: every tile but the first and the last lies inside [0, n) (the same in every thread).
+    const bool interior = tile_start >= 0 && tile_start + TILE_ITEMS <= n;
+    // An interior tile's chunks of output also start on 16-byte boundaries where this thread's first
+    // does (chunks lie VEC * sizeof(OutT) >= 16 bytes apart): stored without tests.
+    auto stores_whole = [&]() {
+        return INTERIOR_TILES && interior && (reinterpret_cast<unsigned long long>(out + first) & 15) == 0;
+    };
+    // Where row r's chunk waits in the stage (SWIZZLED: chunk q of the tile at its blocked slot).
+    auto stage_slot = [&](int r) -> InT* {
+        return SWIZZLED ? swizzled_chunk((thread_offset + r * ROW_ITEMS) / VEC) : s.stage + thread_offset + r * ROW_ITEMS;
+    };
+    if (INTERIOR_TILES && interior) {
 #pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        if constexpr (SWIZZLED) {  // chunk q of the tile at its blocked slot
-            const int q = (thread_offset + r * ROW_ITEMS) / VEC;
-            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, swizzled_chunk(q));
-        } else {
-            scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, s.stage + thread_offset + r * ROW_ITEMS);
-        }
+        for (int r = 0; r < ROWS; ++r) copy_async16(stage_slot(r), in + first + r * ROW_ITEMS);
+    } else {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) scan_detail::stage_chunk<VEC>(in, first + r * ROW_ITEMS, n, stage_slot(r));
     }
     unsigned raw_heads[ROWS];
-    heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, raw_heads);
+    heads.template load_rows<VEC, ROWS, ROW_ITEMS>(first, n, interior, raw_heads);
     heads.prepare(tile, tile_start, s.heads);
     if constexpr (Heads::KEEPS_ROWS) heads.template keep_rows<VEC, ROWS, ROW_ITEMS>(raw_heads, thread_offset, first, s.heads);
     // Head bits: 4- and 8-byte data (BLOCKED) read each chunk's from shared memory where they are
@@ -538,7 +558,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
         const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
-        Store store(out, first + r * ROW_ITEMS, n);
+        Store store(out, first + r * ROW_ITEMS, n, stores_whole());
         // A piece at a time, so that wide outputs need not all be held at once (int8 -> int64 sums,
         // which needed it, take BYTE SUMS' slices now).
 #pragma unroll
@@ -710,7 +730,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             const long long prefix = scan_detail::segmented_sum_row_prefix(scan_detail::widening_chunk_total(x, bits, init), carry);
             OutT o[VEC];
             scan_detail::widening_chunk_outputs(x, bits, prefix, init, inclusive, o);
-            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
         }
     } else if constexpr (BLOCKED) {
         // BLOCKED (segmented REDUCE_FIRST scans of 4- and 8-byte data whose head bits are in shared
@@ -765,9 +785,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 scan_detail::write_chunk<VEC>(reinterpret_cast<OutT*>(chunk), o);
             }
         };
-        const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
         Acc mine;
-        if (whole) mine = thread_total(true);  // two calls, so each compiles with `whole` constant
+        if (interior) mine = thread_total(true);  // two calls, so each compiles with `whole` constant
         else mine = thread_total(false);
         const Acc lanes_inclusive = warp_inclusive_scan(mine, scan_op);
         if (lane == 31) s.totals.warp[warp] = lanes_inclusive;
@@ -775,15 +794,15 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         const Acc carry = before_warp();
         const Acc left = warp_shfl_up(lanes_inclusive, 1);
         const V running = lane == 0 ? carry.value : scan_op(carry, left).value;  // all that precedes this thread's items
-        if (whole) fold_outputs(true, running);
+        if (interior) fold_outputs(true, running);
         else fold_outputs(false, running);
         __syncwarp();  // lanes store outputs their warp's other lanes wrote
+        const bool whole_rows = stores_whole();
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
-            const int q = (thread_offset + r * ROW_ITEMS) / VEC;
             OutT o[VEC];
-            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(scan_detail::blocked_chunk<VEC>(s.stage, q)), o);
-            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+            scan_detail::read_chunk<VEC>(reinterpret_cast<const OutT*>(stage_slot(r)), o);
+            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, whole_rows);
         }
     } else if constexpr (SCAN_IN_WAIT) {
         // Row r's chunks scanned within the warp: what precedes each item in the warp's rows (its
@@ -873,8 +892,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         };
         Acc lanes_inclusive{};  // BLOCKED_IN_WAIT: this thread's items and its lanes' before, within the warp
         if constexpr (BLOCKED_IN_WAIT) {
-            const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // as below
-            const Acc mine = whole ? thread_total(true) : thread_total(false);
+            const Acc mine = interior ? thread_total(true) : thread_total(false);
             Acc warp_total;
             lanes_inclusive = warp_inclusive_scan(mine, scan_op, warp_total);
             if (lane == 0) s.totals.warp[warp] = warp_total;
@@ -893,14 +911,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             const Acc aggregate = warp_shfl(warps_inclusive(), WARPS - 1);
             if (lane == 0) status.publish(tile, TILE_AGGREGATE, aggregate);
         }
-        const bool whole = tile_start >= 0 && tile_start + TILE_ITEMS <= n;  // the same in every thread
         if constexpr (BLOCKED_IN_WAIT) {
             const Acc left = warp_shfl_up(lanes_inclusive, 1);
-            if (whole) fold_outputs_in_place(true, lane > 0, left);
+            if (interior) fold_outputs_in_place(true, lane > 0, left);
             else fold_outputs_in_place(false, lane > 0, left);
             __syncwarp();  // lanes store outputs their warp's other lanes wrote
         } else {
-            if (whole) scan_rows_in_place(true);  // two calls, so each compiles with `whole` constant
+            if (interior) scan_rows_in_place(true);  // two calls, so each compiles with `whole` constant
             else scan_rows_in_place(false);
         }
         if (warp == 0) {
@@ -911,25 +928,26 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         }
         __syncthreads();
         const Acc carry = s.totals.before_warp[warp];
+        auto store_rows = [&](bool whole) {
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r) {
-            const int q = (thread_offset + r * ROW_ITEMS) / VEC;  // the chunk row r stores
-            const V* chunk = reinterpret_cast<const V*>(SWIZZLED ? scan_detail::blocked_chunk<VEC>(s.stage, q)
-                                                                 : s.stage + thread_offset + r * ROW_ITEMS);
-            V y[VEC];
-            scan_detail::read_chunk<VEC>(chunk, y);
-            // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first
-            // warp may start before in[0]: its first item is in[0], `skip` places in).
-            int first_item = -1;
-            if (r == 0 && lane == 0 && !inclusive) {
-                const unsigned valid = scan_detail::valid_mask<VEC>(first, n);
-                first_item = valid ? __ffs(valid) - 1 : 0;
+            for (int r = 0; r < ROWS; ++r) {
+                V y[VEC];
+                scan_detail::read_chunk<VEC>(reinterpret_cast<const V*>(stage_slot(r)), y);
+                // The warp's first item, exclusive: nothing of the warp precedes it (tile 0's first
+                // warp may start before in[0]: its first item is in[0], `skip` places in).
+                int first_item = -1;
+                if (r == 0 && lane == 0 && !inclusive) {
+                    const unsigned valid = whole ? WHOLE : scan_detail::valid_mask<VEC>(first, n);
+                    first_item = valid ? __ffs(valid) - 1 : 0;
+                }
+                OutT o[VEC];
+#pragma unroll
+                for (int k = 0; k < VEC; ++k) o[k] = Values::template lower<OutT>(k <= first_item ? carry : scan_op(carry, y[k]));
+                scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, whole);
             }
-            OutT o[VEC];
-#pragma unroll
-            for (int k = 0; k < VEC; ++k) o[k] = Values::template lower<OutT>(k <= first_item ? carry : scan_op(carry, y[k]));
-            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
-        }
+        };
+        if (stores_whole()) store_rows(true);  // two calls, so each compiles with `whole` constant
+        else store_rows(false);
     } else if constexpr (HOW == TileScan::REDUCE_FIRST) {
         // The warps' totals, what precedes each warp (before_warp: A published, the look-back), then
         // each warp scans its rows once, in order, carrying the running value from row to row.
@@ -955,7 +973,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
                 for (int k = 0; k < VEC; ++k) o[k] = Values::template lower<OutT>(carry);
 #pragma unroll
-                for (int r = 0; r < ROWS; ++r) scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                for (int r = 0; r < ROWS; ++r) scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
             } else {
                 // One row at a time: unrolled, the compiler overlapped these rows with the fast
                 // ones and spilled.
@@ -1001,7 +1019,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                                 scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)running, inclusive);
                             OutT o[VEC];
                             __builtin_memcpy(o, &sums, 16);
-                            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o);
+                            scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
                         } else {
                             fold_chunk_outputs(r, chunk_prefix);
                         }

@@ -43,7 +43,7 @@ struct OffsetHeads {
     // waited for the load behind it (2^28 float32, the scan kernel 692 -> 697 us, ncu).
     __device__ __forceinline__ unsigned long long load_gate() const { return *gate; }
     template <int VEC, int ROWS, int STRIDE>
-    __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
+    __device__ __forceinline__ void load_rows(long long, long long, bool, unsigned (&raw)[ROWS]) const {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) raw[r] = 0u;
     }

@@ -1,7 +1,8 @@
 // Where segments start: none, an int8 flag per element, or a sorted offsets array.
-//   load_rows<VEC, ROWS, STRIDE>(first, n, raw): issued right after the tile's data, raw[r] for the
-//     chunk of VEC elements at first + r * STRIDE; a raw word is not looked at until the tile is
-//     scanned, so its load stays in flight meanwhile (int8's rows come back as bits: FlagHeads);
+//   load_rows<VEC, ROWS, STRIDE>(first, n, interior, raw): issued right after the tile's data, raw[r]
+//     for the chunk of VEC elements at first + r * STRIDE; a raw word is not looked at until the tile
+//     is scanned, so its load stays in flight meanwhile (int8's rows come back as bits: FlagHeads);
+//     `interior`: every row lies inside [0, n) (INTERIOR TILES, ../scan_kernels.cuh);
 //   prepare(tile, tile_start, storage): every thread, once per tile before it is scanned (may
 //     hold barriers);
 //   bits<VEC>(raw, tile_offset, storage): bit k set if element k of the chunk starts a segment
@@ -30,7 +31,7 @@ struct NoHeads {
     __device__ __forceinline__ unsigned long long load_gate() const { return 1ull; }
     struct Storage {};
     template <int VEC, int ROWS, int STRIDE>
-    __device__ __forceinline__ void load_rows(long long, long long, unsigned (&raw)[ROWS]) const {
+    __device__ __forceinline__ void load_rows(long long, long long, bool, unsigned (&raw)[ROWS]) const {
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) raw[r] = 0u;
     }
@@ -77,17 +78,26 @@ struct FlagHeads {
      * segscan-i8-ab.md).
      */
     template <int VEC, int ROWS, int STRIDE>
-    __device__ __forceinline__ void load_rows(long long first, long long n, unsigned (&raw)[ROWS]) const {
+    __device__ __forceinline__ void load_rows(long long first, long long n, bool interior, unsigned (&raw)[ROWS]) const {
+        const signed char* p = flags + first;
+        const bool aligned = (reinterpret_cast<unsigned long long>(p) & (VEC - 1)) == 0;
         if constexpr (VEC == 16) {
             static_assert(STRIDE % 16 == 0, "rows of whole 16-byte vectors");
-            const signed char* p = flags + first;
-            if (first >= 0 && first + (ROWS - 1) * (long long)STRIDE + VEC <= n &&
-                (reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+            if ((interior || (first >= 0 && first + (ROWS - 1) * (long long)STRIDE + VEC <= n)) && aligned) {
                 uint4 x[ROWS];
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) x[r] = *reinterpret_cast<const uint4*>(p + r * STRIDE);
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) raw[r] = heads16(x[r].x, x[r].y, x[r].z, x[r].w);
+                return;
+            }
+        } else {
+            if (interior && aligned) {  // one word a row from one address, no tests
+#pragma unroll
+                for (int r = 0; r < ROWS; ++r) {
+                    if constexpr (VEC == 4) raw[r] = *reinterpret_cast<const unsigned*>(p + r * STRIDE);
+                    else raw[r] = *reinterpret_cast<const unsigned short*>(p + r * STRIDE);
+                }
                 return;
             }
         }

@@ -91,13 +91,16 @@ __device__ __forceinline__ void write_chunk(T* stage, const T (&x)[VEC]) {
     *reinterpret_cast<uint4*>(stage) = raw;
 }
 
-/** Full aligned chunks as 16-byte streaming stores (evict-first: the output is not read again soon). */
+/**
+ * Full aligned chunks as 16-byte streaming stores (evict-first: the output is not read again soon);
+ * `whole`: the caller knows this chunk is one (INTERIOR TILES, ../scan_kernels.cuh), and nothing is tested.
+ */
 template <int VEC, typename T>
-__device__ __forceinline__ void store_chunk(T* out, long long index, long long n, const T (&v)[VEC]) {
+__device__ __forceinline__ void store_chunk(T* out, long long index, long long n, const T (&v)[VEC], bool whole = false) {
     constexpr int BYTES = VEC * (int)sizeof(T);
     static_assert(BYTES % 16 == 0, "whole vectors");
     T* p = out + index;
-    if (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0) {
+    if (whole || (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(p) & 15) == 0)) {
         uint4 raw[BYTES / 16];
         __builtin_memcpy(raw, v, BYTES);
 #pragma unroll
@@ -130,16 +133,18 @@ struct RowStore {
     static constexpr int VECTORS = BYTES / 16;
     T* out;
     long long index, n;
-    bool full, partner_full = false;
+    bool whole, full, partner_full = false;
 
-    __device__ __forceinline__ RowStore(T* out_, long long index_, long long n_) : out(out_), index(index_), n(n_) {
-        full = index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(out + index) & 15) == 0;
+    /** whole: the caller knows the chunk lies inside [0, n) on a 16-byte boundary (INTERIOR TILES). */
+    __device__ __forceinline__ RowStore(T* out_, long long index_, long long n_, bool whole_ = false)
+        : out(out_), index(index_), n(n_), whole(whole_) {
+        full = whole || (index >= 0 && index + VEC <= n && (reinterpret_cast<unsigned long long>(out + index) & 15) == 0);
     }
 
     /** Items [s * PIECE, (s + 1) * PIECE) of this lane's chunk; every lane calls, for s = 0, 1, ... in turn. */
     __device__ __forceinline__ void put(int s, const T (&v)[PIECE]) {
         if constexpr (BYTES == 16) {
-            store_chunk<VEC>(out, index, n, v);
+            store_chunk<VEC>(out, index, n, v, whole);
         } else {
             const bool odd = lane_id() & 1u;
             uint4 half[2];
@@ -162,11 +167,11 @@ struct RowStore {
     }
 };
 
-/** A whole row of chunks (RowStore, piece by piece). */
+/** A whole row of chunks (RowStore, piece by piece); `whole` as for RowStore. */
 template <int VEC, typename T>
-__device__ __forceinline__ void store_row(T* out, long long index, long long n, const T (&v)[VEC]) {
+__device__ __forceinline__ void store_row(T* out, long long index, long long n, const T (&v)[VEC], bool whole = false) {
     using Store = RowStore<VEC, T>;
-    Store store(out, index, n);
+    Store store(out, index, n, whole);
 #pragma unroll
     for (int s = 0; s < VEC / Store::PIECE; ++s) {
         T piece[Store::PIECE];
