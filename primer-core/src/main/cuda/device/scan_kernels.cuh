@@ -95,7 +95,12 @@
 // stores its outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81,
 // segmented float64 max by offsets), those tests had been about a fifth of the kernel's
 // instructions: 9.6% staging, 10.4% storing. Not in the blocked tiles of int32 sums and products by
-// offsets, which spill at their 40 registers with it. MEASURED_HERE
+// offsets, which spill at their 40 registers with it. On an H200 (2^28 elements, a head in about
+// 1024, ms, two runs each; bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max
+// 1.216-1.242 -> 1.163-1.164 (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202
+// (684 M -> 605 M); int8 by flags max 0.300-0.301 -> 0.292, sums 0.225-0.226 -> 0.219-0.220, by
+// offsets 0.188 -> 0.181-0.182; the scans that wait on memory or on the look-back within 1%
+// (float64 sums 573 M -> 490 M instructions, no faster), int64 products 1.116 -> 1.122-1.137.
 //
 // INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
 // a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
