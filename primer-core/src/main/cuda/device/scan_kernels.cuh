@@ -94,13 +94,16 @@
 // chunks from one address at constant offsets, loads its flag rows as words (FlagHeads), and
 // stores its outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81,
 // segmented float64 max by offsets), those tests had been about a fifth of the kernel's
-// instructions: 9.6% staging, 10.4% storing. Not in the blocked tiles of int32 sums and products by
-// offsets, which spill at their 40 registers with it. On an H200 (2^28 elements, a head in about
-// 1024, ms, two runs each; bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max
-// 1.216-1.242 -> 1.163-1.164 (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202
-// (684 M -> 605 M); int8 by flags max 0.300-0.301 -> 0.292, sums 0.225-0.226 -> 0.219-0.220, by
-// offsets 0.188 -> 0.181-0.182; the scans that wait on memory or on the look-back within 1%
-// (float64 sums 573 M -> 490 M instructions, no faster), int64 products 1.116 -> 1.122-1.137.
+// instructions: 9.6% staging, 10.4% storing. Two exceptions, where the build would spill: the
+// blocked tiles of int32 sums and products by offsets take none of it (4 bytes at their 40
+// registers, sm_90), and int8's folded outputs keep their tests (a user-defined int8 operator, 4
+// bytes at its 48). On an H200 (2^28 elements, a head in about 1024, ms, two runs each;
+// bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max 1.216-1.242 ->
+// 1.163-1.164 (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202 (684 M ->
+// 605 M); int8 (then with untested folded stores too) by flags max 0.300-0.301 -> 0.292, sums
+// 0.225-0.226 -> 0.219-0.220, by offsets 0.188 -> 0.181-0.182; the scans that wait on memory or on
+// the look-back within 1% (float64 sums 573 M -> 490 M instructions, no faster), int64 products
+// 1.116 -> 1.122-1.137.
 //
 // INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
 // a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
@@ -563,7 +566,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
         InT x[VEC];
         scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
         const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
-        Store store(out, first + r * ROW_ITEMS, n, stores_whole());
+        Store store(out, first + r * ROW_ITEMS, n);
         // A piece at a time, so that wide outputs need not all be held at once (int8 -> int64 sums,
         // which needed it, take BYTE SUMS' slices now).
 #pragma unroll
