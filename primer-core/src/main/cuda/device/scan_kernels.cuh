@@ -95,9 +95,10 @@
 // stores its outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81,
 // segmented float64 max by offsets), those tests had been about a fifth of the kernel's
 // instructions: 9.6% staging, 10.4% storing. Two exceptions, where the build would spill: the
-// blocked tiles of int32 sums and products by offsets take none of it (4 bytes at their 40
-// registers, sm_90), and int8's folded outputs keep their tests (a user-defined int8 operator, 4
-// bytes at its 48). On an H200 (2^28 elements, a head in about 1024, ms, two runs each;
+// blocked 4-byte tiles by offsets with a tree look-back take none of it (int32 sums and products, 4
+// bytes at their 40 registers, sm_90; so min and max too, float32 keys and int32, which did not
+// spill), and int8's folded outputs keep their tests (a user-defined int8 operator, 4 bytes at its
+// 48). On an H200 (2^28 elements, a head in about 1024, ms, two runs each;
 // bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max 1.216-1.242 ->
 // 1.163-1.164 (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202 (684 M ->
 // 605 M); int8 (then with untested folded stores too) by flags max 0.300-0.301 -> 0.292, sums
@@ -329,8 +330,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain int64 products and 8-byte min and max read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
-    // INTERIOR TILES (below) everywhere but in the blocked tiles of int32 sums and products by offsets
-    // (the tree look-back's): with them, 4 bytes spilled at their 40 registers (sm_90).
+    // INTERIOR TILES (below) everywhere but in the blocked 4-byte tiles by offsets whose look-back is a
+    // tree: int32 sums and products spilled 4 bytes at their 40 registers with it (sm_90). Min and max
+    // (float32 keys, int32) fall under the same test; they compiled without spills, but are unmeasured.
     constexpr bool INTERIOR_TILES = !(BLOCKED && Heads::GATED && !ORDERED && sizeof(InT) == 4);
     static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
                   "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
