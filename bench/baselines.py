@@ -315,6 +315,7 @@ def plan(quick, dry):
             ("cummax_f64", array_op, "cummax", "float64", (n,)),
             ("cummax_i64", array_op, "cummax", "int64", (n,)),
             ("cummin_f64", array_op, "cummin", "float64", (n,)),
+            ("cummin_i64", array_op, "cummin", "int64", (n,)),
             ("argmax_scan_f32", array_op, "cumargmax", f32, (n,)),
             ("argmax_scan_i32", array_op, "cumargmax", "int32", (n,)),
             ("argmax_scan_f64", array_op, "cumargmax", "float64", (n,)),

@@ -34,8 +34,8 @@ import java.util.Locale;
  * elements that bound would let a lost tile pass). No library times a segmented scan, so they
  * stand alone. cummax_* (float32, float64, int64), segscan_max_* (float32, float64, int32, int64, int8;
  * a head in about 1024) and segscan_offsets_max_* (float32, float64; the same segments as offsets)
- * are inclusive MAX scans, every element checked against Math.max exactly, and cummin_f64 an
- * inclusive MIN scan checked against Math.min; cummax_* (cummin_f64) pair with torch.cummax
+ * are inclusive MAX scans, every element checked against Math.max exactly, and cummin_* (float64,
+ * int64) inclusive MIN scans checked against Math.min; cummax_* (cummin_*) pair with torch.cummax
  * (torch.cummin), which also writes an int64 index per element, and CuPy's maximum.accumulate
  * (minimum.accumulate), which CuPy 14 does not support: the baselines file keeps its error.
  * argmax_scan_* are running argmax scans ({@link ArgScanBench}); argmax_scan_rising_f32 scans rising
@@ -78,6 +78,7 @@ final class ScanBench {
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummax_i64", Op.MAX, DType.LONG, DType.LONG),
                 scan(s, "cummin_f64", Op.MIN, DType.DOUBLE, DType.DOUBLE),
+                scan(s, "cummin_i64", Op.MIN, DType.LONG, DType.LONG),
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
                 ArgScanBench.argmax(s, "argmax_scan_i32", DType.INT),
                 ArgScanBench.argmax(s, "argmax_scan_f64", DType.DOUBLE),
@@ -86,6 +87,7 @@ final class ScanBench {
                 ArgScanBench.segmented(s, "argmax_scan_rows_f32", DType.FLOAT, true, 0),
                 ArgScanBench.segmented(s, "segargmax_scan_f32", DType.FLOAT, false, SHORT_SEGMENTS),
                 ArgScanBench.segmented(s, "segargmax_scan_f64", DType.DOUBLE, false, SHORT_SEGMENTS),
+                ArgScanBench.segmented(s, "segargmax_scan_i8", DType.BYTE, false, SHORT_SEGMENTS),
                 segmented(s, "segscan_f32", DType.FLOAT, SHORT_SEGMENTS),
                 segmented(s, "segscan_i32", DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_f64", DType.DOUBLE, SHORT_SEGMENTS),
