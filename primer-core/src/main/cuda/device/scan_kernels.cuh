@@ -330,10 +330,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BLOCKED_IN_WAIT (SCAN IN THE WAIT, below): plain int64 products and 8-byte min and max read blocked too.
     constexpr bool BLOCKED_IN_WAIT = !SEGMENTED && !FOLD && SlowInstruction<Op>::value;
     constexpr bool SWIZZLED = BLOCKED || BLOCKED_IN_WAIT;  // the tile staged at blocked_slot
-    // INTERIOR TILES (below) everywhere but in the blocked 4-byte tiles by offsets whose look-back is a
-    // tree: int32 sums and products spilled 4 bytes at their 40 registers with it (sm_90). Min and max
-    // (float32 keys, int32) fall under the same test; they compiled without spills, but are unmeasured.
-    constexpr bool INTERIOR_TILES = !(BLOCKED && Heads::GATED && !ORDERED && sizeof(InT) == 4);
+    // INTERIOR TILES (below) everywhere but in int32 sums and products by offsets (blocked 4-byte
+    // tiles, a tree look-back): they spilled 4 bytes at their 40 registers with it (sm_90).
+    constexpr bool INTERIOR_TILES = !(BLOCKED && Heads::GATED && WrapsExactly<Op>::value && sizeof(InT) == 4);
     static_assert(!BLOCKED || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && ROWS == 8 && sizeof(OutT) == sizeof(InT)),
                   "blocked tiles read each chunk's head bits from shared memory, eight chunks a thread, outputs in place");
     static_assert(!WIDENING || (Heads::BITS_IN_SHARED && HOW == TileScan::REDUCE_FIRST && VEC == 4),
