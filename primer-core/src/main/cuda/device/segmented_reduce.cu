@@ -148,21 +148,13 @@ namespace seg = primer::segmented;
  * The merge-path tile kernel's blocks per SM (its launch bounds' minimum). Values of up to 4 bytes:
  * six, all that the shared memory of a 4-byte tile allows (32-40 registers on sm_80, sm_89 and
  * sm_90, unspilled; left to the compiler, min, max and the bitwise recipes took 48-56 and five), but
- * five for int8 argmin and argmax, which spilled 10 bytes at six on sm_80 and sm_89, and, on those
- * two, for int8 min, max and the bitwise recipes, which spilled 16 bytes at six once their tiles were
- * staged 16 bytes a copy (step 83: the tile's lead, 0 before, became a live register). 8-byte ones
- * are left to the compiler (0: no minimum).
+ * five for int8 argmin and argmax, which spilled 10 bytes at six on sm_80 and sm_89. 8-byte ones are
+ * left to the compiler (0: no minimum).
  */
 template <class Rc>
 constexpr int merge_path_min_blocks() {
-    using T = typename Rc::T;
-    using A = typename Rc::A;
-    if (sizeof(T) > 4) return 0;
-    if (sizeof(T) == 1 && seg::CarriesIndex<A>::value) return 5;
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 890)
-    if (sizeof(T) == 1 && sizeof(A) == 1) return 5;
-#endif
-    return 6;
+    if (sizeof(typename Rc::T) > 4) return 0;
+    return sizeof(typename Rc::T) == 1 && seg::CarriesIndex<typename Rc::A>::value ? 5 : 6;
 }
 
 /**

@@ -51,12 +51,9 @@ constexpr unsigned short NO_SEGMENT_ENDS = 0xffff;
 template <class Rc, int BLOCK, int ITEMS>
 struct MarkedTileStorage {
     static constexpr int TILE = BLOCK * ITEMS;
-    // A tile's values sit `lead` places in (stage_values_aligned: at most 15 for int8, 3 for 4-byte
-    // values, 0 for 8-byte ones), and a thread's last group of four may reach 4G - 1 past lead + nb.
-    static constexpr int LEAD_MAX = sizeof(typename Rc::T) < 8 ? 16 / (int)sizeof(typename Rc::T) - 1 : 0;
-    static constexpr int G_MAX = ((TILE + LEAD_MAX + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
-    static constexpr int OVERRUN = (LEAD_MAX + 4 * G_MAX - 1 + 7) / 8 * 8;
-    static constexpr int PAD = OVERRUN > 32 ? OVERRUN : 32;
+    // A tile's values sit `lead` (< 16 / sizeof(T), at most 3) places in (stage_values_aligned), and a
+    // thread's last group of four may reach 4G - 1 (at most 27) past lead + nb.
+    static constexpr int PAD = 32;
     static_assert(TILE < NO_SEGMENT_ENDS && (TILE + PAD) % 8 == 0, "16-bit marks, cleared 16 bytes at a time");
     alignas(32) typename Rc::T values[TILE + PAD];
     alignas(16) unsigned short last_of[TILE + PAD];  // k: segment i0 + k ends at this value; else NO_SEGMENT_ENDS
@@ -67,17 +64,14 @@ struct MarkedTileStorage {
 /**
  * Starts copying a tile's nb values to shared memory (cp.async, committed) so that value p lands at
  * values[lead + p], lead = (its first value's address % 16) / sizeof(T): global and shared 16-byte
- * pieces then line up, and every whole piece goes in one copy instead of four (float32, int32) or
- * sixteen (int8); the partial pieces at the ends go a value at a time, so nothing outside the tile's
- * values is read. Returns lead. 8-byte values go a value at a time (merge_path_stage_values), lead
- * 0: they took 4-8 more registers with it, and float64 sums a block per SM less.
- * int8 went a byte at a time until step 83, each a load and a store through registers: its tiles
- * took as long as float32's, which read four times the bytes.
+ * pieces then line up, and every whole piece goes in one copy instead of four (or two); the partial
+ * pieces at the ends go a value at a time, so nothing outside the tile's values is read. Returns
+ * lead. 4-byte values only; others go a value at a time (merge_path_stage_values), lead 0: 8-byte
+ * ones took 4-8 more registers with it, and float64 sums a block per SM less.
  */
 template <typename T, int BLOCK>
 __device__ __forceinline__ int stage_values_aligned(const T* __restrict__ tile_values, int nb, T* values) {
-    static_assert(sizeof(T) == 1 || sizeof(T) == 4 || sizeof(T) == 8, "int8, 4- and 8-byte values");
-    if constexpr (sizeof(T) == 8) {
+    if constexpr (sizeof(T) != 4) {
         merge_path_stage_values<T, BLOCK>(tile_values, nb, values);
         return 0;
     } else {
@@ -89,13 +83,9 @@ __device__ __forceinline__ int stage_values_aligned(const T* __restrict__ tile_v
             const int p0 = q * VEC - lead;  // the piece's first value, relative to the tile's
             if (p0 >= 0 && p0 + VEC <= nb) {
                 copy_async16(&values[q * VEC], aligned + q * VEC);
-            } else if constexpr (sizeof(T) == 4) {
+            } else {
                 for (int i = 0; i < VEC; ++i)
                     if (p0 + i >= 0 && p0 + i < nb) copy_async(&values[q * VEC + i], aligned + q * VEC + i);
-            } else {  // int8: cp.async copies 4, 8 or 16 bytes; not unrolled, as sixteen loads at once spilled
-#pragma unroll 1
-                for (int i = 0; i < VEC; ++i)
-                    if (p0 + i >= 0 && p0 + i < nb) values[q * VEC + i] = aligned[q * VEC + i];
             }
         }
         asm volatile("cp.async.commit_group;" ::: "memory");
@@ -199,7 +189,7 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const int lead = stage_values_aligned<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
     long long start[ROUNDS], end[ROUNDS];
     load_round<BLOCK>(offsets, span, 0, start, end);
-    const int cleared = nb + Storage::PAD;  // past lead + nb + 4G - 2 (nb <= TILE: the span holds at most TILE merge steps)
+    const int cleared = nb + Storage::PAD;  // past lead + nb + 27 (nb <= TILE: the span holds at most TILE merge steps)
     for (int q = tid; q * 8 < cleared; q += BLOCK)
         reinterpret_cast<uint4*>(smem.last_of)[q] = make_uint4(0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu);
     __syncthreads();
