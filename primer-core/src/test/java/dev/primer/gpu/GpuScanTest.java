@@ -207,8 +207,9 @@ class GpuScanTest {
 
     /**
      * Segmented int32 scans over more than 2^31 elements, all over the same segments: sums by flags
-     * (inclusive; integer sums look back as a tree) and by offsets (exclusive from an init), and xor
-     * by flags (the ordered look-back, on bare values). About one head in 2^24 elements, one right
+     * (inclusive; integer sums look back as a tree) and by offsets (exclusive from an init), xor by
+     * flags (the ordered look-back, on bare values) and max by offsets (exclusive from an init; its
+     * interior tiles skip the bounds tests). About one head in 2^24 elements, one right
      * after 2^31, and a segment across 2^31: 64-bit element, flag, offset and tile indices. Then
      * the same sums into int64 (WIDENING SUMS), by flags and by offsets. Needs ~37 GB of device memory.
      */
@@ -253,6 +254,9 @@ class GpuScanTest {
             ctx.memset8(out, (byte) 0xA5, 4 * n);
             GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.SUM, false, 5, in, device[3], starts.size(), out, n);
             BigInputs.checkIntScan(ctx, out, n, BigInputs::value, Integer::sum, head, false, 5);
+            ctx.memset8(out, (byte) 0xA5, 4 * n);
+            GpuScan.segmentedScanByOffsets(ctx, DType.INT, Op.MAX, false, -7, in, device[3], starts.size(), out, n);
+            BigInputs.checkIntScan(ctx, out, n, BigInputs::value, Math::max, head, false, -7);
 
             long wide = device[4] = ctx.allocate(8 * n);
             ctx.memset8(wide, (byte) 0xA5, 8 * n);
