@@ -36,6 +36,11 @@
 // by warp instructions issued (bench/results/2026-11-25-nvidia-h200-step73-ab.md breaks them down
 // by phase).
 //
+// Step 83 tried two things for int8, whose tiles take as long as float32's (134.6 M warp instructions,
+// 188 us; power law): its values staged 16 bytes a copy like 4-byte ones (the same instructions and
+// time; five int8 recipes then spilled at six blocks per SM on sm_80 and sm_89), and 35 or 47 steps a
+// thread instead of 23 (7-19% slower). Neither kept (bench/results/2026-11-26-nvidia-h200-step83-ab.md).
+//
 // ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
 // a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
 // one_launch.cuh): it walks tiles of the host's chosen step count.
