@@ -89,22 +89,21 @@
 // evicted by the stream before use and read twice). One line per thread instead of one bulk
 // request: no better. Segmented scans do not prefetch: no gain (bench/lab/scan_heads_lab.cu).
 //
-// INTERIOR TILES. Every tile but the first and the last lies inside [0, n), so the per-chunk tests
-// at the edges (64-bit bounds, the output's alignment) answer yes for it: such a tile stages its
-// chunks from one address at constant offsets, loads its flag rows as words (FlagHeads), and
-// stores its outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81,
-// segmented float64 max by offsets), those tests had been about a fifth of the kernel's
-// instructions: 9.6% staging, 10.4% storing. Two exceptions, where the build would spill: the
-// blocked 4-byte tiles by offsets with a tree look-back take none of it (int32 sums and products, 4
-// bytes at their 40 registers, sm_90; so min and max too, float32 keys and int32, which did not
-// spill), and int8's folded outputs keep their tests (a user-defined int8 operator, 4 bytes at its
-// 48). On an H200 (2^28 elements, a head in about 1024, ms, two runs each;
-// bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max 1.216-1.242 ->
-// 1.163-1.164 (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202 (684 M ->
-// 605 M); int8 (then with untested folded stores too) by flags max 0.300-0.301 -> 0.292, sums
-// 0.225-0.226 -> 0.219-0.220, by offsets 0.188 -> 0.181-0.182; the scans that wait on memory or on
-// the look-back within 1% (float64 sums 573 M -> 490 M instructions, no faster), int64 products
-// 1.116 -> 1.122-1.137.
+// INTERIOR TILES. Every tile but the first and the last lies inside [0, n), so the per-chunk tests at
+// the edges (64-bit bounds, the output's alignment) answer yes for it: such a tile stages its chunks
+// from one address at constant offsets, loads its flag rows as words (FlagHeads), and stores its
+// outputs with no test (RowStore's `whole`). Read from ncu's SASS counts (step 81, segmented float64
+// max by offsets), those tests had been about a fifth of the kernel's instructions: 9.6% staging, 10.4%
+// storing. Two exceptions, where the build would spill: int32 sums and products by offsets take none of
+// it (4 bytes at their 40 registers, sm_90), and int8's folded outputs keep their tests (a user-defined
+// int8 operator, 4 bytes at its 48). (Min and max of float32 and int32 by offsets, left out with those
+// sums until step 83, gained 1.3-1.8%: bench/results/2026-11-26-nvidia-h200-step83-ab.md.) On an H200
+// (2^28 elements, a head in about 1024, ms, two runs each;
+// bench/results/2026-11-26-nvidia-h200-step82-ab.md): by flags float64 max 1.216-1.242 -> 1.163-1.164
+// (ncu: 707 M -> 578 M warp instructions), by offsets 1.237 -> 1.199-1.202 (684 M -> 605 M); int8 (then
+// with untested folded stores too) by flags max 0.300-0.301 -> 0.292, sums 0.225-0.226 -> 0.219-0.220,
+// by offsets 0.188 -> 0.181-0.182; the scans that wait on memory or on the look-back within 1% (float64
+// sums 573 M -> 490 M instructions, no faster), int64 products 1.116 -> 1.122-1.137.
 //
 // INT8. A chunk is still 16 bytes of input, so 16 int8 items (tiles of 32768). The operator works in
 // a 4-byte type (Sum<int>, Min<int>, ...: the status words carry 4 or 8 bytes), items are widened as
