@@ -239,29 +239,5 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
                                    smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, tile_out);
 }
 
-/**
- * Tile t of BLOCK * ITEMS merge steps, by the whole block, its partials to the tile's slots in
- * scratch (segmented_reduce_merge_path.cuh's header): by runs of values, or by the merge walk for
- * ArgMin/ArgMax.
- */
-template <class Rc, int BLOCK, int ITEMS>
-__device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
-                                                const long long* __restrict__ offsets, long long nseg,
-                                                long long in_length, long long tiles, long long t,
-                                                typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    using A = typename Rc::A;
-    if constexpr (CarriesIndex<A>::value) {
-        __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
-        FlatRange range;
-        MergePathSpan span;
-        if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
-        merge_path_stage<Rc, BLOCK, ITEMS>(in, offsets, range, span, smem);
-        merge_path_walk<Rc, BLOCK, ITEMS>(ITEMS, span, smem, merge_path_first_slot<A>(scratch, tiles, t),
-                                          merge_path_open_slot<A>(scratch, tiles, t), out, scratch);
-    } else {
-        merge_path_marked_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);
-    }
-}
-
 }  // namespace segmented
 }  // namespace primer

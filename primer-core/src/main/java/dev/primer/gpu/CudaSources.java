@@ -32,7 +32,8 @@ final class CudaSources {
             "device/segmented_reduce/group_fold.cuh", "device/segmented_reduce/scratch.cuh",
             "device/segmented_reduce/rows.cuh", "device/segmented_reduce/segment_scratch.cuh",
             "device/segmented_reduce/check_offsets.cuh", "device/segmented_reduce/one_launch.cuh", "device/grid_barrier.cuh",
-            "device/segmented_reduce/marked_tile.cuh",
+            "device/segmented_reduce/marked_tile.cuh", "device/segmented_reduce/prefix_tile.cuh",
+            "device/segmented_reduce/merge_path_tile.cuh",
             "device/segmented_reduce/warp_segments.cuh", "device/segmented_reduce/segments.cuh",
             "device/ordered_segmented_reduce_kernels.cuh", "device/segmented_reduce_merge_path.cuh",
             "device/arg_scan_kernels.cuh", "device/arg_scan_tile.cuh");

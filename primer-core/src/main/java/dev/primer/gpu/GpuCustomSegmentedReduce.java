@@ -60,7 +60,7 @@ public final class GpuCustomSegmentedReduce {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/ordered_segmented_reduce_kernels.cuh"
                 #include "device/segmented_reduce_merge_path.cuh"
-                #include "device/segmented_reduce/marked_tile.cuh"
+                #include "device/segmented_reduce/merge_path_tile.cuh"
                 #include "device/segmented_reduce/one_launch.cuh"
                 """ + GpuCustomReduce.userOp(op) + """
                 namespace seg = primer::segmented;
