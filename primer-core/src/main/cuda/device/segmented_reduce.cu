@@ -149,18 +149,11 @@ namespace seg = primer::segmented;
  * six, all that the shared memory of a 4-byte tile allows (32-40 registers on sm_80, sm_89 and
  * sm_90, unspilled; left to the compiler, min, max and the bitwise recipes took 48-56 and five), but
  * five for int8 argmin and argmax, which spilled 10 bytes at six on sm_80 and sm_89. 8-byte ones are
- * left to the compiler (0: no minimum), but int64 sums and xor by prefix differences (prefix_tile.cuh):
- * five (46-48 registers; left to the compiler, int64 sums took 58 and four), four on sm_80, where
- * int64 sums spilled 32 bytes at five.
+ * left to the compiler (0: no minimum).
  */
 template <class Rc>
 constexpr int merge_path_min_blocks() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
-    constexpr int wide_prefix_blocks = 4;
-#else
-    constexpr int wide_prefix_blocks = 5;
-#endif
-    if (sizeof(typename Rc::T) > 4) return seg::ByPrefixDifferences<Rc> ? wide_prefix_blocks : 0;
+    if (sizeof(typename Rc::T) > 4) return 0;
     return sizeof(typename Rc::T) == 1 && seg::CarriesIndex<typename Rc::A>::value ? 5 : 6;
 }
 

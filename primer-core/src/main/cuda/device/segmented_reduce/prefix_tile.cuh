@@ -53,13 +53,19 @@ template <typename T> struct Undo<BitXor<T>> {
     static __device__ __forceinline__ T apply(T later, T earlier) { return later ^ earlier; }
 };
 
-/** Whether recipe Rc's tiles take prefix differences: integer sums and xor (Undo defined). */
-template <class Rc> constexpr bool ByPrefixDifferences = Undo<typename Rc::Op>::defined;
+/**
+ * Whether recipe Rc's tiles take prefix differences: integer sums and xor (Undo defined) of values of
+ * up to 4 bytes. int64 sums (128 bits) ran slower so: 2^26 values in 12.8M power-law segments, the
+ * tile kernel 257 -> 277 us though its warp instructions fell 203 M -> 170 M (achieved occupancy 60%
+ * -> 53%; step 84, bench/results/2026-11-26-nvidia-h200-step84-ab.md).
+ */
+template <class Rc>
+constexpr bool ByPrefixDifferences = Undo<typename Rc::Op>::defined && sizeof(typename Rc::T) <= 4;
 
 template <class Rc, int BLOCK, int ITEMS>
 struct PrefixTileStorage {
     static constexpr int TILE = BLOCK * ITEMS;
-    static constexpr int PAD = 32;  // as MarkedTileStorage: lead < 4, and a thread's last group may reach past the values
+    static constexpr int PAD = 32;  // lead < 16, then up to 3 zeros to the end of the last group
     alignas(32) typename Rc::T values[TILE + PAD];
     alignas(16) typename Rc::A group_prefix[(TILE + PAD) / 4 + 1];  // places [0, 4g) combined
     BlockScanStorage<typename Rc::A, BLOCK> scan;
@@ -67,6 +73,34 @@ struct PrefixTileStorage {
 
 template <typename Op> constexpr bool IsSum = false;
 template <typename A> constexpr bool IsSum<Sum<A>> = true;
+/**
+ * stage_values_aligned (marked_tile.cuh), int8 too: its whole 16-byte pieces by cp.async, lead up to
+ * 15, the partial pieces at the ends a byte at a time. (The marked tile stages int8 a byte at a time:
+ * 16-byte copies gained it nothing, its fold being the bound, and spilled at six blocks per SM.)
+ */
+template <typename T, int BLOCK>
+__device__ __forceinline__ int stage_prefix_values(const T* __restrict__ tile_values, int nb, T* values) {
+    if constexpr (sizeof(T) != 1) {
+        return stage_values_aligned<T, BLOCK>(tile_values, nb, values);
+    } else {
+        const int lead = (int)(reinterpret_cast<unsigned long long>(tile_values) & 15);
+        const T* aligned = tile_values - lead;
+        const int pieces = (lead + nb + 15) / 16;
+        for (int q = threadIdx.x; q < pieces; q += BLOCK) {
+            const int p0 = q * 16 - lead;  // the piece's first value, relative to the tile's
+            if (p0 >= 0 && p0 + 16 <= nb) {
+                copy_async16(&values[q * 16], aligned + q * 16);
+            } else {
+#pragma unroll 1
+                for (int i = 0; i < 16; ++i)
+                    if (p0 + i >= 0 && p0 + i < nb) values[q * 16 + i] = aligned[q * 16 + i];
+            }
+        }
+        asm volatile("cp.async.commit_group;" ::: "memory");
+        return lead;
+    }
+}
+
 /** Int8 sums: one dp4a sums a word's four signed bytes. */
 template <class Rc> constexpr bool SumsBytes = sizeof(typename Rc::T) == 1 && IsSum<typename Rc::Op>;
 
@@ -119,7 +153,7 @@ __device__ __forceinline__ void merge_path_prefix_tile(const typename Rc::T* __r
     const int tid = threadIdx.x, nb = span.nb;
     const long long first_value = range.base + span.j0;
 
-    const int lead = stage_values_aligned<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
+    const int lead = stage_prefix_values<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
     const int places = lead + nb;
     // Zeros before the first value and up to the end of the last group: they add nothing to any sum.
     if (tid < lead) smem.values[tid] = T(0);

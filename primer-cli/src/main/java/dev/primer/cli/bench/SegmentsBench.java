@@ -14,8 +14,8 @@ import java.util.Locale;
 
 /**
  * SUM over segments of power-law lengths (many tiny segments, a few huge ones): the case a fixed
- * rows × cols dispatch cannot serve, float32, int64 (exact 128-bit sums) and int8 (into int64), all
- * on the merge path; and float32 and int8 over short segments of uniform lengths 1-8 (float32 1-32
+ * rows × cols dispatch cannot serve, float32, int64 (exact 128-bit sums), int32 and int8 (into
+ * int64), all on the merge path; and float32 and int8 over short segments of uniform lengths 1-8 (float32 1-32
  * too), where the classic kernels are faster (the offsets' check picks the route; none longer than
  * 32: segments_short alone). Bytes = values + offsets + results.
  */
@@ -25,6 +25,7 @@ final class SegmentsBench {
     static final String NAME_I64 = "segments_sum_i64_powerlaw";
     static final String NAME_UNIFORM = "segments_sum_f32_uniform8";
     static final String NAME_UNIFORM32 = "segments_sum_f32_uniform32";
+    static final String NAME_I32 = "segments_sum_i32_powerlaw";
     static final String NAME_I8 = "segments_sum_i8_powerlaw";
     static final String NAME_I8_UNIFORM = "segments_sum_i8_uniform8";
 
@@ -37,6 +38,7 @@ final class SegmentsBench {
                         -8)),
                 Guard.run(s, GROUP, NAME_UNIFORM32, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT,
                         NAME_UNIFORM32, -32)),
+                Guard.run(s, GROUP, NAME_I32, "int32", "powerlaw", () -> measure(s, GROUP, DType.INT, NAME_I32, 0)),
                 Guard.run(s, GROUP, NAME_I8, "int8", "powerlaw", () -> measure(s, GROUP, DType.BYTE, NAME_I8, 0)),
                 Guard.run(s, GROUP, NAME_I8_UNIFORM, "int8", "uniform", () -> measure(s, GROUP, DType.BYTE,
                         NAME_I8_UNIFORM, -8)));
@@ -54,7 +56,7 @@ final class SegmentsBench {
     private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
         Backend backend = s.gpu().backend();
         int size = type.byteSize();
-        DType outType = type == DType.BYTE ? DType.LONG : type;  // int8 sums accumulate, and land, in int64
+        DType outType = type == DType.BYTE || type == DType.INT ? DType.LONG : type;  // int8 and int32 sums land in int64
         int outSize = outType.byteSize();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             SegmentOffsets seg = values > 0 ? SegmentOffsets.generate(values, arena)
@@ -96,7 +98,7 @@ final class SegmentsBench {
     }
 
     /**
-     * Every segment against a host fold: int64 (values of +-1000) and int8 (into int64) exactly,
+     * Every segment against a host fold: int64 (values of +-1000), int32 and int8 (into int64) exactly,
      * float32 within its bound: one rounding of the float64-accumulated sum to float (2^-24 |sum|)
      * plus the float64 accumulations of both sides ((k - 1) 2^-53 sum|x| each, k the segment's
      * length).
@@ -110,7 +112,11 @@ final class SegmentsBench {
             if (type != DType.FLOAT) {
                 long exact = 0;
                 for (long j = from; j < to; j++) {
-                    exact += type == DType.LONG ? host.getAtIndex(ValueLayout.JAVA_LONG, j) : host.get(ValueLayout.JAVA_BYTE, j);
+                    exact += switch (type) {
+                        case LONG -> host.getAtIndex(ValueLayout.JAVA_LONG, j);
+                        case INT -> host.getAtIndex(ValueLayout.JAVA_INT, j);
+                        default -> host.get(ValueLayout.JAVA_BYTE, j);
+                    };
                 }
                 good = result.getAtIndex(ValueLayout.JAVA_LONG, i) == exact;
             } else {
