@@ -22,8 +22,9 @@
 //                         each thread what precedes the first segment it closes. The tile's open
 //                         partial goes to scratch, and so does its first segment's part when that
 //                         segment began in an earlier tile. The standalone kernel walks this way only
-//                         for ArgMin/ArgMax; the other recipes fold the same tiles by runs of values
-//                         (segmented_reduce/marked_tile.cuh, merge_path_tile).
+//                         for ArgMin/ArgMax; integer sums and xor of up to 4 bytes take the same tiles'
+//                         prefix differences (segmented_reduce/prefix_tile.cuh), the other recipes fold
+//                         them by runs of values (marked_tile.cuh; merge_path_tile.cuh picks).
 //   merge_path_fixup      a warp per such tile: folds the open partials of the tiles the segment
 //                         spans, in tile order (each lane a contiguous run, eight loads in flight,
 //                         then in lane order), then the tile's part, and writes the result; the
