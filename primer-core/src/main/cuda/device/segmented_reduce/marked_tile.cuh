@@ -72,14 +72,16 @@ struct MarkedTileStorage {
 /**
  * Starts copying a tile's nb values to shared memory (cp.async, committed) so that value p lands at
  * values[lead + p], lead = (its first value's address % 16) / sizeof(T): global and shared 16-byte
- * pieces then line up, and every whole piece goes in one copy instead of four (or two); the partial
- * pieces at the ends go a value at a time, so nothing outside the tile's values is read. Returns
- * lead. 4-byte values only; others go a value at a time (merge_path_stage_values), lead 0: 8-byte
- * ones took 4-8 more registers with it, and float64 sums a block per SM less.
+ * pieces then line up, and every whole piece goes in one copy instead of four (or two, or sixteen);
+ * the partial pieces at the ends go a value at a time, so nothing outside the tile's values is read.
+ * Returns lead. 4-byte values, and int8 where BYTES (prefix_tile.cuh); others go a value at a time
+ * (merge_path_stage_values), lead 0: 8-byte ones took 4-8 more registers with it, and float64 sums a
+ * block per SM less; the marked tile's int8 gained nothing with it, its fold being the bound, and
+ * spilled at six blocks per SM (step 83).
  */
-template <typename T, int BLOCK>
+template <typename T, int BLOCK, bool BYTES = false>
 __device__ __forceinline__ int stage_values_aligned(const T* __restrict__ tile_values, int nb, T* values) {
-    if constexpr (sizeof(T) != 4) {
+    if constexpr (sizeof(T) != 4 && !(sizeof(T) == 1 && BYTES)) {
         merge_path_stage_values<T, BLOCK>(tile_values, nb, values);
         return 0;
     } else {
@@ -91,9 +93,13 @@ __device__ __forceinline__ int stage_values_aligned(const T* __restrict__ tile_v
             const int p0 = q * VEC - lead;  // the piece's first value, relative to the tile's
             if (p0 >= 0 && p0 + VEC <= nb) {
                 copy_async16(&values[q * VEC], aligned + q * VEC);
-            } else {
+            } else if constexpr (sizeof(T) == 4) {
                 for (int i = 0; i < VEC; ++i)
                     if (p0 + i >= 0 && p0 + i < nb) copy_async(&values[q * VEC + i], aligned + q * VEC + i);
+            } else {  // int8: cp.async copies 4, 8 or 16 bytes
+#pragma unroll 1
+                for (int i = 0; i < VEC; ++i)
+                    if (p0 + i >= 0 && p0 + i < nb) values[q * VEC + i] = aligned[q * VEC + i];
             }
         }
         asm volatile("cp.async.commit_group;" ::: "memory");

@@ -67,34 +67,6 @@ struct PrefixTileStorage {
 
 template <typename Op> constexpr bool IsSum = false;
 template <typename A> constexpr bool IsSum<Sum<A>> = true;
-/**
- * stage_values_aligned (marked_tile.cuh), int8 too: its whole 16-byte pieces by cp.async, lead up to
- * 15, the partial pieces at the ends a byte at a time. (The marked tile stages int8 a byte at a time:
- * 16-byte copies gained it nothing, its fold being the bound, and spilled at six blocks per SM.)
- */
-template <typename T, int BLOCK>
-__device__ __forceinline__ int stage_prefix_values(const T* __restrict__ tile_values, int nb, T* values) {
-    if constexpr (sizeof(T) != 1) {
-        return stage_values_aligned<T, BLOCK>(tile_values, nb, values);
-    } else {
-        const int lead = (int)(reinterpret_cast<unsigned long long>(tile_values) & 15);
-        const T* aligned = tile_values - lead;
-        const int pieces = (lead + nb + 15) / 16;
-        for (int q = threadIdx.x; q < pieces; q += BLOCK) {
-            const int p0 = q * 16 - lead;  // the piece's first value, relative to the tile's
-            if (p0 >= 0 && p0 + 16 <= nb) {
-                copy_async16(&values[q * 16], aligned + q * 16);
-            } else {
-#pragma unroll 1
-                for (int i = 0; i < 16; ++i)
-                    if (p0 + i >= 0 && p0 + i < nb) values[q * 16 + i] = aligned[q * 16 + i];
-            }
-        }
-        asm volatile("cp.async.commit_group;" ::: "memory");
-        return lead;
-    }
-}
-
 /** Int8 sums: one dp4a sums a word's four signed bytes. */
 template <class Rc> constexpr bool SumsBytes = sizeof(typename Rc::T) == 1 && IsSum<typename Rc::Op>;
 
@@ -147,7 +119,7 @@ __device__ __forceinline__ void merge_path_prefix_tile(const typename Rc::T* __r
     const int tid = threadIdx.x, nb = span.nb;
     const long long first_value = range.base + span.j0;
 
-    const int lead = stage_prefix_values<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
+    const int lead = stage_values_aligned<T, BLOCK, true>(in + first_value, nb, smem.values);  // value p at lead + p
     const int places = lead + nb;
     // Zeros before the first value and up to the end of the last group: they add nothing to any sum.
     if (tid < lead) smem.values[tid] = T(0);
