@@ -36,7 +36,6 @@
 // (GpuSegmentedReduce.launchRouted). A wrong guess leaves it shut, and the host launches the route
 // the verdict names.
 #pragma once
-#include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
 #include "recipe.cuh"
 #include "segment_scratch.cuh"
@@ -60,27 +59,22 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
 }
 
 /**
- * Every k in [0, nseg) by the warps that check, `first` being this thread's index among the `stride`
- * threads that do (multiples of 32 at lane 0): offsets[k] > offsets[k + 1] raises DECREASING and keeps
- * the smallest such k (first_decrease), in the scratch header, for the gate and the host. Called by
- * whole warps.
- *
- * A pass over the offsets alone, bound by how many loads are in flight: each warp takes ROUNDS
- * rows of 32 consecutive offsets, its rows consecutive too, and loads every offset once, all rows
- * before it looks at any. The end of a lane's segment is the next lane's offset (a shuffle), and
- * lane 31's is lane 0's of the next row; after the last row, one more load by lane 0.
+ * Strided over k in [0, nseg) from `first` (this thread's index among the threads that check; a
+ * multiple of 32 at lane 0) by `stride` (how many check): offsets[k] > offsets[k + 1] raises
+ * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
+ * the host. Each thread keeps ROUNDS pairs of loads in flight (the second of a pair mostly hits the
+ * line of the first). Called by whole warps.
  *
  * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
  * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
  * lane each, for as many steps as the longest of them, so the warp's lanes idle for 32 * (longest
- * short) - (sum of short lengths) steps. A row here is the 32 segments of one warp there (rows
- * start at multiples of 32, as that kernel's warps). Heavy-tailed lengths idle most (power law: 2.6
- * idle steps per value; uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the
- * merge path, which gives every thread the same number of steps, wins (GpuSegmentedReduce routes by
- * it). It also sums the values those lanes fold: when they are all the values, no segment is longer
- * than SHORT_SEGMENT and the classic route needs only segments_short. (A running sum, one add a
- * pair, from the reduction the idle steps already take: keeping the longest length instead cost
- * the check 4.5 us of its 35 over 12.9M segments, ncu, bench/results/2026-11-25-nvidia-h200-step75-ab.md.)
+ * short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32 consecutive
+ * segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps per value;
+ * uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path, which gives
+ * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also sums the
+ * values those lanes fold: when they are all the values, no segment is longer than SHORT_SEGMENT
+ * and the classic route needs only segments_short. Per row of 32 segments only the longest takes
+ * a warp reduction; each lane adds up its own short lengths, and the warp sums them once at the end.
  */
 struct OffsetPairStats {
     unsigned long long idle;    // the warp's idle lane steps
@@ -92,45 +86,55 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
                                                               unsigned char* __restrict__ scratch, long long first,
                                                               long long stride) {
     constexpr int ROUNDS = 4;
-    constexpr long long ROWS_ITEMS = 32LL * ROUNDS;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     bool decreased = false;
-    OffsetPairStats stats = {0, 0};
-    // The warp's first segment, a multiple of 32 (first - lane is), and the same in every lane.
-    const long long warps = stride >> 5;
-    for (long long k0 = ((first - lane) >> 5) * ROWS_ITEMS; k0 < nseg; k0 += warps * ROWS_ITEMS) {
-        long long here[ROUNDS];
+    unsigned long long longest_sum = 0, folded = 0;  // the warp's rows' longest short lengths; this lane's short lengths
+    // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
+    // reduce together below), and that segment is a multiple of 32, as in segments_small.
+    for (long long k0 = first; k0 - lane < nseg; k0 += ROUNDS * stride) {
+        long long here[ROUNDS], next[ROUNDS];
+        if (k0 - lane + (ROUNDS - 1) * stride + 32 <= nseg) {  // every round's row is whole: no tests
 #pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
-            const long long k = k0 + 32 * r + lane;
-            here[r] = k <= nseg ? __ldg(offsets + k) : 0;
+            for (int r = 0; r < ROUNDS; ++r) {
+                here[r] = __ldg(offsets + k0 + r * stride);
+                next[r] = __ldg(offsets + k0 + r * stride + 1);
+            }
+        } else {
+#pragma unroll
+            for (int r = 0; r < ROUNDS; ++r) {
+                const long long k = k0 + r * stride;
+                here[r] = k < nseg ? __ldg(offsets + k) : 0;
+                next[r] = k < nseg ? __ldg(offsets + k + 1) : 0;
+            }
         }
-        const long long after = lane == 0 && k0 + ROWS_ITEMS <= nseg ? __ldg(offsets + k0 + ROWS_ITEMS) : 0;
+        unsigned row_longest = 0, row_folded = 0;  // this iteration's, in 32 bits
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
-            // Lanes 0-30 take the next lane's offset, lane 31 lane 0's of the next row (or `after`).
-            const long long k = k0 + 32 * r + lane;
-            const long long next = warp_shfl(lane == 0 ? (r + 1 < ROUNDS ? here[r + 1] : after) : here[r], (lane + 1) & 31);
-            const bool segment = k < nseg;
-            if (segment && here[r] > next && !decreased) {  // in k order: the first found is this thread's smallest
+            if (here[r] > next[r] && !decreased) {  // in k order: the first found is this thread's smallest
                 decreased = true;
                 atomicOr(malformed_flags(scratch), Constants::DECREASING);
-                mark_overflow(first_decrease(scratch), k);  // keeps the smallest, as the overflow flag
+                mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
                 __threadfence();
             }
             if constexpr (COUNT_IDLE) {
-                const long long length = next - here[r];
-                const unsigned short_length =
-                    segment && length >= 0 && length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
-                const unsigned longest = __reduce_max_sync(FULL, short_length);
-                const unsigned folded = __reduce_add_sync(FULL, short_length);
-                stats.idle += 32ull * longest - folded;
-                stats.folded += folded;
+                // One unsigned test: a decreasing pair's length, negative, is no short segment.
+                const unsigned long long length = (unsigned long long)(next[r] - here[r]);
+                const unsigned short_length = length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
+                row_longest += __reduce_max_sync(FULL, short_length);
+                row_folded += short_length;
             }
         }
+        longest_sum += row_longest;
+        folded += row_folded;
     }
-    return stats;
+    if constexpr (COUNT_IDLE) {
+#pragma unroll
+        for (int d = 16; d >= 1; d >>= 1) folded += __shfl_xor_sync(FULL, folded, d);
+        return {32ull * longest_sum - folded, folded};
+    } else {
+        return {0, 0};
+    }
 }
 
 /**
