@@ -36,6 +36,7 @@
 // (GpuSegmentedReduce.launchRouted). A wrong guess leaves it shut, and the host launches the route
 // the verdict names.
 #pragma once
+#include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
 #include "recipe.cuh"
 #include "segment_scratch.cuh"
@@ -81,10 +82,87 @@ struct OffsetPairStats {
     unsigned long long folded;  // the warp's values in short segments
 };
 
+/**
+ * Segment k's pair (here, next) looked at: this thread's first decreasing pair raises DECREASING and
+ * keeps k in first_decrease (the smallest over all threads, as the overflow flag: each thread looks
+ * at its pairs in k order). Returns the segment's length if it is short, else 0 (a decreasing pair's
+ * length, negative, fails the unsigned test).
+ */
+__device__ __forceinline__ unsigned check_pair(long long here, long long next, long long k, bool& decreased,
+                                               unsigned char* __restrict__ scratch) {
+    if (here > next && !decreased) {
+        decreased = true;
+        atomicOr(malformed_flags(scratch), Constants::DECREASING);
+        mark_overflow(first_decrease(scratch), k);
+        __threadfence();
+    }
+    const unsigned long long length = (unsigned long long)(next - here);
+    return length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
+}
+
+/**
+ * check_offset_pairs where offsets lie on a 16-byte boundary: each lane loads two offsets at once,
+ * so twice the bytes are in flight for the same registers. A warp takes ROUNDS pieces of 64
+ * consecutive segments a turn (lanes 0-15 hold the first row of 32, lanes 16-31 the second); a
+ * lane's second segment ends at the next lane's first offset (a shuffle), lane 31's at lane 0's of
+ * the next piece, or of the offset after the turn (one more load, by lane 0).
+ */
+template <bool COUNT_IDLE>
+__device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long long* __restrict__ offsets,
+                                                                      long long nseg, unsigned char* __restrict__ scratch,
+                                                                      long long first, long long stride) {
+    constexpr int ROUNDS = 3;
+    constexpr long long TURN = 64LL * ROUNDS;  // segments a warp takes at a time
+    constexpr unsigned FULL = 0xffffffffu;
+    const int lane = threadIdx.x & 31;
+    bool decreased = false;
+    unsigned long long longest_sum = 0, folded = 0;
+    for (long long k0 = ((first - lane) >> 5) * TURN; k0 < nseg; k0 += (stride >> 5) * TURN) {
+        longlong2 pair[ROUNDS];
+        if (k0 + TURN + 1 <= nseg + 1) {  // every offset of the turn, and the one after it, exists
+#pragma unroll
+            for (int r = 0; r < ROUNDS; ++r) pair[r] = __ldg(reinterpret_cast<const longlong2*>(offsets + k0 + 64 * r) + lane);
+        } else {
+#pragma unroll
+            for (int r = 0; r < ROUNDS; ++r) {
+                const long long k = k0 + 64 * r + 2 * lane;
+                pair[r].x = k <= nseg ? __ldg(offsets + k) : 0;
+                pair[r].y = k + 1 <= nseg ? __ldg(offsets + k + 1) : 0;
+            }
+        }
+        const long long after = lane == 0 && k0 + TURN <= nseg ? __ldg(offsets + k0 + TURN) : 0;
+        unsigned turn_longest = 0, turn_folded = 0;
+#pragma unroll
+        for (int r = 0; r < ROUNDS; ++r) {
+            const long long k = k0 + 64 * r + 2 * lane;
+            const long long third = warp_shfl(lane == 0 ? (r + 1 < ROUNDS ? pair[r + 1].x : after) : pair[r].x, (lane + 1) & 31);
+            const unsigned first_short = k < nseg ? check_pair(pair[r].x, pair[r].y, k, decreased, scratch) : 0u;
+            const unsigned second_short = k + 1 < nseg ? check_pair(pair[r].y, third, k + 1, decreased, scratch) : 0u;
+            if constexpr (COUNT_IDLE) {
+                const unsigned longer = max(first_short, second_short);
+                turn_longest += __reduce_max_sync(FULL, lane < 16 ? longer : 0u);
+                turn_longest += __reduce_max_sync(FULL, lane < 16 ? 0u : longer);
+                turn_folded += first_short + second_short;
+            }
+        }
+        longest_sum += turn_longest;
+        folded += turn_folded;
+    }
+    if constexpr (COUNT_IDLE) {
+#pragma unroll
+        for (int d = 16; d >= 1; d >>= 1) folded += __shfl_xor_sync(FULL, folded, d);
+        return {32ull * longest_sum - folded, folded};
+    } else {
+        return {0, 0};
+    }
+}
+
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                               unsigned char* __restrict__ scratch, long long first,
                                                               long long stride) {
+    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0)
+        return check_offset_pairs_aligned<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -108,25 +186,17 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
                 next[r] = k < nseg ? __ldg(offsets + k + 1) : 0;
             }
         }
-        unsigned row_longest = 0, row_folded = 0;  // this iteration's, in 32 bits
+        unsigned turn_longest = 0, turn_folded = 0;  // this turn's, in 32 bits
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
-            if (here[r] > next[r] && !decreased) {  // in k order: the first found is this thread's smallest
-                decreased = true;
-                atomicOr(malformed_flags(scratch), Constants::DECREASING);
-                mark_overflow(first_decrease(scratch), k0 + r * stride);  // keeps the smallest, as the overflow flag
-                __threadfence();
-            }
+            const unsigned short_length = check_pair(here[r], next[r], k0 + r * stride, decreased, scratch);
             if constexpr (COUNT_IDLE) {
-                // One unsigned test: a decreasing pair's length, negative, is no short segment.
-                const unsigned long long length = (unsigned long long)(next[r] - here[r]);
-                const unsigned short_length = length <= Constants::SHORT_SEGMENT ? (unsigned)length : 0u;
-                row_longest += __reduce_max_sync(FULL, short_length);
-                row_folded += short_length;
+                turn_longest += __reduce_max_sync(FULL, short_length);
+                turn_folded += short_length;
             }
         }
-        longest_sum += row_longest;
-        folded += row_folded;
+        longest_sum += turn_longest;
+        folded += turn_folded;
     }
     if constexpr (COUNT_IDLE) {
 #pragma unroll

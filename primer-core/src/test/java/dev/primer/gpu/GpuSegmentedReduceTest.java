@@ -284,13 +284,15 @@ class GpuSegmentedReduceTest {
      * as the host counts them, the route the check takes by them, as the host's rule says, and the
      * values in segments of at most 32 (all of them pick segments_short on the classic route).
      * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
-     * per SM), so that its threads stride; lengths that route either way; twice each, so a counter
-     * left behind would show.
+     * per SM), so that its threads stride, by single offsets and by pairs (6 * 32 segments a warp at
+     * a time; see the last count); lengths that route either way; offsets on a 16-byte boundary (the
+     * check loads them in pairs) and 8 bytes past one (one at a time); twice each, so a counter left
+     * behind would show.
      */
     @Test
     void theVerdictCountsTheClassicKernelsIdleLaneSteps() {
         int sms = ctx.device().multiprocessorCount();
-        int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1};
+        int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1, 13 * 8 * 256 * sms + 7};
         boolean[] routes = new boolean[2], shortOrNot = new boolean[2];
         try (Arena arena = Arena.ofConfined()) {
             for (int segments : counts) for (int mix = 0; mix < 3; mix++) {
@@ -323,21 +325,24 @@ class GpuSegmentedReduceTest {
                     idle += 32 * longest - folded;
                 }
                 long inLength = offsets[segments] + 3;
-                long device = upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets));
-                try {
-                    for (int round = 0; round < 2; round++) {
-                        GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, device, segments, inLength);
-                        assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
-                        assertEquals(idle, verdict.idleSteps(), segments + " segments, round " + round + ": idle steps");
-                        assertEquals(shortValues, verdict.shortValues(), segments + " segments, round " + round
-                                + ": values in short segments");
-                        shortOrNot[verdict.allShort() ? 1 : 0] = true;
-                        boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
-                        assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");
-                        routes[merge ? 1 : 0] = true;
+                for (int shift = 0; shift < 2; shift++) {
+                    long base = uploadShifted(arena, offsets, shift);
+                    try {
+                        for (int round = 0; round < 2; round++) {
+                            GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, base + 8L * shift,
+                                    segments, inLength);
+                            assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
+                            assertEquals(idle, verdict.idleSteps(), segments + " segments, shift " + shift + ", round " + round + ": idle steps");
+                            assertEquals(shortValues, verdict.shortValues(), segments + " segments, shift " + shift + ", round " + round
+                                    + ": values in short segments");
+                            shortOrNot[verdict.allShort() ? 1 : 0] = true;
+                            boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
+                            assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");
+                            routes[merge ? 1 : 0] = true;
+                        }
+                    } finally {
+                        ctx.free(base);
                     }
-                } finally {
-                    ctx.free(device);
                 }
             }
         }
@@ -861,6 +866,49 @@ class GpuSegmentedReduceTest {
             } finally {
                 ctx.free(in);
                 ctx.free(out.base());
+            }
+        }
+    }
+
+    /**
+     * The check names the first decreasing pair wherever it lies among its warps' loads: a lane's
+     * first or second segment of a pair, lane 31's (which ends at the next row's first offset, or at
+     * the offset after the warp's turn of 6 * 64 segments), a later turn's, the last segment; with a
+     * second drop after it, for offsets on a 16-byte boundary (loaded in pairs) and 8 bytes past one.
+     */
+    @Test
+    void theFirstDecreasingPairIsNamedWhereverItLies() {
+        long threads = 8L * 256 * ctx.device().multiprocessorCount();  // the check's grid, at these counts
+        int segments = (int) (7 * threads + 77);
+        long turns = threads / 32 * 192;  // segments the pairs' warps take in one turn together
+        long[] firsts = {0, 1, 30, 31, 62, 63, 64, 190, 191, 192, 193, turns - 1, turns + 63, 2 * turns + 191,
+                segments - 2, segments - 1};
+        long[] clean = new long[segments + 1];
+        clean[0] = 10;
+        for (int k = 1; k <= segments; k++) clean[k] = clean[k - 1] + k % 5;
+        try (Arena arena = Arena.ofConfined()) {
+            for (long first : firsts) for (int shift = 0; shift < 2; shift++) {
+                long[] offsets = clean.clone();
+                offsets[(int) first + 1] = offsets[(int) first] - 1;
+                long later = Math.min(first + 97, segments - 1);
+                if (later > first + 1) offsets[(int) later + 1] = offsets[(int) later] - 3;
+                String fragment = "offsets[" + first + "] = " + offsets[(int) first] + " > offsets[" + (first + 1) + "] = "
+                        + offsets[(int) first + 1];
+                long base = uploadShifted(arena, offsets, shift), at = base + 8L * shift;
+                try {
+                    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                            () -> GpuSegmentedReduce.offsetsVerdict(ctx, at, segments, clean[segments] + 1));
+                    assertTrue(e.getMessage().contains(fragment), "shift " + shift + ": " + e.getMessage() + " names " + fragment);
+                } finally {
+                    ctx.free(base);
+                }
+            }
+            long base = uploadShifted(arena, clean, 1);
+            try {
+                assertEquals(clean[segments] - clean[0], GpuSegmentedReduce.offsetsVerdict(ctx, base + 8, segments,
+                        clean[segments]).values(), "clean offsets after the bad ones");
+            } finally {
+                ctx.free(base);
             }
         }
     }
@@ -1478,6 +1526,14 @@ class GpuSegmentedReduceTest {
         ctx.memset8(out, POISON, bytes);
         call.run();
         return download(arena, out, bytes);
+    }
+
+    /** offsets on the device {@code shift} longs past the start of an allocation (its 256-byte boundary); frees nothing. */
+    private long uploadShifted(Arena arena, long[] offsets, int shift) {
+        MemorySegment host = arena.allocate(8L * (offsets.length + shift), 8);
+        for (int k = 0; k < shift; k++) host.setAtIndex(ValueLayout.JAVA_LONG, k, -1L);
+        MemorySegment.copy(offsets, 0, host, ValueLayout.JAVA_LONG, 8L * shift, offsets.length);
+        return upload(host);
     }
 
     private long upload(MemorySegment host) {
