@@ -284,7 +284,7 @@ class GpuSegmentedReduceTest {
      * as the host counts them, the route the check takes by them, as the host's rule says, and the
      * values in segments of at most 32 (all of them pick segments_short on the classic route).
      * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
-     * per SM), so that its threads stride, by single offsets and by pairs (6 * 32 segments a warp at
+     * per SM), so that its threads stride, by single offsets and by pairs (3 * 64 segments a warp at
      * a time; see the last count); lengths that route either way; offsets on a 16-byte boundary (the
      * check loads them in pairs) and 8 bytes past one (one at a time); twice each, so a counter left
      * behind would show.
@@ -873,14 +873,14 @@ class GpuSegmentedReduceTest {
     /**
      * The check names the first decreasing pair wherever it lies among its warps' loads: a lane's
      * first or second segment of a pair, lane 31's (which ends at the next row's first offset, or at
-     * the offset after the warp's turn of 6 * 64 segments), a later turn's, the last segment; with a
+     * the offset after the warp's turn of 3 * 64 segments), a later turn's, the last segment; with a
      * second drop after it, for offsets on a 16-byte boundary (loaded in pairs) and 8 bytes past one.
      */
     @Test
     void theFirstDecreasingPairIsNamedWhereverItLies() {
         long threads = 8L * 256 * ctx.device().multiprocessorCount();  // the check's grid, at these counts
-        int segments = (int) (7 * threads + 77);
         long turns = threads / 32 * 192;  // segments the pairs' warps take in one turn together
+        int segments = (int) (2 * turns + 277);
         long[] firsts = {0, 1, 30, 31, 62, 63, 64, 190, 191, 192, 193, turns - 1, turns + 63, 2 * turns + 191,
                 segments - 2, segments - 1};
         long[] clean = new long[segments + 1];
