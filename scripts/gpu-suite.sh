@@ -71,8 +71,9 @@ for stage in $stages; do
         # its segments reach 20000 elements (one long work item): three segmented tests add long
         # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
         # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
-        # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets, three
-        # the offsets' verdict and every recipe by each route (the one launch, the classic kernels, the
+        # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets, one
+        # the first decreasing pair wherever it lies among the check's loads (offsets loaded in pairs and
+        # one at a time), three the offsets' verdict and every recipe by each route (the one launch, the classic kernels, the
         # merge path), built in and user-defined (not the cooperative launch's refusal: the tools report
         # the refused calls it asserts as API errors), and one the host's guess of the route, queued
         # behind the check before its verdict, wrong each way (the gate the check's route shuts); the NaN
@@ -96,6 +97,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#int32SumsThrough128BitKernelsMatchReference \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#mergePathSumsMatchReferenceAcrossTiles \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#decreasingOffsetsOnTheMergePathNameTheFirstPair \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#theFirstDecreasingPairIsNamedWhereverItLies \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#offsetsOutsideInOrDecreasingAreRejected \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#theVerdictCountsTheClassicKernelsIdleLaneSteps \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#theCheckLaunchFindsTheMergePathSplits \
