@@ -35,6 +35,19 @@
 // it queues the merge path's tiles: where the check last took that route on the same offsets
 // (GpuSegmentedReduce.launchRouted). A wrong guess leaves it shut, and the host launches the route
 // the verdict names.
+//
+// Step 85 made the pass over the pairs cheaper (check_offset_pairs). It was bound by how many loads
+// were in flight (DRAM 62-67% busy, 50% occupancy at 48 registers) and by the work between them:
+// each row of 32 pairs now takes one warp reduction, not two (each lane sums its own short lengths),
+// rows that lie inside the offsets load without bounds tests, and offsets on a 16-byte boundary (any
+// allocation's start) load two to a lane, which puts twice the bytes in flight for the same
+// registers. ncu, H200 (2^26 values; bench/results/2026-11-26-nvidia-h200-step85-ab.md): 12.8M
+// power-law segments 35.2-36.2 -> 31.4 us (16.9 M -> 14.6 M warp instructions, DRAM 71% busy), 14.9M
+// segments of 1-8 39.0-39.2 -> 35.6 us. Tried and not kept: one load per offset with the next lane's
+// by a shuffle (37.8 us: the shuffles cost more than the loads they saved), the next turn's loads
+// issued before this one's pairs are looked at (64 registers; 41.6 us, or 42.1 at two rounds and 48
+// registers), an L2 bulk prefetch of the warp's next rows (40.1 us), four rounds of pairs (58
+// registers, four blocks per SM: 34.6 us).
 #pragma once
 #include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
@@ -59,24 +72,7 @@ __device__ __forceinline__ void check_offset_ends(const long long* __restrict__ 
     }
 }
 
-/**
- * Strided over k in [0, nseg) from `first` (this thread's index among the threads that check; a
- * multiple of 32 at lane 0) by `stride` (how many check): offsets[k] > offsets[k + 1] raises
- * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
- * the host. Each thread keeps ROUNDS pairs of loads in flight (the second of a pair mostly hits the
- * line of the first). Called by whole warps.
- *
- * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
- * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
- * lane each, for as many steps as the longest of them, so the warp's lanes idle for 32 * (longest
- * short) - (sum of short lengths) steps. A warp's 32 lanes here read the same 32 consecutive
- * segments as one warp there. Heavy-tailed lengths idle most (power law: 2.6 idle steps per value;
- * uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path, which gives
- * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also sums the
- * values those lanes fold: when they are all the values, no segment is longer than SHORT_SEGMENT
- * and the classic route needs only segments_short. Per row of 32 segments only the longest takes
- * a warp reduction; each lane adds up its own short lengths, and the warp sums them once at the end.
- */
+/** What check_offset_pairs measured (COUNT_IDLE), the same in every lane of the warp. */
 struct OffsetPairStats {
     unsigned long long idle;    // the warp's idle lane steps
     unsigned long long folded;  // the warp's values in short segments
@@ -101,27 +97,43 @@ __device__ __forceinline__ unsigned check_pair(long long here, long long next, l
 }
 
 /**
- * check_offset_pairs where offsets lie on a 16-byte boundary: each lane loads two offsets at once,
- * so twice the bytes are in flight for the same registers. A warp takes ROUNDS pieces of 64
- * consecutive segments a turn (lanes 0-15 hold the first row of 32, lanes 16-31 the second); a
- * lane's second segment ends at the next lane's first offset (a shuffle), lane 31's at lane 0's of
- * the next piece, or of the offset after the turn (one more load, by lane 0).
+ * The warp's stats from the sum of its rows' longest short lengths (the same in every lane) and
+ * each lane's own short lengths: a row idles 32 * longest - (its short lengths) steps.
+ */
+template <bool COUNT_IDLE>
+__device__ __forceinline__ OffsetPairStats warp_pair_stats(unsigned long long longest_sum, unsigned long long folded) {
+    if constexpr (COUNT_IDLE) {
+#pragma unroll
+        for (int d = 16; d >= 1; d >>= 1) folded += __shfl_xor_sync(0xffffffffu, folded, d);
+        return {32ull * longest_sum - folded, folded};
+    } else {
+        return {0, 0};
+    }
+}
+
+/**
+ * check_offset_pairs for offsets on a 16-byte boundary: each lane loads two offsets at once. A warp
+ * takes ROUNDS pieces of 64 consecutive segments a turn (lanes 0-15 hold the piece's first row of 32,
+ * lanes 16-31 its second); a lane's second segment ends at the next lane's first offset (a shuffle),
+ * lane 31's at lane 0's of the next piece, or at the offset after the turn (one more load, by lane 0).
  */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long long* __restrict__ offsets,
-                                                                      long long nseg, unsigned char* __restrict__ scratch,
+                                                                      long long nseg,
+                                                                      unsigned char* __restrict__ scratch,
                                                                       long long first, long long stride) {
-    constexpr int ROUNDS = 3;
-    constexpr long long TURN = 64LL * ROUNDS;  // segments a warp takes at a time
+    constexpr int ROUNDS = 3;  // 48 registers on sm_90, as the check's other paths; at 4, 58 (step 85)
+    constexpr long long TURN = 64LL * ROUNDS;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     bool decreased = false;
     unsigned long long longest_sum = 0, folded = 0;
     for (long long k0 = ((first - lane) >> 5) * TURN; k0 < nseg; k0 += (stride >> 5) * TURN) {
         longlong2 pair[ROUNDS];
-        if (k0 + TURN + 1 <= nseg + 1) {  // every offset of the turn, and the one after it, exists
+        if (k0 + TURN <= nseg) {  // the turn's offsets and the one after it exist: no tests
+            const longlong2* turn = reinterpret_cast<const longlong2*>(offsets + k0);
 #pragma unroll
-            for (int r = 0; r < ROUNDS; ++r) pair[r] = __ldg(reinterpret_cast<const longlong2*>(offsets + k0 + 64 * r) + lane);
+            for (int r = 0; r < ROUNDS; ++r) pair[r] = __ldg(turn + 32 * r + lane);
         } else {
 #pragma unroll
             for (int r = 0; r < ROUNDS; ++r) {
@@ -131,32 +143,46 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long
             }
         }
         const long long after = lane == 0 && k0 + TURN <= nseg ? __ldg(offsets + k0 + TURN) : 0;
-        unsigned turn_longest = 0, turn_folded = 0;
+        unsigned turn_longest = 0, turn_folded = 0;  // this turn's, in 32 bits
 #pragma unroll
         for (int r = 0; r < ROUNDS; ++r) {
             const long long k = k0 + 64 * r + 2 * lane;
-            const long long third = warp_shfl(lane == 0 ? (r + 1 < ROUNDS ? pair[r + 1].x : after) : pair[r].x, (lane + 1) & 31);
+            const long long lane_0_gives = r + 1 < ROUNDS ? pair[r + 1].x : after;
+            const long long third = warp_shfl(lane == 0 ? lane_0_gives : pair[r].x, (lane + 1) & 31);
             const unsigned first_short = k < nseg ? check_pair(pair[r].x, pair[r].y, k, decreased, scratch) : 0u;
             const unsigned second_short = k + 1 < nseg ? check_pair(pair[r].y, third, k + 1, decreased, scratch) : 0u;
             if constexpr (COUNT_IDLE) {
                 const unsigned longer = max(first_short, second_short);
-                turn_longest += __reduce_max_sync(FULL, lane < 16 ? longer : 0u);
-                turn_longest += __reduce_max_sync(FULL, lane < 16 ? 0u : longer);
+                turn_longest += __reduce_max_sync(FULL, lane < 16 ? longer : 0u);  // the piece's first row
+                turn_longest += __reduce_max_sync(FULL, lane < 16 ? 0u : longer);  // its second
                 turn_folded += first_short + second_short;
             }
         }
         longest_sum += turn_longest;
         folded += turn_folded;
     }
-    if constexpr (COUNT_IDLE) {
-#pragma unroll
-        for (int d = 16; d >= 1; d >>= 1) folded += __shfl_xor_sync(FULL, folded, d);
-        return {32ull * longest_sum - folded, folded};
-    } else {
-        return {0, 0};
-    }
+    return warp_pair_stats<COUNT_IDLE>(longest_sum, folded);
 }
 
+/**
+ * Every k in [0, nseg), by the threads that check (`first`: this thread's index among them, a
+ * multiple of 32 at lane 0; `stride`: how many), whole warps: offsets[k] > offsets[k + 1] raises
+ * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
+ * the host (check_pair). Offsets on a 16-byte boundary go two to a lane (check_offset_pairs_aligned);
+ * others a row of 32 segments a round, strided, each thread with ROUNDS pairs of loads in flight
+ * (the second of a pair mostly hits the line of the first).
+ *
+ * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
+ * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
+ * lane each, for as many steps as the longest of them, so the warp's lanes idle for 32 * (longest
+ * short) - (sum of short lengths) steps. Each row of 32 segments here is one warp's there (rows
+ * start at multiples of 32). Heavy-tailed lengths idle most (power law: 2.6 idle steps per value;
+ * uniform 1-8 or 1-32 lengths 0.8-0.9; all alike 0), and that is where the merge path, which gives
+ * every thread the same number of steps, wins (GpuSegmentedReduce routes by it). It also sums the
+ * values those lanes fold: when they are all the values, no segment is longer than SHORT_SEGMENT
+ * and the classic route needs only segments_short. (Keeping the longest length instead cost the
+ * check 4.5 us of its 35 over 12.9M segments, ncu, bench/results/2026-11-25-nvidia-h200-step75-ab.md.)
+ */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                               unsigned char* __restrict__ scratch, long long first,
@@ -167,7 +193,7 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     bool decreased = false;
-    unsigned long long longest_sum = 0, folded = 0;  // the warp's rows' longest short lengths; this lane's short lengths
+    unsigned long long longest_sum = 0, folded = 0;
     // k0 - lane is the warp's first segment: the loop is the same for the whole warp (the lanes
     // reduce together below), and that segment is a multiple of 32, as in segments_small.
     for (long long k0 = first; k0 - lane < nseg; k0 += ROUNDS * stride) {
@@ -198,13 +224,7 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
         longest_sum += turn_longest;
         folded += turn_folded;
     }
-    if constexpr (COUNT_IDLE) {
-#pragma unroll
-        for (int d = 16; d >= 1; d >>= 1) folded += __shfl_xor_sync(FULL, folded, d);
-        return {32ull * longest_sum - folded, folded};
-    } else {
-        return {0, 0};
-    }
+    return warp_pair_stats<COUNT_IDLE>(longest_sum, folded);
 }
 
 /**
