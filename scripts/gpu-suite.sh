@@ -62,26 +62,25 @@ for stage in $stages; do
         sanitizer $tool "$java" "${jvm[@]}" -jar .gpu/lib/primer.jar selftest > "$out/sanitize-$tool.log" 2>&1
         rc=$?; grep -E "ERROR SUMMARY|RACECHECK SUMMARY|selftest:" "$out/sanitize-$tool.log" | tail -n 3
         [ $rc -eq 0 ] || { echo "$tool FAILED ($rc)"; tail -n 30 "$out/sanitize-$tool.log"; }
-        # The self-test's production scans span a few tiles at most; these cover many (the look-back),
-        # int8 sums into int64 at every misalignment (their slices read chunks other lanes staged),
-        # the offsets check over a million segments, the head slots of scans by offsets with 31 to 64 starts
-        # in a tile, the same segments by flags and by offsets, and the user-defined operators at every
-        # misalignment, and the segmented sums that widen into int64 (int32's ballots and shuffles of
-        # prefixes, the int8 ones' slices, whose lanes read other lanes' chunks and head bits) around their tiles;
-        # its segments reach 20000 elements (one long work item): three segmented tests add long
-        # segments of several items, built-in (with the int64 overflow flag) and user-defined, and the
-        # 128-bit int32 sums (taken beyond 2^32 elements per row, forced here at small shapes); two take
-        # the merge path of the 128-bit segment sums across many tiles and with decreasing offsets, one
-        # the first decreasing pair wherever it lies among the check's loads (offsets loaded in pairs and
-        # one at a time), three the offsets' verdict and every recipe by each route (the one launch, the classic kernels, the
-        # merge path), built in and user-defined (not the cooperative launch's refusal: the tools report
-        # the refused calls it asserts as API errors), and one the host's guess of the route, queued
-        # behind the check before its verdict, wrong each way (the gate the check's route shuts); the NaN
-        # test takes float min and max scans, plain and segmented: float32 plain through its fast and
-        # exact paths, the others as integer keys; the running argmin/argmax tests span up to 257 tiles
-        # (the look-back across windows, the L2 prefetch ahead) on both backends, plain and segmented
-        # (by flags and by offsets, inclusive and exclusive), and take turns with the scan on one
-        # status area.
+        # The self-test's production scans span a few tiles at most; these cover many (the look-back), int8
+        # sums into int64 at every misalignment (their slices read chunks other lanes staged), the offsets
+        # check over a million segments, the head slots of scans by offsets with 31 to 64 starts in a tile,
+        # the same segments by flags and by offsets, and the user-defined operators at every misalignment, and
+        # the segmented sums that widen into int64 (int32's ballots and shuffles of prefixes, the int8 ones'
+        # slices, whose lanes read other lanes' chunks and head bits) around their tiles; its segments reach
+        # 20000 elements (one long work item): three segmented tests add long segments of several items,
+        # built-in (with the int64 overflow flag) and user-defined, and the 128-bit int32 sums (taken beyond
+        # 2^32 elements per row, forced here at small shapes); two take the merge path of the 128-bit segment
+        # sums across many tiles and with decreasing offsets, one the first decreasing pair wherever it lies
+        # among the check's loads (offsets loaded in pairs and one at a time), three the offsets' verdict and
+        # every recipe by each route (the one launch, the classic kernels, the merge path), built in and
+        # user-defined (not the cooperative launch's refusal: the tools report the refused calls it asserts as
+        # API errors), and one the host's guess of the route, queued behind the check before its verdict,
+        # wrong each way (the gate the check's route shuts); the NaN test takes float min and max scans, plain
+        # and segmented: float32 plain through its fast and exact paths, the others as integer keys; the
+        # running argmin/argmax tests span up to 257 tiles (the look-back across windows, the L2 prefetch
+        # ahead) on both backends, plain and segmented (by flags and by offsets, inclusive and exclusive), and
+        # take turns with the scan on one status area.
         # Tests tagged "large" (arrays beyond 2^31 elements, BigInputs) would take hours under the tools.
         sanitizer $tool "$java" "${jvm[@]}" -Xss4m -jar .gpu/junit-console.jar execute --class-path "$test_cp" \
             --select-method dev.primer.gpu.GpuScanTest#everyOperatorAndTypeMatchesTheReference \

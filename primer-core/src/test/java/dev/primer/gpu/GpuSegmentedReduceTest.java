@@ -329,15 +329,16 @@ class GpuSegmentedReduceTest {
                     long base = uploadShifted(arena, offsets, shift);
                     try {
                         for (int round = 0; round < 2; round++) {
-                            GpuSegmentedReduce.Verdict verdict = GpuSegmentedReduce.offsetsVerdict(ctx, base + 8L * shift,
-                                    segments, inLength);
-                            assertEquals(offsets[segments] - offsets[0], verdict.values(), segments + " segments: values");
-                            assertEquals(idle, verdict.idleSteps(), segments + " segments, shift " + shift + ", round " + round + ": idle steps");
-                            assertEquals(shortValues, verdict.shortValues(), segments + " segments, shift " + shift + ", round " + round
-                                    + ": values in short segments");
+                            GpuSegmentedReduce.Verdict verdict =
+                                    GpuSegmentedReduce.offsetsVerdict(ctx, base + 8L * shift, segments, inLength);
+                            String what = segments + " segments, shift " + shift + ", round " + round;
+                            assertEquals(offsets[segments] - offsets[0], verdict.values(), what + ": values");
+                            assertEquals(idle, verdict.idleSteps(), what + ": idle steps");
+                            assertEquals(shortValues, verdict.shortValues(), what + ": values in short segments");
                             shortOrNot[verdict.allShort() ? 1 : 0] = true;
-                            boolean merge = SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
-                            assertEquals(!merge, verdict.routedClassic(), segments + " segments, idle " + idle + ": route");
+                            boolean merge =
+                                    SegmentedReducePolicy.prefersMergePath(idle, offsets[segments] - offsets[0]);
+                            assertEquals(!merge, verdict.routedClassic(), what + ", idle " + idle + ": route");
                             routes[merge ? 1 : 0] = true;
                         }
                     } finally {
@@ -879,7 +880,7 @@ class GpuSegmentedReduceTest {
     @Test
     void theFirstDecreasingPairIsNamedWhereverItLies() {
         long threads = 8L * 256 * ctx.device().multiprocessorCount();  // the check's grid, at these counts
-        long turns = threads / 32 * 192;  // segments the pairs' warps take in one turn together
+        long turns = threads / 32 * 3 * 64;  // segments the warps take in one turn of pairs together
         int segments = (int) (2 * turns + 277);
         long[] firsts = {0, 1, 30, 31, 62, 63, 64, 190, 191, 192, 193, turns - 1, turns + 63, 2 * turns + 191,
                 segments - 2, segments - 1};
@@ -892,13 +893,14 @@ class GpuSegmentedReduceTest {
                 offsets[(int) first + 1] = offsets[(int) first] - 1;
                 long later = Math.min(first + 97, segments - 1);
                 if (later > first + 1) offsets[(int) later + 1] = offsets[(int) later] - 3;
-                String fragment = "offsets[" + first + "] = " + offsets[(int) first] + " > offsets[" + (first + 1) + "] = "
-                        + offsets[(int) first + 1];
+                String fragment = "offsets[" + first + "] = " + offsets[(int) first] + " > offsets[" + (first + 1)
+                        + "] = " + offsets[(int) first + 1];
                 long base = uploadShifted(arena, offsets, shift), at = base + 8L * shift;
                 try {
                     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                             () -> GpuSegmentedReduce.offsetsVerdict(ctx, at, segments, clean[segments] + 1));
-                    assertTrue(e.getMessage().contains(fragment), "shift " + shift + ": " + e.getMessage() + " names " + fragment);
+                    assertTrue(e.getMessage().contains(fragment),
+                            "shift " + shift + ": " + e.getMessage() + " names " + fragment);
                 } finally {
                     ctx.free(base);
                 }
@@ -1528,7 +1530,7 @@ class GpuSegmentedReduceTest {
         return download(arena, out, bytes);
     }
 
-    /** offsets on the device {@code shift} longs past the start of an allocation (its 256-byte boundary); frees nothing. */
+    /** offsets on the device {@code shift} longs into a new allocation, which it returns (the caller frees it). */
     private long uploadShifted(Arena arena, long[] offsets, int shift) {
         MemorySegment host = arena.allocate(8L * (offsets.length + shift), 8);
         for (int k = 0; k < shift; k++) host.setAtIndex(ValueLayout.JAVA_LONG, k, -1L);
