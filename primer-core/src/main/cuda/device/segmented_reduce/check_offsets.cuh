@@ -47,7 +47,9 @@
 // by a shuffle (37.8 us: the shuffles cost more than the loads they saved), the next turn's loads
 // issued before this one's pairs are looked at (64 registers; 41.6 us, or 42.1 at two rounds and 48
 // registers), an L2 bulk prefetch of the warp's next rows (40.1 us), four rounds of pairs (58
-// registers, four blocks per SM: 34.6 us).
+// registers, four blocks per SM: 34.6 us). The one launch (one_launch.cuh) keeps the strided loop:
+// with the paired one, 13 of its kernels lost a block per SM on sm_90 (min and max 44-48 -> 52
+// registers, argmin and argmax of 8-byte values 64 -> 70, int64 products 64 -> 72).
 #pragma once
 #include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
@@ -168,9 +170,10 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long
  * Every k in [0, nseg), by the threads that check (`first`: this thread's index among them, a
  * multiple of 32 at lane 0; `stride`: how many), whole warps: offsets[k] > offsets[k + 1] raises
  * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
- * the host (check_pair). Offsets on a 16-byte boundary go two to a lane (check_offset_pairs_aligned);
- * others a row of 32 segments a round, strided, each thread with ROUNDS pairs of loads in flight
- * (the second of a pair mostly hits the line of the first).
+ * the host (check_pair). A row of 32 segments a round, strided, each thread with ROUNDS pairs of
+ * loads in flight (the second of a pair mostly hits the line of the first). Offsets on a 16-byte
+ * boundary go faster two to a lane (check_offset_pairs_aligned, which check_offset_pairs picks); the
+ * one launch keeps this loop, because the paired one's registers cost its kernels blocks per SM.
  *
  * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
  * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
@@ -184,11 +187,10 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long
  * check 4.5 us of its 35 over 12.9M segments, ncu, bench/results/2026-11-25-nvidia-h200-step75-ab.md.)
  */
 template <bool COUNT_IDLE>
-__device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
-                                                              unsigned char* __restrict__ scratch, long long first,
-                                                              long long stride) {
-    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0)
-        return check_offset_pairs_aligned<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
+__device__ __forceinline__ OffsetPairStats check_offset_pairs_strided(const long long* __restrict__ offsets,
+                                                                      long long nseg,
+                                                                      unsigned char* __restrict__ scratch,
+                                                                      long long first, long long stride) {
     constexpr int ROUNDS = 4;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
@@ -225,6 +227,16 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* _
         folded += turn_folded;
     }
     return warp_pair_stats<COUNT_IDLE>(longest_sum, folded);
+}
+
+/** check_offset_pairs_aligned where the offsets allow it, else check_offset_pairs_strided. */
+template <bool COUNT_IDLE>
+__device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
+                                                              unsigned char* __restrict__ scratch, long long first,
+                                                              long long stride) {
+    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0)
+        return check_offset_pairs_aligned<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
+    return check_offset_pairs_strided<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
 }
 
 /**

@@ -105,7 +105,7 @@ __device__ __forceinline__ void merge_path_one_launch(const typename Rc::T* __re
             long long begin, end;
             check_offset_ends(offsets, nseg, in_length, scratch, begin, end);
         }
-        check_offset_pairs<false>(offsets, nseg, scratch, t * checkers + checker, tiles * checkers);
+        check_offset_pairs_strided<false>(offsets, nseg, scratch, t * checkers + checker, tiles * checkers);
     }
     __syncthreads();
     MergePathSpan span;
