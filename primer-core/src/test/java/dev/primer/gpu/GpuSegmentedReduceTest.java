@@ -53,6 +53,8 @@ class GpuSegmentedReduceTest {
 
     /** The route segmented calls take where there is a choice (segmentsMatchReferenceForEveryOperator forces each). */
     private Route route = Route.AUTO;
+    /** Bytes of the allocation before `in` in runAndCheck (its end stays the allocation's). */
+    private int inPad;
     /**
      * The routes the malformed-offsets and overflow tests take each call by: AUTO (the one launch,
      * where it fits one wave: at most of their sizes), and behind the offsets' verdict the classic
@@ -496,6 +498,39 @@ class GpuSegmentedReduceTest {
                             0, -1, -1, arena);
                 }
             }
+        }
+    }
+
+    /**
+     * int8 segments folded by one lane (segments_short; segments_small's short lanes) with `in` 0, 1,
+     * 3 and 7 bytes past an 8-byte boundary and ending where its allocation ends (memcheck, in the
+     * suite's sanitize stage, sees any read past it): its length off every multiple, segments of 0 to
+     * 32 values starting anywhere in an aligned word, the first at in[0] and the last ending at in's
+     * last byte (or one before it); every operator, all short and with one long segment among them.
+     * (Step 86 tried loading such a lane's values a word at a time: slower; see the suite's notes.)
+     */
+    @Test
+    void int8LanesFoldSegmentsAtEveryPlaceInAWord() {
+        route = Route.CLASSIC;
+        try {
+            for (int pad : new int[] {0, 1, 3, 7}) {
+                for (boolean allShort : new boolean[] {true, false}) {
+                    Random random = new Random(71 + pad + (allShort ? 100 : 0));
+                    long[] offsets = new long[3002];
+                    for (int i = 1; i < offsets.length; i++) {
+                        offsets[i] = offsets[i - 1] + (!allShort && i == 1500 ? 5000 : random.nextInt(33));
+                    }
+                    long n = offsets[offsets.length - 1] + pad % 2;  // the last segment ends at in's end, or one short
+                    inPad = pad;
+                    try (Arena arena = Arena.ofConfined()) {
+                        checkEveryOperator(Host.random(arena, DType.BYTE, n, false, random),
+                                Host.random(arena, DType.BYTE, n, true, random), Host.forProduct(arena, DType.BYTE, n, random),
+                                Host.planted(arena, DType.BYTE, n, offsets, random), offsets, 0, -1, -1, arena);
+                    }
+                }
+            }
+        } finally {
+            inPad = 0;
         }
     }
 
@@ -1429,7 +1464,7 @@ class GpuSegmentedReduceTest {
         int results = offsets.length - 1;
         DType outType = op == null ? DType.LONG : GpuSegmentedReduce.outputType(type, op);
         long outBytes = (long) results * outType.byteSize();
-        long in = upload(data.segment);
+        long inBase = uploadPadded(data.segment, inPad), in = inBase + inPad;
         Guarded guarded = allocateGuarded(outBytes);
         long out = guarded.out();
         long deviceOffsets = rows < 0 ? upload(arena.allocateFrom(ValueLayout.JAVA_LONG, offsets)) : 0;
@@ -1486,7 +1521,7 @@ class GpuSegmentedReduceTest {
                 }
             }
         } finally {
-            ctx.free(in);
+            ctx.free(inBase);
             ctx.free(guarded.base());
             if (deviceOffsets != 0) ctx.free(deviceOffsets);
         }
@@ -1536,6 +1571,14 @@ class GpuSegmentedReduceTest {
         for (int k = 0; k < shift; k++) host.setAtIndex(ValueLayout.JAVA_LONG, k, -1L);
         MemorySegment.copy(offsets, 0, host, ValueLayout.JAVA_LONG, 8L * shift, offsets.length);
         return upload(host);
+    }
+
+    /** host's bytes uploaded `pad` bytes into an allocation that ends where they do (upload, for pad 0). */
+    private long uploadPadded(MemorySegment host, int pad) {
+        if (pad == 0) return upload(host);
+        long pointer = ctx.allocate(pad + host.byteSize());
+        ctx.copyToDevice(pointer + pad, host, host.byteSize());
+        return pointer;
     }
 
     private long upload(MemorySegment host) {
