@@ -76,7 +76,8 @@ for stage in $stages; do
         # every recipe by each route (the one launch, the classic kernels, the merge path), built in and
         # user-defined (not the cooperative launch's refusal: the tools report the refused calls it asserts as
         # API errors), and one the host's guess of the route, queued behind the check before its verdict,
-        # wrong each way (the gate the check's route shuts); the NaN test takes float min and max scans, plain
+        # wrong each way (the gate the check's route shuts), and one int8 lane folds with `in` off an 8-byte
+        # boundary and ending at its allocation's end; the NaN test takes float min and max scans, plain
         # and segmented: float32 plain through its fast and exact paths, the others as integer keys; the
         # running argmin/argmax tests span up to 257 tiles (the look-back across windows, the L2 prefetch
         # ahead) on both backends, plain and segmented (by flags and by offsets, inclusive and exclusive), and
@@ -102,6 +103,7 @@ for stage in $stages; do
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#theCheckLaunchFindsTheMergePathSplits \
             --select-method 'dev.primer.gpu.GpuSegmentedReduceTest#everyRecipeByEachRoute(dev.primer.gpu.GpuSegmentedReduce$Route)' \
             --select-method dev.primer.gpu.GpuSegmentedReduceTest#aRouteGuessedWrongStillReducesEverySegment \
+            --select-method dev.primer.gpu.GpuSegmentedReduceTest#int8LanesFoldSegmentsAtEveryPlaceInAWord \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#aVeryLongSegmentAmongShortOnesFoldsInOrder \
             --select-method dev.primer.gpu.GpuCustomSegmentedReduceTest#segmentsMatchTheCpuByEveryRoute \
             --select-class dev.primer.ArgExtremeScanTest \

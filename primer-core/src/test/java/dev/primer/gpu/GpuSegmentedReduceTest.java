@@ -504,9 +504,9 @@ class GpuSegmentedReduceTest {
     /**
      * int8 segments folded by one lane (segments_short; segments_small's short lanes) with `in` 0, 1,
      * 3 and 7 bytes past an 8-byte boundary and ending where its allocation ends (memcheck, in the
-     * suite's sanitize stage, sees any read past it): its length off every multiple, segments of 0 to
-     * 32 values starting anywhere in an aligned word, the first at in[0] and the last ending at in's
-     * last byte (or one before it); every operator, all short and with one long segment among them.
+     * suite's sanitize stage, sees any read past it): 3001 segments of 0 to 32 values (random, so
+     * starting anywhere in an aligned word), the first at in[0] and the last ending at in's last byte
+     * (or one before it); every operator, all short and with one long segment among them.
      * (Step 86 tried loading such a lane's values a word at a time: slower; see the suite's notes.)
      */
     @Test
