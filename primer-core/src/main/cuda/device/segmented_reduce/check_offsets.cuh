@@ -50,6 +50,12 @@
 // registers, four blocks per SM: 34.6 us). The one launch (one_launch.cuh) keeps the strided loop:
 // with the paired one, 13 of its kernels lost a block per SM on sm_90 (min and max 44-48 -> 52
 // registers, argmin and argmax of 8-byte values 64 -> 70, int64 products 64 -> 72).
+//
+// Step 87 gave the paired pass only offsets of at least four turns a warp (PAIRED_MIN_TURNS): at
+// 2^24 values (3.2M segments, two turns) it had made segmented reduces 3-4% slower than step 84's
+// check (bench/results/2026-11-26-nvidia-h200-step86-ab.md). The check's grid stays at eight blocks
+// per SM, of which five are resident (48 registers): the five alone took it from 33-34 to 41-44 us
+// over 12.8M segments, sixteen changed nothing (2026-11-26-nvidia-h200-step87-ab.md).
 #pragma once
 #include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
@@ -113,43 +119,45 @@ __device__ __forceinline__ OffsetPairStats warp_pair_stats(unsigned long long lo
     }
 }
 
+constexpr int PAIRED_ROUNDS = 3;  // 48 registers on sm_90, as the check's other paths; at 4, 58 (step 85)
+constexpr long long PAIRED_TURN = 64LL * PAIRED_ROUNDS;  // segments a warp takes a turn
+
 /**
  * check_offset_pairs for offsets on a 16-byte boundary: each lane loads two offsets at once. A warp
- * takes ROUNDS pieces of 64 consecutive segments a turn (lanes 0-15 hold the piece's first row of 32,
- * lanes 16-31 its second); a lane's second segment ends at the next lane's first offset (a shuffle),
- * lane 31's at lane 0's of the next piece, or at the offset after the turn (one more load, by lane 0).
+ * takes PAIRED_ROUNDS pieces of 64 consecutive segments a turn (lanes 0-15 hold the piece's first row
+ * of 32, lanes 16-31 its second); a lane's second segment ends at the next lane's first offset (a
+ * shuffle), lane 31's at lane 0's of the next piece, or at the offset after the turn (one more load,
+ * by lane 0).
  */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long long* __restrict__ offsets,
                                                                       long long nseg,
                                                                       unsigned char* __restrict__ scratch,
                                                                       long long first, long long stride) {
-    constexpr int ROUNDS = 3;  // 48 registers on sm_90, as the check's other paths; at 4, 58 (step 85)
-    constexpr long long TURN = 64LL * ROUNDS;
     constexpr unsigned FULL = 0xffffffffu;
     const int lane = threadIdx.x & 31;
     bool decreased = false;
     unsigned long long longest_sum = 0, folded = 0;
-    for (long long k0 = ((first - lane) >> 5) * TURN; k0 < nseg; k0 += (stride >> 5) * TURN) {
-        longlong2 pair[ROUNDS];
-        if (k0 + TURN <= nseg) {  // the turn's offsets and the one after it exist: no tests
+    for (long long k0 = ((first - lane) >> 5) * PAIRED_TURN; k0 < nseg; k0 += (stride >> 5) * PAIRED_TURN) {
+        longlong2 pair[PAIRED_ROUNDS];
+        if (k0 + PAIRED_TURN <= nseg) {  // the turn's offsets and the one after it exist: no tests
             const longlong2* turn = reinterpret_cast<const longlong2*>(offsets + k0);
 #pragma unroll
-            for (int r = 0; r < ROUNDS; ++r) pair[r] = __ldg(turn + 32 * r + lane);
+            for (int r = 0; r < PAIRED_ROUNDS; ++r) pair[r] = __ldg(turn + 32 * r + lane);
         } else {
 #pragma unroll
-            for (int r = 0; r < ROUNDS; ++r) {
+            for (int r = 0; r < PAIRED_ROUNDS; ++r) {
                 const long long k = k0 + 64 * r + 2 * lane;
                 pair[r].x = k <= nseg ? __ldg(offsets + k) : 0;
                 pair[r].y = k + 1 <= nseg ? __ldg(offsets + k + 1) : 0;
             }
         }
-        const long long after = lane == 0 && k0 + TURN <= nseg ? __ldg(offsets + k0 + TURN) : 0;
+        const long long after = lane == 0 && k0 + PAIRED_TURN <= nseg ? __ldg(offsets + k0 + PAIRED_TURN) : 0;
         unsigned turn_longest = 0, turn_folded = 0;  // this turn's, in 32 bits
 #pragma unroll
-        for (int r = 0; r < ROUNDS; ++r) {
+        for (int r = 0; r < PAIRED_ROUNDS; ++r) {
             const long long k = k0 + 64 * r + 2 * lane;
-            const long long lane_0_gives = r + 1 < ROUNDS ? pair[r + 1].x : after;
+            const long long lane_0_gives = r + 1 < PAIRED_ROUNDS ? pair[r + 1].x : after;
             const long long third = warp_shfl(lane == 0 ? lane_0_gives : pair[r].x, (lane + 1) & 31);
             const unsigned first_short = k < nseg ? check_pair(pair[r].x, pair[r].y, k, decreased, scratch) : 0u;
             const unsigned second_short = k + 1 < nseg ? check_pair(pair[r].y, third, k + 1, decreased, scratch) : 0u;
@@ -172,8 +180,9 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_aligned(const long
  * DECREASING and keeps the smallest such k (first_decrease), in the scratch header, for the gate and
  * the host (check_pair). A row of 32 segments a round, strided, each thread with ROUNDS pairs of
  * loads in flight (the second of a pair mostly hits the line of the first). Offsets on a 16-byte
- * boundary go faster two to a lane (check_offset_pairs_aligned, which check_offset_pairs picks); the
- * one launch keeps this loop, because the paired one's registers cost its kernels blocks per SM.
+ * boundary go faster two to a lane where each warp has enough of them (check_offset_pairs_aligned,
+ * which check_offset_pairs picks); the one launch keeps this loop, because the paired one's registers
+ * cost its kernels blocks per SM.
  *
  * With COUNT_IDLE it also measures what the classic kernels would waste on these segments (the
  * warp's, in every lane): a warp of segments_small folds its short segments (<= SHORT_SEGMENT) a
@@ -229,12 +238,19 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_strided(const long
     return warp_pair_stats<COUNT_IDLE>(longest_sum, folded);
 }
 
-/** check_offset_pairs_aligned where the offsets allow it, else check_offset_pairs_strided. */
+/**
+ * check_offset_pairs_aligned where the offsets allow it and give each warp at least
+ * PAIRED_MIN_TURNS turns, else check_offset_pairs_strided. With fewer the paired pass lost (step 87,
+ * ncu, H200, float32 power laws): 3.2M segments, two turns a warp, 14.5-14.8 us against the strided
+ * pass's 13.4-13.8; 12.8M, eight turns, 32.8-34.1 against 34.1-35.3.
+ */
+constexpr long long PAIRED_MIN_TURNS = 4;
+
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                               unsigned char* __restrict__ scratch, long long first,
                                                               long long stride) {
-    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0)
+    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0 && nseg >= (stride >> 5) * PAIRED_MIN_TURNS * PAIRED_TURN)
         return check_offset_pairs_aligned<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
     return check_offset_pairs_strided<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
 }

@@ -286,15 +286,16 @@ class GpuSegmentedReduceTest {
      * as the host counts them, the route the check takes by them, as the host's rule says, and the
      * values in segments of at most 32 (all of them pick segments_short on the classic route).
      * Segment counts off every multiple, and beyond one grid of the check (8 blocks of 256 threads
-     * per SM), so that its threads stride, by single offsets and by pairs (3 * 64 segments a warp at
-     * a time; see the last count); lengths that route either way; offsets on a 16-byte boundary (the
-     * check loads them in pairs) and 8 bytes past one (one at a time); twice each, so a counter left
-     * behind would show.
+     * per SM), so that its threads stride, by single offsets and by pairs (the last count: at least
+     * four turns of 3 * 64 segments a warp); lengths that route either way; offsets on a 16-byte
+     * boundary (the check loads them in pairs where each warp has that many) and 8 bytes past one (one
+     * at a time); twice each, so a counter left behind would show.
      */
     @Test
     void theVerdictCountsTheClassicKernelsIdleLaneSteps() {
         int sms = ctx.device().multiprocessorCount();
-        int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1, 13 * 8 * 256 * sms + 7};
+        int[] counts = {1, 31, 33, 1025, 8 * 256 * sms + 33, 5 * 8 * 256 * sms - 1, 13 * 8 * 256 * sms + 7,
+                25 * 8 * 256 * sms + 7};
         boolean[] routes = new boolean[2], shortOrNot = new boolean[2];
         try (Arena arena = Arena.ofConfined()) {
             for (int segments : counts) for (int mix = 0; mix < 3; mix++) {
@@ -910,15 +911,16 @@ class GpuSegmentedReduceTest {
      * The check names the first decreasing pair wherever it lies among its warps' loads: a lane's
      * first or second segment of a pair, lane 31's (which ends at the next row's first offset, or at
      * the offset after the warp's turn of 3 * 64 segments), a later turn's, the last segment; with a
-     * second drop after it, for offsets on a 16-byte boundary (loaded in pairs) and 8 bytes past one.
+     * second drop after it, for offsets on a 16-byte boundary (loaded in pairs: each warp has the four
+     * turns the check asks for and part of a fifth) and 8 bytes past one.
      */
     @Test
     void theFirstDecreasingPairIsNamedWhereverItLies() {
         long threads = 8L * 256 * ctx.device().multiprocessorCount();  // the check's grid, at these counts
         long turns = threads / 32 * 3 * 64;  // segments the warps take in one turn of pairs together
-        int segments = (int) (2 * turns + 277);
+        int segments = (int) (4 * turns + 277);
         long[] firsts = {0, 1, 30, 31, 62, 63, 64, 190, 191, 192, 193, turns - 1, turns + 63, 2 * turns + 191,
-                segments - 2, segments - 1};
+                4 * turns + 191, segments - 2, segments - 1};
         long[] clean = new long[segments + 1];
         clean[0] = 10;
         for (int k = 1; k <= segments; k++) clean[k] = clean[k - 1] + k % 5;
