@@ -66,32 +66,78 @@ __device__ __forceinline__ bool read_warp_segments(Starts starts, long long firs
 template <class Rc> struct SumsBatchIn32 { static constexpr bool value = false; };
 template <typename A, typename Out> struct SumsBatchIn32<Recipe<int8_t, A, Out, Sum<A>>> { static constexpr bool value = true; };
 
-/** A short segment folded by one lane, SHORT_BATCH loads in flight, in index order. */
+/** Whether A is ArgMin/ArgMax's (value, index) pair. */
+template <typename A> constexpr bool IndexPair = false;
+template <typename T> constexpr bool IndexPair<KeyIndex<T>> = true;
+
+/**
+ * Whether segments_short's lanes issue each batch's loads before they fold the batch before it
+ * (lane_fold's AHEAD): values of up to 4 bytes, an accumulator of up to 8 bytes that carries no index,
+ * and not SumsBatchIn32 (int8 sums, ALU-bound, not waiting on loads). A lane's segment of 1-32 values
+ * took up to four round trips of SHORT_BATCH loads one after another: ncu, H200, 2^26 float32 values
+ * in uniform 1-32 segments, the kernel 106.8 -> 96.0 us (46.0 M -> 40.7 M warp instructions: whole
+ * batches fold without tests); uniform 1-8 unchanged, 119.6 -> 118.9 us (step 87,
+ * bench/results/2026-11-26-nvidia-h200-step87-ab.md). The others spilled at segments_short's
+ * registers (8-byte values 44-88 bytes at 40 registers, int8 ArgMin/ArgMax 4 at 32).
+ */
 template <class Rc>
+constexpr bool FoldsAhead = sizeof(typename Rc::T) <= 4 && sizeof(typename Rc::A) <= 8 &&
+                            !IndexPair<typename Rc::A> && !SumsBatchIn32<Rc>::value;
+
+/**
+ * A short segment folded by one lane, in index order, SHORT_BATCH loads in flight. AHEAD: the next
+ * batch's loads are issued before this batch is folded, and whole batches fold without tests.
+ */
+template <class Rc, bool AHEAD = false>
 __device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __restrict__ in, long long start, int n) {
     using T = typename Rc::T;
     using A = typename Rc::A;
     constexpr int SHORT_BATCH = 8;
     typename Rc::Op op;
     A acc = Rc::Op::identity();
-#pragma unroll 1  // a batch a trip: most short segments are one batch (int8 sums were unrolled by two)
-    for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
-        if constexpr (SumsBatchIn32<Rc>::value) {
-            int batch = 0;
+    if constexpr (AHEAD) {
+        T items[SHORT_BATCH];
 #pragma unroll
-            for (int k = 0; k < SHORT_BATCH; ++k) batch += i0 + k < n ? (int)in[start + i0 + k] : 0;
-            long long wide;  // widened in asm: the compiler would otherwise widen every value instead
-            asm("cvt.s64.s32 %0, %1;" : "=l"(wide) : "r"(batch));
-            acc = op(acc, (A)wide);
-        } else {
-            T items[SHORT_BATCH];
+        for (int k = 0; k < SHORT_BATCH; ++k) {
+            if (k < n) items[k] = in[start + k];
+        }
+        int i0 = 0;
+#pragma unroll 1
+        for (; i0 + SHORT_BATCH < n; i0 += SHORT_BATCH) {  // a whole batch, and another after it
+            T next[SHORT_BATCH];
 #pragma unroll
             for (int k = 0; k < SHORT_BATCH; ++k) {
-                if (i0 + k < n) items[k] = in[start + i0 + k];
+                if (i0 + SHORT_BATCH + k < n) next[k] = in[start + i0 + SHORT_BATCH + k];
             }
 #pragma unroll
-            for (int k = 0; k < SHORT_BATCH; ++k) {
-                if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+            for (int k = 0; k < SHORT_BATCH; ++k) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+#pragma unroll
+            for (int k = 0; k < SHORT_BATCH; ++k) items[k] = next[k];
+        }
+#pragma unroll
+        for (int k = 0; k < SHORT_BATCH; ++k) {  // the last batch
+            if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+        }
+    } else {
+#pragma unroll 1  // a batch a trip: most short segments are one batch (int8 sums were unrolled by two)
+        for (int i0 = 0; i0 < n; i0 += SHORT_BATCH) {
+            if constexpr (SumsBatchIn32<Rc>::value) {
+                int batch = 0;
+#pragma unroll
+                for (int k = 0; k < SHORT_BATCH; ++k) batch += i0 + k < n ? (int)in[start + i0 + k] : 0;
+                long long wide;  // widened in asm: the compiler would otherwise widen every value instead
+                asm("cvt.s64.s32 %0, %1;" : "=l"(wide) : "r"(batch));
+                acc = op(acc, (A)wide);
+            } else {
+                T items[SHORT_BATCH];
+#pragma unroll
+                for (int k = 0; k < SHORT_BATCH; ++k) {
+                    if (i0 + k < n) items[k] = in[start + i0 + k];
+                }
+#pragma unroll
+                for (int k = 0; k < SHORT_BATCH; ++k) {
+                    if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+                }
             }
         }
     }
