@@ -54,8 +54,8 @@
 // Step 87 gave the paired pass only offsets of at least four turns a warp (PAIRED_MIN_TURNS): at
 // 2^24 values (3.2M segments, two turns) it had made segmented reduces 3-4% slower than step 84's
 // check (bench/results/2026-11-26-nvidia-h200-step86-ab.md). The check's grid stays at eight blocks
-// per SM, of which five are resident (48 registers): the five alone took it from 33-34 to 41-44 us
-// over 12.8M segments, sixteen changed nothing (2026-11-26-nvidia-h200-step87-ab.md).
+// per SM, of which five are resident (48 registers): the five alone took it from 33 to 42 us over
+// 12.8M segments (ncu, medians), sixteen changed nothing (2026-11-26-nvidia-h200-step87-ab.md).
 #pragma once
 #include "../../warp/warp_scan.cuh"
 #include "policy.cuh"
@@ -238,19 +238,21 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_strided(const long
     return warp_pair_stats<COUNT_IDLE>(longest_sum, folded);
 }
 
-/**
- * check_offset_pairs_aligned where the offsets allow it and give each warp at least
- * PAIRED_MIN_TURNS turns, else check_offset_pairs_strided. With fewer the paired pass lost (step 87,
- * ncu, H200, float32 power laws): 3.2M segments, two turns a warp, 14.5-14.8 us against the strided
- * pass's 13.4-13.8; 12.8M, eight turns, 32.8-34.1 against 34.1-35.3.
- */
+// The paired pass needs this many turns a warp: with fewer it lost (step 87, ncu, H200, float32 power
+// laws, medians): 3.2M segments, two turns a warp, 14.75 us against the strided pass's 13.6; 12.8M,
+// eight turns, 33.15 against 35.2.
 constexpr long long PAIRED_MIN_TURNS = 4;
 
+/**
+ * check_offset_pairs_aligned where the offsets allow it and give each warp at least
+ * PAIRED_MIN_TURNS turns, else check_offset_pairs_strided.
+ */
 template <bool COUNT_IDLE>
 __device__ __forceinline__ OffsetPairStats check_offset_pairs(const long long* __restrict__ offsets, long long nseg,
                                                               unsigned char* __restrict__ scratch, long long first,
                                                               long long stride) {
-    if ((reinterpret_cast<unsigned long long>(offsets) & 15) == 0 && nseg >= (stride >> 5) * PAIRED_MIN_TURNS * PAIRED_TURN)
+    const bool aligned = (reinterpret_cast<unsigned long long>(offsets) & 15) == 0;
+    if (aligned && nseg >= (stride >> 5) * PAIRED_MIN_TURNS * PAIRED_TURN)
         return check_offset_pairs_aligned<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
     return check_offset_pairs_strided<COUNT_IDLE>(offsets, nseg, scratch, first, stride);
 }

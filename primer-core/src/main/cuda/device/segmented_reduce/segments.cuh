@@ -117,7 +117,8 @@ __device__ __forceinline__ void segments_short(const typename Rc::T* __restrict_
     if (!read_warp_segments(OffsetStarts{offsets}, first_segment, nseg, in_length, shut, w)) return;
     const long long s = first_segment + (threadIdx.x & 31);
     if (w.valid) {
-        out[s] = finish<Rc>(lane_fold<Rc, FoldsAhead<Rc>>(in, w.start, (int)(w.end - w.start)), s, overflow_flag(scratch));
+        const typename Rc::A acc = lane_fold<Rc, FoldsAhead<Rc>>(in, w.start, (int)(w.end - w.start));
+        out[s] = finish<Rc>(acc, s, overflow_flag(scratch));
     }
 }
 

@@ -64,7 +64,8 @@ __device__ __forceinline__ bool read_warp_segments(Starts starts, long long firs
  * (bench/results/2026-11-26-nvidia-h200-step87-ab.md).
  */
 template <class Rc> struct SumsBatchIn32 { static constexpr bool value = false; };
-template <typename A, typename Out> struct SumsBatchIn32<Recipe<int8_t, A, Out, Sum<A>>> { static constexpr bool value = true; };
+template <typename A, typename Out>
+struct SumsBatchIn32<Recipe<int8_t, A, Out, Sum<A>>> { static constexpr bool value = true; };
 
 /** Whether A is ArgMin/ArgMax's (value, index) pair. */
 template <typename A> constexpr bool IndexPair = false;
@@ -78,7 +79,7 @@ template <typename T> constexpr bool IndexPair<KeyIndex<T>> = true;
  * in uniform 1-32 segments, the kernel 106.8 -> 96.0 us (46.0 M -> 40.7 M warp instructions: whole
  * batches fold without tests); uniform 1-8 unchanged, 119.6 -> 118.9 us (step 87,
  * bench/results/2026-11-26-nvidia-h200-step87-ab.md). The others spilled at segments_short's
- * registers (8-byte values 44-88 bytes at 40 registers, int8 ArgMin/ArgMax 4 at 32).
+ * registers (8-byte values 20-88 bytes at 40 registers, int8 ArgMin/ArgMax 4 at 32).
  */
 template <class Rc>
 constexpr bool FoldsAhead = sizeof(typename Rc::T) <= 4 && sizeof(typename Rc::A) <= 8 &&
