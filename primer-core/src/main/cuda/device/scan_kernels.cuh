@@ -144,6 +144,13 @@
 // int64 0.878-0.884 -> 0.646-0.664 -> 0.641-0.643. With a head in about 8 (most chunks hold one, so
 // most of a warp's lanes fold) into int8 by flags 0.270-0.272 -> 0.277-0.281 -> 0.275-0.277. Their
 // warp totals and row prefixes have since been PLAIN ROW SCANS (below).
+// ONE HEAD (step 88): into int8, where no chunk of a warp's row holds more than one head (a vote a
+// row), a chunk with a head takes byte_chunk_sums too and then re-bases the outputs from its head on
+// (rebase_at_head): the fold took 73 instructions a chunk (ncu's SASS view), and a warp with a head
+// in any chunk had run both. ncu, H200, 2^28 int8, a head in about 1024
+// (bench/results/2026-11-26-nvidia-h200-step88-ab.md): by offsets 169.6 -> 160.8 us (121.5 M -> 115.9 M warp instructions), by flags 216.3 ->
+// 208.9; bench rows 0.182-0.187 -> 0.174-0.177 ms and 0.221-0.229 -> 0.216-0.221. Rows where some
+// chunk holds two heads keep the fold (a head in about 8: 253.1 -> 254.8 us, the rows unchanged).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -1013,18 +1020,23 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                             scan_detail::store_row_byte_sums(s.stage + row_offset, tile_start + row_offset, n, out,
                                                              chunk_prefix, prefixes);
                         }
-                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word (segmented: chunks without a head)
+                    } else if constexpr (BYTE_SUMS) {  // into int8: four bytes a word (segmented: ONE HEAD)
                         V running;
-                        bool headless = true;
+                        unsigned heads = 0u;
+                        bool by_words = true;
                         if constexpr (SEGMENTED) {
                             running = chunk_prefix.value;
-                            headless = row_heads(r) == 0u;
+                            heads = row_heads(r);
+                            // Every lane votes: the warp's lanes are converged here (the row prefix shuffled).
+                            const bool warp_one_head = __all_sync(0xffffffffu, (heads & (heads - 1u)) == 0u);
+                            by_words = heads == 0u || warp_one_head;
                         } else {
                             running = chunk_prefix;
                         }
-                        if (headless) {
-                            const uint4 sums = scan_detail::byte_chunk_sums(
+                        if (by_words) {
+                            uint4 sums = scan_detail::byte_chunk_sums(
                                 scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)running, inclusive);
+                            if (heads != 0u) sums = scan_detail::rebase_at_head(sums, (int)running, inclusive, __ffs(heads) - 1, (int)init);
                             OutT o[VEC];
                             __builtin_memcpy(o, &sums, 16);
                             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());

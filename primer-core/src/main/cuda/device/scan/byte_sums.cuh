@@ -120,6 +120,31 @@ __device__ __forceinline__ uint4 byte_chunk_sums(const uint4& w, int prefix, int
     return make_uint4(words[0], words[1], words[2], words[3]);
 }
 
+/** The bytes of a and b added pairwise, each sum mod 2^8 (no carry crosses into the next byte). */
+__device__ __forceinline__ unsigned add_bytes(unsigned a, unsigned b) {
+    return ((a & 0x7f7f7f7fu) + (b & 0x7f7f7f7fu)) ^ ((a ^ b) & 0x80808080u);
+}
+
+/**
+ * A chunk's outputs from byte_chunk_sums (computed from `prefix` as if it held no head), re-based for
+ * its one head, at item h: each output from h on moves by init less the sum that precedes h there (the
+ * output before h when inclusive, prefix if h is 0; the output at h when exclusive), so that the
+ * segment from h begins at init op x[h] (ONE HEAD in ../scan_kernels.cuh).
+ */
+__device__ __forceinline__ uint4 rebase_at_head(const uint4& sums, int prefix, int inclusive, int h, int init) {
+    const int q = inclusive ? h - 1 : h;
+    const bool high = q >= 8;
+    const unsigned before = q < 0 ? (unsigned)prefix : prmt(high ? sums.z : sums.x, high ? sums.w : sums.y, (unsigned)(q & 7));
+    const unsigned shift = (((unsigned)init - before) & 0xffu) * 0x01010101u;
+    unsigned words[4] = {sums.x, sums.y, sums.z, sums.w};
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+        const int from = min(max(h - 4 * k, 0), 4);  // the word's first byte at or past h
+        words[k] = add_bytes(words[k], (unsigned)((unsigned long long)shift << (8 * from)));
+    }
+    return make_uint4(words[0], words[1], words[2], words[3]);
+}
+
 /**
  * One warp row of an int8 -> int64 sum (32 chunks of 16 items; lane c holds chunk c's exclusive
  * prefix), stored as 8 slices of 64 outputs, each 512 contiguous bytes in one instruction: slice q
