@@ -144,13 +144,15 @@
 // int64 0.878-0.884 -> 0.646-0.664 -> 0.641-0.643. With a head in about 8 (most chunks hold one, so
 // most of a warp's lanes fold) into int8 by flags 0.270-0.272 -> 0.277-0.281 -> 0.275-0.277. Their
 // warp totals and row prefixes have since been PLAIN ROW SCANS (below).
-// ONE HEAD (step 88): into int8, where no chunk of a warp's row holds more than one head (a vote a
-// row), a chunk with a head takes byte_chunk_sums too and then re-bases the outputs from its head on
-// (rebase_at_head): the fold took 73 instructions a chunk (ncu's SASS view), and a warp with a head
-// in any chunk had run both. ncu, H200, 2^28 int8, a head in about 1024
-// (bench/results/2026-11-26-nvidia-h200-step88-ab.md): by offsets 169.6 -> 160.8 us (121.5 M -> 115.9 M warp instructions), by flags 216.3 ->
-// 208.9; bench rows 0.182-0.187 -> 0.174-0.177 ms and 0.221-0.229 -> 0.216-0.221. Rows where some
-// chunk holds two heads keep the fold (a head in about 8: 253.1 -> 254.8 us, the rows unchanged).
+//
+// ONE HEAD (segmented int8 sums into int8, step 88). Where no chunk of a warp's row holds more than
+// one head (a vote a row), a chunk with a head takes byte_chunk_sums too, then re-bases its outputs
+// from the head on (scan/byte_sums.cuh: rebase_at_head). The fold it replaces took 73 instructions a
+// chunk (ncu's SASS view), and a warp with a head in any chunk had run both. ncu, H200, 2^28 int8, a
+// head in about 1024 (bench/results/2026-11-26-nvidia-h200-step88-ab.md): by offsets 169.6 -> 160.8 us
+// (121.5 M -> 115.9 M warp instructions), by flags 216.3 -> 208.9; bench rows 0.182-0.187 ->
+// 0.174-0.177 ms and 0.221-0.229 -> 0.216-0.221. Rows where some chunk holds two heads keep the fold
+// (a head in about 8: 253.1 -> 254.8 us, the rows unchanged).
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -1036,7 +1038,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                         if (by_words) {
                             uint4 sums = scan_detail::byte_chunk_sums(
                                 scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)running, inclusive);
-                            if (heads != 0u) sums = scan_detail::rebase_at_head(sums, (int)running, inclusive, __ffs(heads) - 1, (int)init);
+                            if (heads != 0u)
+                                sums = scan_detail::rebase_at_head(sums, (int)running, inclusive, __ffs(heads) - 1, (int)init);
                             OutT o[VEC];
                             __builtin_memcpy(o, &sums, 16);
                             scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());

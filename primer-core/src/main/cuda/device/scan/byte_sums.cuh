@@ -134,7 +134,8 @@ __device__ __forceinline__ unsigned add_bytes(unsigned a, unsigned b) {
 __device__ __forceinline__ uint4 rebase_at_head(const uint4& sums, int prefix, int inclusive, int h, int init) {
     const int q = inclusive ? h - 1 : h;
     const bool high = q >= 8;
-    const unsigned before = q < 0 ? (unsigned)prefix : prmt(high ? sums.z : sums.x, high ? sums.w : sums.y, (unsigned)(q & 7));
+    const unsigned before =
+        q < 0 ? (unsigned)prefix : prmt(high ? sums.z : sums.x, high ? sums.w : sums.y, (unsigned)(q & 7));
     const unsigned shift = (((unsigned)init - before) & 0xffu) * 0x01010101u;
     unsigned words[4] = {sums.x, sums.y, sums.z, sums.w};
 #pragma unroll
