@@ -240,7 +240,10 @@ __device__ __forceinline__ OffsetPairStats check_offset_pairs_strided(const long
 
 // The paired pass needs this many turns a warp: with fewer it lost (step 87, ncu, H200, float32 power
 // laws, medians): 3.2M segments, two turns a warp, 14.75 us against the strided pass's 13.6; 12.8M,
-// eight turns, 33.15 against 35.2.
+// eight turns, 33.15 against 35.2. Step 88 (three launches each, heavy-tailed lengths,
+// bench/results/2026-11-26-nvidia-h200-step88-ab.md): at 5M-7M segments the two passes within their
+// spread of about 1 us, at 3.5M the paired one faster (14.1-14.9 against 14.8-16.1 us), which does not
+// repeat step 87's 3.2M result; the rule was left as it is.
 constexpr long long PAIRED_MIN_TURNS = 4;
 
 /**
