@@ -263,6 +263,7 @@
 #include "scan/offset_heads.cuh"
 #include "scan/tile_io.cuh"
 #include "scan/byte_sums.cuh"
+#include "scan/byte_extremes.cuh"
 #include "scan/segmented_sums.cuh"
 
 namespace primer {
@@ -325,6 +326,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BYTE SUMS (int8 sums, scan/byte_sums.cuh): a chunk's total is four dp4a over its bytes, cheap
     // enough to compute twice, so segmented ones too take REDUCE_FIRST (once for A, once after the wait).
     constexpr bool BYTE_SUMS = ByteSums<Op, InT>::value;
+    // BYTE EXTREMES (int8 min and max, sm_90; scan/byte_extremes.cuh): a whole chunk's total by pair extremes.
+    constexpr bool BYTE_EXTREMES = ByteExtremes<Op, InT>::value;
     constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
@@ -544,9 +547,17 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             if constexpr (SEGMENTED) return scan_detail::segmented_byte_total<V>(w, row_heads(r), init);
             else return (Acc)scan_detail::byte_sum(w);
         } else if constexpr (FOLD) {
+            const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
+            if constexpr (BYTE_EXTREMES) {  // a whole chunk by pair extremes; the others fold below
+                if (valid == WHOLE) {
+                    const uint4 w = scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS);
+                    constexpr bool MAX = ByteExtremes<Op, InT>::MAX;
+                    if constexpr (SEGMENTED) return scan_detail::segmented_byte_extreme<MAX>(w, row_heads(r), init);
+                    else return (Acc)scan_detail::byte_extreme_from<MAX>(w, 0);
+                }
+            }
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
-            const unsigned valid = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n);
             auto fold = [&](bool check) -> Acc {
                 Acc total = element(r, x, check, valid, 0);
 #pragma unroll
@@ -562,7 +573,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 }
                 return total;
             };
-            return valid == WHOLE ? fold(false) : fold(true);
+            if constexpr (BYTE_EXTREMES) return fold(true);  // a chunk at an end of [0, n)
+            else return valid == WHOLE ? fold(false) : fold(true);
         } else {
             Acc a[VEC];
             int skip;

@@ -77,6 +77,7 @@ final class ScanBench {
                 scan(s, "cummax_f32", Op.MAX, DType.FLOAT, DType.FLOAT),
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummax_i64", Op.MAX, DType.LONG, DType.LONG),
+                scan(s, "cummax_i8", Op.MAX, DType.BYTE, DType.BYTE),
                 scan(s, "cummin_f64", Op.MIN, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummin_i64", Op.MIN, DType.LONG, DType.LONG),
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
@@ -114,7 +115,8 @@ final class ScanBench {
                 byOffsets(s, "segscan_offsets_i32_i64", Op.SUM, DType.INT, DType.LONG),
                 byOffsets(s, "segscan_offsets_i8_i64", Op.SUM, DType.BYTE, DType.LONG),
                 byOffsets(s, "segscan_offsets_max_f32", Op.MAX, DType.FLOAT),
-                byOffsets(s, "segscan_offsets_max_f64", Op.MAX, DType.DOUBLE));
+                byOffsets(s, "segscan_offsets_max_f64", Op.MAX, DType.DOUBLE),
+                byOffsets(s, "segscan_offsets_max_i8", Op.MAX, DType.BYTE));
     }
 
     private static BenchRecord segmented(BenchSetup s, String name, DType type, int oneIn) {
