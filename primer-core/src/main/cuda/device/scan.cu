@@ -55,7 +55,8 @@
 // int8 (16 items a chunk, folded rather than scanned in registers; see FOLD in scan_kernels.cuh):
 // plain 6 (40 registers on sm_80/89/90), segmented 5 (45-48, 256 x 4 tiles and the block scan; by
 // offsets each row's head bits are read into registers once (see "Head bits" in scan_kernels.cuh):
-// read at each use they took 53-56 registers at 4 per SM and spilled at 5); int8 -> int64 sums 6
+// read at each use they took 53-56 registers at 4 per SM and spilled at 5), but segmented min and
+// max on sm_90 6 (40, BYTE EXTREMES in scan_kernels.cuh; at 5 they ran 4-5% slower); int8 -> int64 sums 6
 // (40 since BYTE SUMS in scan_kernels.cuh; before, 44 at 5: 6 spilled on sm_80 and sm_89). Segmented
 // int8 sums (SEGMENTED BYTE SUMS, 256 x 8 tiles, PLAIN ROW SCANS): into int8 6 (40), into int64 4
 // (55-56; at 5, 4 bytes spill by offsets on sm_90).
@@ -74,7 +75,8 @@
 
 // Segmented scans of IN into OUT: IN itself, or int64 for the sums that widen.
 #define PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP) \
-    PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value))
+    PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value, \
+                                                                   primer::ByteExtremes<OP, IN>::value))
 #define PRIMER_SEGSCAN_SHAPE_OF(IN, OP) primer::ScanShape<IN, true, primer::ByteSums<OP, IN>::value>
 #define PRIMER_SEGSCAN_SHAPE(IN, OP) PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::BLOCK_THREADS, PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::ROWS
 

@@ -118,7 +118,8 @@
 // plain scans are REDUCE_FIRST whatever the operator (segmented ones BLOCK_SCAN, see TileScanFor,
 // but their sums REDUCE_FIRST: SEGMENTED BYTE SUMS).
 // 40 registers and 6 blocks per SM for plain int8 scans (47-48 and 5 segmented by flags, 53-56 and
-// 4 by offsets, 48 and 5 for their min and max). Plain sums take BYTE SUMS instead of the fold.
+// 4 by offsets, 48 and 5 for their min and max; 40 and 6 on sm_90: BYTE EXTREMES). Plain sums take BYTE
+// SUMS instead of the fold, and min and max on sm_90 BYTE EXTREMES for their chunk totals.
 //
 // BYTE SUMS (plain int8 sums into int8 or int64; scan/byte_sums.cuh). A chunk's total is four dp4a
 // over its staged bytes, not a fold of sixteen. Into int8, a chunk's outputs are computed four
@@ -153,6 +154,18 @@
 // (121.5 M -> 115.9 M warp instructions), by flags 216.3 -> 208.9; bench rows 0.182-0.187 ->
 // 0.174-0.177 ms and 0.221-0.229 -> 0.216-0.221. Rows where some chunk holds two heads keep the fold
 // (a head in about 8: 253.1 -> 254.8 us, the rows unchanged).
+//
+// BYTE EXTREMES (int8 min and max, plain and segmented, on sm_90; scan/byte_extremes.cuh, step 89).
+// A whole chunk's total is not a fold of sixteen items but eight pairs of sign-extended 16-bit lanes
+// and seven of sm_90's pair min or max (VIMNMX .s16x2); a segmented chunk's bytes before its last
+// head are first replaced by the operator's neutral byte, so heads cost a mask, not a select per
+// item. The outputs are still folded (a head can restart any item). ncu's SASS counts of the fold
+// it replaces: 69 instructions a chunk, 4.3 an item (step 88). With the fold gone, segmented min and
+// max fit 40 registers, 6 blocks per SM (5 before; the fold at 6 spills on sm_80 and sm_89, which
+// keep it and 5). H200, 2^28 int8, a head in about 1024, ms, three rounds each
+// (bench/results/2026-11-26-nvidia-h200-step89-ab.md): max by flags 0.290-0.294 -> 0.272-0.274 (the
+// kernel 292.6 -> 266.7 us; the fold at 6 blocks alone 0.280-0.282, pair extremes at 5 0.286), by
+// offsets 0.286-0.289 -> 0.258-0.259, plain cummax 0.183-0.191 -> 0.175-0.179.
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -243,7 +256,8 @@
 // segment_heads.cuh (where segments start: none or flags, their bits in registers or shared
 // memory), offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh
 // (staging, the L2 prefetch, sector-filling stores), byte_sums.cuh (int8 sums by dp4a),
-// segmented_sums.cuh (segmented integer sums by plain warp scans). This file: the tile's work, device_scan.
+// byte_extremes.cuh (int8 min and max chunk totals by pair extremes), segmented_sums.cuh (segmented
+// integer sums by plain warp scans). This file: the tile's work, device_scan.
 //
 // These headers are self-contained (ops.cuh, warp/, block/, scan/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any

@@ -43,7 +43,7 @@ __device__ __forceinline__ int byte_extreme_from(const uint4& w, int from) {
         // Word k's bytes from `from` on: its bits from 8 * from - 32 * k on (a shift of 32 or more keeps none).
         const unsigned keep = __funnelshift_lc(0u, ~0u, (unsigned)max(8 * from - 32 * k, 0));
         const unsigned x = (words[k] & keep) | (NEUTRAL & ~keep);
-        pairs[k] = pair_extreme<MAX>(prmt(x, 0u, 0xA280u), prmt(x, 0u, 0xB381u));  // bytes 0 and 2, 1 and 3
+        pairs[k] = pair_extreme<MAX>(prmt(x, 0u, 0xA280u), prmt(x, 0u, 0xB391u));  // bytes 0 and 2, 1 and 3
     }
     const unsigned last = pair_extreme<MAX>(pair_extreme<MAX>(pairs[0], pairs[1]), pair_extreme<MAX>(pairs[2], pairs[3]));
     return integer_extreme<MAX>((int)(short)(last & 0xffffu), (int)last >> 16);

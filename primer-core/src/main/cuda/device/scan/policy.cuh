@@ -37,15 +37,19 @@ __host__ __device__ constexpr int scan_min_blocks(int wanted, int block_threads)
  * sums (WIDENING SUMS) 6 too, 38-40 registers. int8 (256 x 4 tiles and the block scan): 5. int8 sums
  * (`byte_sums`: SEGMENTED BYTE SUMS, 256 x 8 tiles, no block scan, PLAIN ROW SCANS): into int8 6
  * (40 registers; 47-48 at 5 with the scans of pairs before), into int64 4 (55-56; at 5, 4 bytes spill
- * by offsets on sm_90). Then capped as scan_min_blocks caps.
+ * by offsets on sm_90). int8 min and max with `byte_extremes` (BYTE EXTREMES, sm_90 only): 6, 40
+ * registers (the fold they replace spills 16 bytes at 6 on sm_80 and sm_89). Then capped as
+ * scan_min_blocks caps.
  */
-__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false) {
+__host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int out_bytes = 0, bool byte_sums = false,
+                                                            bool byte_extremes = false) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 800
     constexpr int EIGHT_BYTE = 5;
 #else
     constexpr int EIGHT_BYTE = 6;
 #endif
     if (byte_sums) return out_bytes == 8 ? 4 : 6;
+    if (byte_extremes) return 6;
     return item_bytes == 1 ? 5 : item_bytes == 8 ? EIGHT_BYTE : 6;
 }
 
