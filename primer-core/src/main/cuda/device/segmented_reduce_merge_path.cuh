@@ -161,6 +161,12 @@ __host__ __device__ constexpr int merge_path_items() {
 template <typename A> struct CarriesIndex { static constexpr bool value = false; };
 template <typename T> struct CarriesIndex<KeyIndex<T>> { static constexpr bool value = true; };
 
+/** merge_path_tile_end's partials as they are: the walk's ArgMin/ArgMax indices already count from the segment's start. */
+struct SameFrame {
+    template <typename A> __device__ __forceinline__ A closed(A a, int) const { return a; }
+    template <typename A> __device__ __forceinline__ A open(A a) const { return a; }
+};
+
 template <class Rc, int BLOCK, int ITEMS>
 struct MergePathStorage {
     static constexpr int TILE = BLOCK * ITEMS;
@@ -214,14 +220,17 @@ __device__ __forceinline__ bool merge_path_span(const long long* offsets, long l
  * first closed segment. That segment's result goes to results[first_closed] (segment i0 +
  * first_closed), or to *first_part when it is segment i0 and began in an earlier tile (first_start,
  * in shared memory, before the tile's first value j0): a fixup finishes it. Thread 0 leaves the
- * tile's open partial in *open_part (null: not wanted).
+ * tile's open partial in *open_part (null: not wanted). `frame` turns a partial of segment i0 + k
+ * into what leaves the tile (SameFrame: as it is; the marked tile's ArgMin/ArgMax: its index counted
+ * from the segment's start).
  */
-template <class Rc, int BLOCK>
+template <class Rc, int BLOCK, class Frame = SameFrame>
 __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool closed, typename Rc::A first_partial,
                                                     int first_closed, const long long& first_start, long long j0,
                                                     long long i0, BlockScanStorage<Segmented<typename Rc::A>, BLOCK>& scan,
                                                     typename Rc::A* first_part, typename Rc::A* open_part,
-                                                    unsigned char* scratch, typename Rc::Out* results) {
+                                                    unsigned char* scratch, typename Rc::Out* results,
+                                                    const Frame& frame = Frame{}) {
     using A = typename Rc::A;
     using Op = typename Rc::Op;
     Op op;
@@ -233,10 +242,10 @@ __device__ __forceinline__ void merge_path_tile_end(typename Rc::A acc, bool clo
     if (closed) {
         const A value = threadIdx.x == 0 ? first_partial : op(before[0].value, first_partial);
         const bool first_continues = first_start < j0;  // read after the scan: no register held across it
-        if (first_closed == 0 && first_continues) *first_part = value;
-        else results[first_closed] = finish<Rc>(value, i0 + first_closed, overflow_flag(scratch));
+        if (first_closed == 0 && first_continues) *first_part = frame.closed(value, 0);
+        else results[first_closed] = finish<Rc>(frame.closed(value, first_closed), i0 + first_closed, overflow_flag(scratch));
     }
-    if (threadIdx.x == 0 && open_part != nullptr) *open_part = tile_open.value;
+    if (threadIdx.x == 0 && open_part != nullptr) *open_part = frame.open(tile_open.value);
 }
 
 /** An offset relative to the tile's first value, clamped into [0, nb]; garbage offsets wrap (no overflow) and clamp all the same. */

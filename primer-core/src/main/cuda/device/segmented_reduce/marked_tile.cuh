@@ -44,11 +44,12 @@
 // Step 84: integer sums and xor of up to 4 bytes left these tiles for prefix differences
 // (prefix_tile.cuh): int8 sums 0.240 -> 0.182 ms, int32 0.255 -> 0.187 on the same input.
 //
-// ArgMin/ArgMax keep the merge walk: their accumulator carries the index within the segment, which
-// a run of values does not know at its start. The one launch keeps it too (segmented_reduce/
+// Step 90: ArgMin/ArgMax left the merge walk for these tiles. Their accumulator carries the index
+// within the segment, which a run of values does not know at its start: the runs count places
+// instead (INDICES BY PLACE, run_fold.cuh). The one launch keeps the walk (segmented_reduce/
 // one_launch.cuh): it walks tiles of the host's chosen step count.
 #pragma once
-#include "../segmented_reduce_merge_path.cuh"
+#include "run_fold.cuh"
 
 namespace primer {
 namespace segmented {
@@ -157,26 +158,28 @@ __device__ __forceinline__ void load_round(const long long* __restrict__ offsets
 }
 
 /**
- * Folds value p into acc; at a segment's last value (mark k), writes the segment's result (or keeps
- * it as this thread's first, whose earlier part the block scan supplies) and starts anew.
+ * Folds value p (at `place`) into the thread's run; at a segment's last value (mark k), writes the
+ * segment's result (or keeps it as this thread's first, whose earlier part the block scan supplies)
+ * and starts anew. `run_start`: the place after this thread's last close (run_fold.cuh).
  */
 template <class Rc>
-__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, typename Rc::A& acc, bool& closed,
-                                            typename Rc::A& first_partial, int& first_closed,
+__device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, int place, int& run_start,
+                                            typename RunFold<Rc>::State& run, bool& closed,
+                                            typename RunFold<Rc>::State& first_partial, int& first_closed,
                                             typename Rc::Out* __restrict__ tile_out, long long i0,
                                             unsigned long long* flag) {
-    using A = typename Rc::A;
-    using Op = typename Rc::Op;
-    acc = Op{}(acc, Lift<typename Rc::T, A>::apply(value, 0));
+    using Fold = RunFold<Rc>;
+    Fold::fold(run, value, place);
     if (mark != NO_SEGMENT_ENDS) {
         if (closed) {
-            tile_out[mark] = finish<Rc>(acc, i0 + mark, flag);
+            tile_out[mark] = finish<Rc>(Fold::result(run, run_start), i0 + mark, flag);
         } else {
-            first_partial = acc;
+            first_partial = run;
             first_closed = mark;
         }
         closed = true;
-        acc = Op::identity();
+        run = Fold::empty();
+        run_start = place + 1;
     }
 }
 
@@ -201,6 +204,9 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     A* first_part = merge_path_first_slot<A>(scratch, tiles, t);
 
     const int lead = stage_values_aligned<T, BLOCK>(in + first_value, nb, smem.values);  // value p at lead + p
+    if constexpr (CarriesIndex<A>::value) {
+        if (tid == 0) place_origin<Rc>() = PlaceOrigin{span.i0, first_value - lead, span.na};
+    }
     long long start[ROUNDS], end[ROUNDS];
     load_round<BLOCK>(offsets, span, 0, start, end);
     const int cleared = nb + Storage::PAD;  // past lead + nb + 27 (nb <= TILE: the span holds at most TILE merge steps)
@@ -221,9 +227,9 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     const int places = lead + nb;
     const int groups = ((places + 4 * BLOCK - 1) / (4 * BLOCK)) | 1;
     const int v0 = tid * 4 * groups;
-    A acc = Op::identity(), first_partial = Op::identity();
+    typename RunFold<Rc>::State run = RunFold<Rc>::empty(), first_run = RunFold<Rc>::empty();
     bool closed = false;
-    int first_closed = 0;
+    int first_closed = 0, run_start = 0;
     typename Rc::Out* tile_out = out + span.i0;
     unsigned long long* flag = overflow_flag(scratch);
     if (v0 < places) {
@@ -234,18 +240,28 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
             if (p0 >= lead && p0 + 4 <= places) {
 #pragma unroll
                 for (int i = 0; i < 4; ++i)
-                    fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+                    fold_marked<Rc>(v.x[i], m.x[i], p0 + i, run_start, run, closed, first_run, first_closed, tile_out,
+                                    span.i0, flag);
             } else {  // the tile's first group (places before lead) or its last
 #pragma unroll
                 for (int i = 0; i < 4; ++i) {
                     if (p0 + i >= lead && p0 + i < places)
-                        fold_marked<Rc>(v.x[i], m.x[i], acc, closed, first_partial, first_closed, tile_out, span.i0, flag);
+                        fold_marked<Rc>(v.x[i], m.x[i], p0 + i, run_start, run, closed, first_run, first_closed,
+                                        tile_out, span.i0, flag);
                 }
             }
         }
     }
-    merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
-                                   smem.scan, first_part, merge_path_open_slot<A>(scratch, tiles, t), scratch, tile_out);
+    const A acc = RunFold<Rc>::partial(run), first_partial = RunFold<Rc>::partial(first_run);
+    A* open_part = merge_path_open_slot<A>(scratch, tiles, t);
+    if constexpr (CarriesIndex<A>::value) {  // INDICES BY PLACE (run_fold.cuh)
+        merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
+                                       smem.scan, first_part, open_part, scratch, tile_out,
+                                       PlaceFrame{offsets, place_origin<Rc>()});
+    } else {
+        merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
+                                       smem.scan, first_part, open_part, scratch, tile_out);
+    }
 }
 
 }  // namespace segmented

@@ -1,5 +1,5 @@
 // The standalone merge path's tile kernel (segreduce_merge_path_*, and the user-defined operators'):
-// which of the three ways a recipe's tiles take.
+// which of the two ways a recipe's tiles take.
 #pragma once
 #include "marked_tile.cuh"
 #include "prefix_tile.cuh"
@@ -9,25 +9,16 @@ namespace segmented {
 
 /**
  * Tile t of BLOCK * ITEMS merge steps, by the whole block, its partials to the tile's slots in
- * scratch (segmented_reduce_merge_path.cuh's header): by the merge walk for ArgMin/ArgMax, whose
- * accumulator carries an index; by prefix differences for integer sums and xor (prefix_tile.cuh);
- * by runs of values for the others (marked_tile.cuh).
+ * scratch (segmented_reduce_merge_path.cuh's header): by prefix differences for integer sums and
+ * xor (prefix_tile.cuh); by runs of values for the others (marked_tile.cuh), ArgMin/ArgMax included
+ * (their indices by place there). The merge walk is the one launch's (one_launch.cuh).
  */
 template <class Rc, int BLOCK, int ITEMS>
 __device__ __forceinline__ void merge_path_tile(const typename Rc::T* __restrict__ in,
                                                 const long long* __restrict__ offsets, long long nseg,
                                                 long long in_length, long long tiles, long long t,
                                                 typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
-    using A = typename Rc::A;
-    if constexpr (CarriesIndex<A>::value) {
-        __shared__ MergePathStorage<Rc, BLOCK, ITEMS> smem;
-        FlatRange range;
-        MergePathSpan span;
-        if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
-        merge_path_stage<Rc, BLOCK, ITEMS>(in, offsets, range, span, smem);
-        merge_path_walk<Rc, BLOCK, ITEMS>(ITEMS, span, smem, merge_path_first_slot<A>(scratch, tiles, t),
-                                          merge_path_open_slot<A>(scratch, tiles, t), out, scratch);
-    } else if constexpr (ByPrefixDifferences<Rc>) {
+    if constexpr (ByPrefixDifferences<Rc>) {
         merge_path_prefix_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);
     } else {
         merge_path_marked_tile<Rc, BLOCK, ITEMS>(in, offsets, nseg, in_length, tiles, t, out, scratch);

@@ -17,7 +17,8 @@ import java.util.Locale;
  * rows × cols dispatch cannot serve, float32, int64 (exact 128-bit sums), int32 and int8 (into
  * int64), all on the merge path; and float32 and int8 over short segments of uniform lengths 1-8 (float32 1-32
  * too), where the classic kernels are faster (the offsets' check picks the route; none longer than
- * 32: segments_short alone). Bytes = values + offsets + results.
+ * 32: segments_short alone). Then ARGMAX (int64 indices within the segments) of float32 and float64
+ * over the power law and of float32 over uniform lengths 1-8. Bytes = values + offsets + results.
  */
 final class SegmentsBench {
     static final String GROUP = "segments";
@@ -28,6 +29,9 @@ final class SegmentsBench {
     static final String NAME_I32 = "segments_sum_i32_powerlaw";
     static final String NAME_I8 = "segments_sum_i8_powerlaw";
     static final String NAME_I8_UNIFORM = "segments_sum_i8_uniform8";
+    static final String NAME_ARGMAX = "segments_argmax_f32_powerlaw";
+    static final String NAME_ARGMAX_F64 = "segments_argmax_f64_powerlaw";
+    static final String NAME_ARGMAX_UNIFORM = "segments_argmax_f32_uniform8";
 
     private SegmentsBench() {}
 
@@ -41,7 +45,13 @@ final class SegmentsBench {
                 Guard.run(s, GROUP, NAME_I32, "int32", "powerlaw", () -> measure(s, GROUP, DType.INT, NAME_I32, 0)),
                 Guard.run(s, GROUP, NAME_I8, "int8", "powerlaw", () -> measure(s, GROUP, DType.BYTE, NAME_I8, 0)),
                 Guard.run(s, GROUP, NAME_I8_UNIFORM, "int8", "uniform", () -> measure(s, GROUP, DType.BYTE,
-                        NAME_I8_UNIFORM, -8)));
+                        NAME_I8_UNIFORM, -8)),
+                Guard.run(s, GROUP, NAME_ARGMAX, "float32", "powerlaw", () -> measure(s, GROUP, DType.FLOAT, NAME_ARGMAX, 0,
+                        true)),
+                Guard.run(s, GROUP, NAME_ARGMAX_F64, "float64", "powerlaw", () -> measure(s, GROUP, DType.DOUBLE,
+                        NAME_ARGMAX_F64, 0, true)),
+                Guard.run(s, GROUP, NAME_ARGMAX_UNIFORM, "float32", "uniform", () -> measure(s, GROUP, DType.FLOAT,
+                        NAME_ARGMAX_UNIFORM, -8, true)));
     }
 
     /** The {@code type} row over {@code n} values in segments of power-law lengths drawn in Java (the sizes group). */
@@ -49,14 +59,21 @@ final class SegmentsBench {
         return Guard.run(s, group, name, type.toString(), n + " values", () -> measure(s, group, type, name, n));
     }
 
+    private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
+        return measure(s, group, type, name, values, false);
+    }
+
     /**
      * values: 0 for the segments file or the default size, -m for lengths uniform in [1, m] over the
-     * default size, else that many values in Java's power-law segments.
+     * default size, else that many values in Java's power-law segments. argMax: each segment's
+     * argmax (an int64 index within it) instead of its SUM.
      */
-    private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values) throws Exception {
+    private static BenchRecord measure(BenchSetup s, String group, DType type, String name, long values, boolean argMax)
+            throws Exception {
         Backend backend = s.gpu().backend();
         int size = type.byteSize();
-        DType outType = type == DType.BYTE || type == DType.INT ? DType.LONG : type;  // int8 and int32 sums land in int64
+        // int8 and int32 sums land in int64, as do indices
+        DType outType = argMax || type == DType.BYTE || type == DType.INT ? DType.LONG : type;
         int outSize = outType.byteSize();
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             SegmentOffsets seg = values > 0 ? SegmentOffsets.generate(values, arena)
@@ -76,16 +93,19 @@ final class SegmentsBench {
                 out[b] = closer.add(s.gpu().allocate(outType, count));
             }
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
-            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> backend.reduceSegments(in[i % buffers], Op.SUM, offsets, out[i % buffers]));
+            Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> {
+                if (argMax) backend.argExtremeSegments(in[i % buffers], true, offsets, (LongArray) out[i % buffers]);
+                else backend.reduceSegments(in[i % buffers], Op.SUM, offsets, out[i % buffers]);
+            });
             s.ctx().synchronize();
 
             MemorySegment result = arena.allocate(Math.max(outSize, outSize * count), outSize);
             out[0].copyTo(result.asSlice(0, outSize * count));
-            String check = checkEverySegment(type, host, seg, result);
+            String check = argMax ? checkEveryArgMax(type, host, seg, result) : checkEverySegment(type, host, seg, result);
             String note = String.format(Locale.ROOT, "%d segments over %d values (longest %d); %s; %s", count, n,
                     longest(seg), check, seg.origin());
             boolean ok = !check.startsWith("FAILED");
-            String dtype = type == outType ? type.toString() : type + "->" + outType;
+            String dtype = type == outType || argMax ? type.toString() : type + "->" + outType;
             return BenchRecord.measured(group, name, dtype, n + " values, " + count + " segments", n,
                     (double) size * n + 8.0 * (count + 1) + outSize * count, t, ok, note);
         }
@@ -135,6 +155,28 @@ final class SegmentsBench {
         }
         String what = seg.segments() + " segments " + (type != DType.FLOAT ? "exact"
                 : String.format(Locale.ROOT, "within one float rounding and the float64 sums' bound (worst error %.2e of sum|x|)", worst));
+        return wrong == 0 ? "every segment ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
+    }
+
+    /**
+     * Every segment's index against the host's: the first maximum in Java's order (Double.compare:
+     * NaN above everything, -0.0 below 0.0; float32 widens exactly), -1 for an empty segment.
+     */
+    private static String checkEveryArgMax(DType type, MemorySegment host, SegmentOffsets seg, MemorySegment result) {
+        long wrong = 0, firstWrong = -1;
+        for (long i = 0; i < seg.segments(); i++) {
+            long from = seg.offset(i), to = seg.offset(i + 1), best = -1;
+            double max = 0;
+            for (long j = from; j < to; j++) {
+                double x = type == DType.FLOAT ? host.getAtIndex(ValueLayout.JAVA_FLOAT, j) : host.getAtIndex(ValueLayout.JAVA_DOUBLE, j);
+                if (best < 0 || Double.compare(x, max) > 0) {
+                    best = j - from;
+                    max = x;
+                }
+            }
+            if (result.getAtIndex(ValueLayout.JAVA_LONG, i) != best && wrong++ == 0) firstWrong = i;
+        }
+        String what = seg.segments() + " segments' first maximum (index within the segment)";
         return wrong == 0 ? "every segment ok: " + what : "FAILED: " + wrong + " of " + what + " wrong, first at " + firstWrong;
     }
 }
