@@ -10,8 +10,9 @@
 // segment's own frame by merge_path_tile_end through PlaceFrame, one load of the segment's start
 // offset each. (The merge walk, which knows every segment's start, counts from it directly.)
 // Within a run a value always comes after all that the accumulator holds, so the fold takes it only
-// when it is strictly more extreme (a tie keeps the first), and keeps the place as an int: against
-// ArgExtreme's (key, 64-bit index) operator, fewer registers and no index comparison.
+// when it is strictly more extreme (a tie keeps the first), comparing integer keys (RunKeys), and
+// keeps the place as an int: against ArgExtreme's (key, 64-bit index) operator, fewer registers, no
+// index comparison and no NaN tests.
 #pragma once
 #include "../segmented_reduce_merge_path.cuh"
 
@@ -40,28 +41,66 @@ struct RunFold {
     static __device__ __forceinline__ A result(const State& s, int) { return s; }
 };
 
+/**
+ * The keys a run of ArgMin/ArgMax compares: integers as they are; floats as signed integers in
+ * Java's order (the magnitude bits flipped when negative: -0.0 below 0.0), every NaN as one key past
+ * the infinities on the extreme's side, so that one integer comparison decides (the first NaN then
+ * stays, as ArgExtreme keeps it) and the empty run's key (`EMPTY`) lies beyond every value's.
+ */
+template <typename T, bool MAX>
+struct RunKeys {
+    using K = T;
+    static constexpr bool HAS_EMPTY = false;  // every key is some value's: the run's emptiness is its place
+    static __device__ __forceinline__ K key(T x) { return x; }
+    static __device__ __forceinline__ T value(K k) { return k; }
+};
+template <typename T, typename Bits, bool MAX>
+struct FloatRunKeys {
+    using K = Bits;
+    static constexpr bool HAS_EMPTY = true;
+    static constexpr int SHIFT = 8 * (int)sizeof(Bits) - 1;
+    static constexpr Bits LOW = (Bits)((unsigned long long)1 << SHIFT), HIGH = (Bits)~LOW;  // the type's min and max
+    static constexpr Bits EMPTY = MAX ? LOW : HIGH;
+    static __device__ __forceinline__ K flip(Bits b) { return b ^ ((b >> SHIFT) & HIGH); }  // its own inverse
+    static __device__ __forceinline__ K key(T x) { return x != x ? (MAX ? HIGH : LOW) : flip(bits_of(x)); }
+    static __device__ __forceinline__ T value(K k) { return from_bits(flip(k)); }
+    static __device__ __forceinline__ Bits bits_of(float x) { return __float_as_int(x); }
+    static __device__ __forceinline__ Bits bits_of(double x) { return __double_as_longlong(x); }
+    static __device__ __forceinline__ T from_bits(Bits b) {
+        if constexpr (sizeof(T) == 4) return __int_as_float(b);
+        else return __longlong_as_double(b);
+    }
+};
+template <bool MAX> struct RunKeys<float, MAX> : FloatRunKeys<float, int, MAX> {};
+template <bool MAX> struct RunKeys<double, MAX> : FloatRunKeys<double, long long, MAX> {};
+
 /** ArgMin/ArgMax: the most extreme key so far and its place; place < 0 before the first value. */
-template <typename T>
+template <typename K>
 struct PlacedKey {
-    T key;
+    K key;
     int place;
 };
 
 template <class Rc, typename T, bool MAX>
 struct ArgRunFold {
     using A = typename Rc::A;
-    using State = PlacedKey<T>;
-    static __device__ __forceinline__ State empty() { return {T{}, -1}; }
-    /** ArgExtreme's rule for a later operand: NaN is the extreme, and the first NaN stays. */
+    using Keys = RunKeys<T, MAX>;
+    using State = PlacedKey<typename Keys::K>;
+    static __device__ __forceinline__ State empty() {
+        if constexpr (Keys::HAS_EMPTY) return {Keys::EMPTY, -1};
+        else return {typename Keys::K{}, -1};
+    }
+    /** A later value replaces the run's extreme only when strictly more extreme: a tie keeps the first. */
     static __device__ __forceinline__ void fold(State& s, T x, int place) {
-        const bool take = s.place < 0 || (!is_nan(s.key) && (is_nan(x) || (MAX ? java_less(s.key, x) : java_less(x, s.key))));
-        if (take) s = {x, place};
+        const typename Keys::K k = Keys::key(x);
+        const bool beyond = MAX ? s.key < k : k < s.key;
+        if (Keys::HAS_EMPTY ? beyond : s.place < 0 || beyond) s = {k, place};
     }
     static __device__ __forceinline__ A partial(const State& s) {
-        return s.place < 0 ? ArgExtreme<T, MAX>::identity() : A{s.key, s.place};
+        return s.place < 0 ? ArgExtreme<T, MAX>::identity() : A{Keys::value(s.key), s.place};
     }
     static __device__ __forceinline__ A result(const State& s, int start) {
-        return s.place < 0 ? ArgExtreme<T, MAX>::identity() : A{s.key, s.place - start};
+        return s.place < 0 ? ArgExtreme<T, MAX>::identity() : A{Keys::value(s.key), s.place - start};
     }
 };
 template <class Rc, typename T>
