@@ -148,8 +148,9 @@ namespace seg = primer::segmented;
  * The merge-path tile kernel's blocks per SM (its launch bounds' minimum). Values of up to 4 bytes:
  * six, all that the shared memory of a 4-byte tile allows (32-40 registers on sm_80, sm_89 and
  * sm_90, unspilled; left to the compiler, min, max and the bitwise recipes took 48-56 and five), but
- * five for int8 argmin and argmax, which spilled 10 bytes at six on sm_80 and sm_89. 8-byte ones are
- * left to the compiler (0: no minimum).
+ * five for int8 argmin and argmax (47-48 registers on the marked tile since step 90; on the merge walk
+ * they had spilled 10 bytes at six on sm_80 and sm_89). 8-byte ones are left to the compiler (0: no
+ * minimum; argmin and argmax take 39 registers on sm_90, 52-54 on sm_80 and sm_89).
  */
 template <class Rc>
 constexpr int merge_path_min_blocks() {

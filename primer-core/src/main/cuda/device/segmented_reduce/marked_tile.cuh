@@ -46,7 +46,11 @@
 //
 // Step 90: ArgMin/ArgMax left the merge walk for these tiles. Their accumulator carries the index
 // within the segment, which a run of values does not know at its start: the runs count places
-// instead (INDICES BY PLACE, run_fold.cuh). The one launch keeps the walk (segmented_reduce/
+// instead, and compare integer keys (INDICES BY PLACE, run_fold.cuh). Power law (2^26 values, 12.8M
+// segments), argmax, ms: float32 0.397-0.401 -> 0.317-0.320 (the marked tile with ArgExtreme's
+// fold) -> 0.273-0.288 (keys); float64 0.493-0.502 -> 0.416-0.417 -> 0.375-0.389. ncu, float32:
+// the tile kernel 342 -> 263 -> 219 us, 284 M -> 226 M -> 180 M warp instructions
+// (bench/results/2026-11-26-nvidia-h200-step90-ab.md). The one launch keeps the walk (segmented_reduce/
 // one_launch.cuh): it walks tiles of the host's chosen step count.
 #pragma once
 #include "run_fold.cuh"
