@@ -70,6 +70,7 @@
 //   rows.cuh             rows_group, rows_warp, rows_chunk, rows_combine (with their measurements)
 //   segment_scratch.cuh  the chunk tiling of long segments, LongWork, the segments' counters and flags
 //   check_offsets.cuh    the offsets' check, its verdict, and the gate it shuts
+//   run_fold.cuh         a run of consecutive values folded by one thread (ArgMin/ArgMax by keys)
 //   warp_segments.cuh    a warp's 32 segments: their bounds behind the gate, lane_fold, queue_long_segments
 //   segments.cuh         segments_small, segments_short, segments_long, segments_combine (with their measurements)
 //
@@ -83,5 +84,6 @@
 #include "segmented_reduce/rows.cuh"
 #include "segmented_reduce/segment_scratch.cuh"
 #include "segmented_reduce/check_offsets.cuh"
+#include "segmented_reduce/run_fold.cuh"
 #include "segmented_reduce/warp_segments.cuh"
 #include "segmented_reduce/segments.cuh"

@@ -46,13 +46,14 @@
 //
 // Step 90: ArgMin/ArgMax left the merge walk for these tiles. Their accumulator carries the index
 // within the segment, which a run of values does not know at its start: the runs count places
-// instead, and compare integer keys (INDICES BY PLACE, run_fold.cuh). Power law (2^26 values, 12.8M
-// segments), argmax, ms: float32 0.397-0.401 -> 0.317-0.320 (the marked tile with ArgExtreme's
-// fold) -> 0.273-0.288 (keys); float64 0.493-0.502 -> 0.416-0.417 -> 0.375-0.389. ncu, float32:
-// the tile kernel 342 -> 263 -> 219 us, 284 M -> 226 M -> 180 M warp instructions
-// (bench/results/2026-11-26-nvidia-h200-step90-ab.md). The one launch keeps the walk (segmented_reduce/
-// one_launch.cuh): it walks tiles of the host's chosen step count.
+// instead (INDICES BY PLACE, place_frame.cuh), and compare integer keys (run_fold.cuh). Power law
+// (2^26 values, 12.8M segments), argmax, ms: float32 0.397-0.401 -> 0.317-0.320 (the marked tile
+// with ArgExtreme's fold) -> 0.273-0.288 (keys); float64 0.493-0.502 -> 0.416-0.417 -> 0.375-0.389.
+// ncu, float32: the tile kernel 342 -> 263 -> 219 us, 284 M -> 226 M -> 180 M warp instructions
+// (bench/results/2026-11-26-nvidia-h200-step90-ab.md). The one launch keeps the walk
+// (segmented_reduce/one_launch.cuh): it walks tiles of the host's chosen step count.
 #pragma once
+#include "place_frame.cuh"
 #include "run_fold.cuh"
 
 namespace primer {
@@ -164,7 +165,7 @@ __device__ __forceinline__ void load_round(const long long* __restrict__ offsets
 /**
  * Folds value p (at `place`) into the thread's run; at a segment's last value (mark k), writes the
  * segment's result (or keeps it as this thread's first, whose earlier part the block scan supplies)
- * and starts anew. `run_start`: the place after this thread's last close (run_fold.cuh).
+ * and starts anew. `run_start`: the place after this thread's last close (place_frame.cuh).
  */
 template <class Rc>
 __device__ __forceinline__ void fold_marked(typename Rc::T value, unsigned short mark, int place, int& run_start,
@@ -258,7 +259,7 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
     }
     const A acc = RunFold<Rc>::partial(run), first_partial = RunFold<Rc>::partial(first_run);
     A* open_part = merge_path_open_slot<A>(scratch, tiles, t);
-    if constexpr (CarriesIndex<A>::value) {  // INDICES BY PLACE (run_fold.cuh)
+    if constexpr (CarriesIndex<A>::value) {  // INDICES BY PLACE (place_frame.cuh)
         merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
                                        smem.scan, first_part, open_part, scratch, tile_out,
                                        PlaceFrame{offsets, place_origin<Rc>()});

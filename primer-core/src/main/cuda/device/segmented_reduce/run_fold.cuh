@@ -1,31 +1,17 @@
-// How a thread of the marked tile (marked_tile.cuh) folds its run of values: by the recipe's
-// operator, or, for ArgMin/ArgMax, by place (INDICES BY PLACE below).
+// How a thread folds a run of consecutive values (a lane's short segment, warp_segments.cuh; a
+// thread's run in the marked tile, marked_tile.cuh): by the recipe's operator, or, for ArgMin/ArgMax,
+// by keys and places.
 //
-// INDICES BY PLACE. A thread folding a run of values does not know where the segment open at the
-// run's start began, so it cannot count an index within that segment. It counts places instead (a
-// value's index in the tile's stage, lead + its position in the tile): one frame for every thread
-// of the tile, in which the block scan at the tile's end combines partials as it does any others.
-// A result the thread closes itself counts from the place after its previous close; the others
-// (the first segment each thread closes, the tile's first and open parts) are taken to their
-// segment's own frame by merge_path_tile_end through PlaceFrame, one load of the segment's start
-// offset each. (The merge walk, which knows every segment's start, counts from it directly.)
-// Within a run a value always comes after all that the accumulator holds, so the fold takes it only
-// when it is strictly more extreme (a tie keeps the first), comparing integer keys (RunKeys), and
-// keeps the place as an int: against ArgExtreme's (key, 64-bit index) operator, fewer registers, no
-// index comparison and no NaN tests.
+// Within a run a value always comes after all that the accumulator holds, so the ArgMin/ArgMax fold
+// takes it only when it is strictly more extreme (a tie keeps the first), comparing integer keys
+// (RunKeys), and keeps the value's place (an index the caller counts, within the segment or the
+// tile: place_frame.cuh) as an int: against ArgExtreme's (key, 64-bit index) operator, fewer
+// registers, no index comparison and no NaN tests. The result is ArgExtreme's: the first extreme.
 #pragma once
-#include "../segmented_reduce_merge_path.cuh"
+#include "recipe.cuh"
 
 namespace primer {
 namespace segmented {
-
-/** An accumulator with its index counted from `start` instead (ArgMin/ArgMax; the identity's -1 stays). */
-template <typename A>
-__device__ __forceinline__ A index_from(A a, long long) { return a; }
-template <typename T>
-__device__ __forceinline__ KeyIndex<T> index_from(KeyIndex<T> a, long long start) {
-    return {a.key, a.index < 0 ? a.index : a.index - start};
-}
 
 /** A run's fold by the recipe's operator. */
 template <class Rc, class Op = typename Rc::Op>
@@ -107,38 +93,6 @@ template <class Rc, typename T>
 struct RunFold<Rc, ArgMax<T>> : ArgRunFold<Rc, T, true> {};
 template <class Rc, typename T>
 struct RunFold<Rc, ArgMin<T>> : ArgRunFold<Rc, T, false> {};
-
-/**
- * Where a tile's places lie (INDICES BY PLACE), in shared memory: what PlaceFrame needs after the
- * fold, which would otherwise hold the tile's span in registers through it (they spilled at six
- * blocks per SM).
- */
-struct PlaceOrigin {
-    long long i0;      // the tile's first segment
-    long long origin;  // the offset (an index of the values) at place 0: the tile's first value less lead
-    int na;            // segments closing in the tile
-};
-
-/** A tile's PlaceOrigin: one per recipe, and none where no recipe needs it. */
-template <class Rc>
-__device__ __forceinline__ PlaceOrigin& place_origin() {
-    __shared__ PlaceOrigin origin;
-    return origin;
-}
-
-/**
- * merge_path_tile_end's frame for partials by place: each leaves counted from its segment's start.
- * The offsets passed the check (the tile runs only then), so the starts need no clamping.
- */
-struct PlaceFrame {
-    const long long* offsets;
-    const PlaceOrigin& places;
-    /** Segment i0 + k's first place (negative when it began in an earlier tile). */
-    __device__ __forceinline__ long long start(int k) const { return __ldg(offsets + places.i0 + k) - places.origin; }
-    template <typename A> __device__ __forceinline__ A closed(A a, int k) const { return index_from(a, start(k)); }
-    /** The segment open at the tile's end is i0 + na (offsets has nseg + 1 entries: i0 + na <= nseg). */
-    template <typename A> __device__ __forceinline__ A open(A a) const { return index_from(a, start(places.na)); }
-};
 
 }  // namespace segmented
 }  // namespace primer

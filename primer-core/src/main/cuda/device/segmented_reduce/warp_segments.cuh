@@ -5,6 +5,7 @@
 #pragma once
 #include "policy.cuh"
 #include "recipe.cuh"
+#include "run_fold.cuh"
 #include "segment_scratch.cuh"
 #include "check_offsets.cuh"
 
@@ -67,23 +68,20 @@ template <class Rc> struct SumsBatchIn32 { static constexpr bool value = false; 
 template <typename A, typename Out>
 struct SumsBatchIn32<Recipe<int8_t, A, Out, Sum<A>>> { static constexpr bool value = true; };
 
-/** Whether A is ArgMin/ArgMax's (value, index) pair. */
-template <typename A> constexpr bool IndexPair = false;
-template <typename T> constexpr bool IndexPair<KeyIndex<T>> = true;
-
 /**
  * Whether segments_short's lanes issue each batch's loads before they fold the batch before it
- * (lane_fold's AHEAD): values of up to 4 bytes, an accumulator of up to 8 bytes that carries no index,
- * and not SumsBatchIn32 (int8 sums, ALU-bound, not waiting on loads). A lane's segment of 1-32 values
- * took up to four round trips of SHORT_BATCH loads one after another: ncu, H200, 2^26 float32 values
- * in uniform 1-32 segments, the kernel 106.8 -> 96.0 us (46.0 M -> 40.7 M warp instructions: whole
- * batches fold without tests); uniform 1-8 unchanged, 119.6 -> 118.9 us (step 87,
- * bench/results/2026-11-26-nvidia-h200-step87-ab.md). The others spilled at segments_short's
- * registers (8-byte values 20-88 bytes at 40 registers, int8 ArgMin/ArgMax 4 at 32).
+ * (lane_fold's AHEAD): values of up to 4 bytes, a fold state of up to 8 bytes (ArgMin/ArgMax's
+ * key and place since step 90, run_fold.cuh), and not SumsBatchIn32 (int8 sums, ALU-bound, not
+ * waiting on loads). A lane's segment of 1-32 values took up to four round trips of SHORT_BATCH
+ * loads one after another: ncu, H200, 2^26 float32 values in uniform 1-32 segments, the kernel
+ * 106.8 -> 96.0 us (46.0 M -> 40.7 M warp instructions: whole batches fold without tests); uniform
+ * 1-8 unchanged, 119.6 -> 118.9 us (step 87, bench/results/2026-11-26-nvidia-h200-step87-ab.md).
+ * 8-byte values spilled 20-88 bytes at segments_short's 40 registers; ArgMin/ArgMax, folded as
+ * (key, 64-bit index) pairs by ArgExtreme until step 90, had spilled 4 bytes (int8) at 32.
  */
 template <class Rc>
-constexpr bool FoldsAhead = sizeof(typename Rc::T) <= 4 && sizeof(typename Rc::A) <= 8 &&
-                            !IndexPair<typename Rc::A> && !SumsBatchIn32<Rc>::value;
+constexpr bool FoldsAhead = sizeof(typename Rc::T) <= 4 && sizeof(typename RunFold<Rc>::State) <= 8 &&
+                            !SumsBatchIn32<Rc>::value;
 
 /**
  * A short segment folded by one lane, in index order, SHORT_BATCH loads in flight. AHEAD: the next
@@ -94,8 +92,9 @@ __device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __rest
     using T = typename Rc::T;
     using A = typename Rc::A;
     constexpr int SHORT_BATCH = 8;
+    using Fold = RunFold<Rc>;  // ArgMin/ArgMax by keys, the index within the segment as the place
     typename Rc::Op op;
-    A acc = Rc::Op::identity();
+    typename Fold::State acc = Fold::empty();
     if constexpr (AHEAD) {
         T items[SHORT_BATCH];
 #pragma unroll
@@ -111,13 +110,13 @@ __device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __rest
                 if (i0 + SHORT_BATCH + k < n) next[k] = in[start + i0 + SHORT_BATCH + k];
             }
 #pragma unroll
-            for (int k = 0; k < SHORT_BATCH; ++k) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+            for (int k = 0; k < SHORT_BATCH; ++k) Fold::fold(acc, items[k], i0 + k);
 #pragma unroll
             for (int k = 0; k < SHORT_BATCH; ++k) items[k] = next[k];
         }
 #pragma unroll
         for (int k = 0; k < SHORT_BATCH; ++k) {  // the last batch
-            if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+            if (i0 + k < n) Fold::fold(acc, items[k], i0 + k);
         }
     } else {
 #pragma unroll 1  // a batch a trip: most short segments are one batch (int8 sums were unrolled by two)
@@ -137,12 +136,12 @@ __device__ __forceinline__ typename Rc::A lane_fold(const typename Rc::T* __rest
                 }
 #pragma unroll
                 for (int k = 0; k < SHORT_BATCH; ++k) {
-                    if (i0 + k < n) acc = op(acc, Lift<T, A>::apply(items[k], i0 + k));
+                    if (i0 + k < n) Fold::fold(acc, items[k], i0 + k);
                 }
             }
         }
     }
-    return acc;
+    return Fold::result(acc, 0);
 }
 
 /**
