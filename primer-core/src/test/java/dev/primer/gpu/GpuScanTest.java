@@ -477,32 +477,6 @@ class GpuScanTest {
         }
     }
 
-    /**
-     * int8 MIN and MAX, whose whole chunks take pair extremes on sm_90 where their warp's row holds no
-     * head (BYTE EXTREMES in scan_kernels.cuh): plain, and segmented with no heads, heads in some rows
-     * and in most, over drifting data (byteValue) whose running extremes keep changing inside chunks;
-     * inclusive and exclusive, from the identity or an init, at every alignment of the data.
-     */
-    @Test
-    void int8MinAndMaxWholeChunksAndRows() {
-        SplittableRandom random = new SplittableRandom(17);
-        int[] sizes = {16, 33, 4097, (1 << 15) + 1, 100_003, (1 << 20) + 3};
-        double[] rates = {0, 0.0005, 0.05};
-        for (Op op : new Op[] {Op.MIN, Op.MAX}) {
-            for (int n : sizes) {
-                for (int shift = 0; shift < 16; shift += n > 50_000 ? 7 : 3) {
-                    boolean inclusive = random.nextBoolean();
-                    long init = inclusive && random.nextBoolean() ? GpuScan.identityBits(DType.BYTE, op) : byteInitBits(random);
-                    checkScan(DType.BYTE, DType.BYTE, op, inclusive, init, n, shift, shift, false, random.nextLong());
-                    for (boolean byOffsets : new boolean[] {false, true}) {
-                        checkSegmented(DType.BYTE, op, !inclusive, init, n, shift, shift, rates[random.nextInt(rates.length)],
-                                byOffsets, random.nextLong(), 1);
-                    }
-                }
-            }
-        }
-    }
-
     /** A random int8 init, as the bits callers may pass: sign-extended, the unsigned byte, or with junk above it. */
     private static long byteInitBits(SplittableRandom random) {
         byte b = (byte) random.nextInt(256);
