@@ -629,30 +629,6 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             store.put(piece, o);
         }
     };
-    // A chunk's outputs; under BYTE EXTREMES a whole chunk's by pair extremes, where its warp's row
-    // holds no head (a vote: a lane folding a head while the others take pairs would cost the warp
-    // both). Every lane of the warp calls.
-    auto chunk_outputs = [&](int r, Acc running) {
-        if constexpr (BYTE_EXTREMES) {
-            bool by_pairs = scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n) == WHOLE;
-            V prefix;
-            if constexpr (SEGMENTED) {
-                by_pairs = !__any_sync(0xffffffffu, row_heads(r) != 0u) && by_pairs;
-                prefix = running.value;
-            } else {
-                prefix = running;
-            }
-            if (by_pairs) {
-                const uint4 w = scan_detail::byte_chunk_extremes<ByteExtremes<Op, InT>::MAX>(
-                    scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)prefix, inclusive);
-                OutT o[VEC];
-                __builtin_memcpy(o, &w, 16);
-                scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
-                return;
-            }
-        }
-        fold_chunk_outputs(r, running);
-    };
 
     // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float32 min and max, NaNFreeForm). A warp
     // that meets no NaN gets the operator's bits from the bare instruction, so it combines with
@@ -1097,7 +1073,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                             fold_chunk_outputs(r, chunk_prefix);
                         }
                     } else {
-                        chunk_outputs(r, chunk_prefix);
+                        fold_chunk_outputs(r, chunk_prefix);
                     }
                 } else {
                     Acc a[VEC];
@@ -1146,7 +1122,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             if constexpr (FOLD) {
-                chunk_outputs(r, prefix[r]);
+                fold_chunk_outputs(r, prefix[r]);
             } else {
                 Acc a[VEC];
                 int skip;

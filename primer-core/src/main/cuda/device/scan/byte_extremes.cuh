@@ -5,8 +5,7 @@
 // sign-extended lanes by prmt (a selector nibble 8 + b copies byte b's sign), seven pair extremes
 // and one of the last pair's two lanes give its extreme. A segmented chunk's total runs from its last
 // head on: the bytes before it are replaced by one that changes no extreme (-128 for max, 127 for min)
-// before the pairs are made, so heads cost a mask, not a select per item. A whole chunk's outputs
-// take pair extremes too (byte_chunk_extremes), where its warp's row holds no head.
+// before the pairs are made, so heads cost a mask, not a select per item.
 #pragma once
 #include "../../ops.cuh"
 #include "integer_extremes.cuh"
@@ -48,49 +47,6 @@ __device__ __forceinline__ int byte_extreme_from(const uint4& w, int from) {
     }
     const unsigned last = pair_extreme<MAX>(pair_extreme<MAX>(pairs[0], pairs[1]), pair_extreme<MAX>(pairs[2], pairs[3]));
     return integer_extreme<MAX>((int)(short)(last & 0xffffu), (int)last >> 16);
-}
-
-/**
- * A whole chunk's 16 outputs under max (MAX) or min, from `prefix`, what precedes the chunk (an int8
- * value, or the operator's identity: either way within the bytes' range once clamped to it). The
- * items pair up as (k, k + 8) in two 16-bit lanes, the prefix in front of item 0's lane, so that
- * eight pair extremes give the first half's outputs and the second half's running extremes at
- * once; those then take in the first half's last output, two lanes at a time: four more.
- * Exclusive outputs are the inclusive ones of the chunk moved one byte later behind a neutral
- * byte. About 2.6 instructions an item where the fold took 4 (ncu's SASS counts, step 88).
- */
-template <bool MAX>
-__device__ __forceinline__ uint4 byte_chunk_extremes(const uint4& w, int prefix, int inclusive) {
-    constexpr unsigned NEUTRAL = MAX ? 0x80808080u : 0x7f7f7f7fu;  // bytes that change no extreme
-    const unsigned shift = inclusive ? 0u : 8u;
-    const unsigned low[2] = {__funnelshift_l(NEUTRAL, w.x, shift), __funnelshift_l(w.x, w.y, shift)};
-    const unsigned high[2] = {__funnelshift_l(w.y, w.z, shift), __funnelshift_l(w.z, w.w, shift)};
-    // Lanes (k, k + 8) hold the extremes of prefix and items 0..k, and of items 8..k+8.
-    unsigned running = ((unsigned)max(-128, min(127, prefix)) & 0xffffu) | (MAX ? 0x80000000u : 0x7fff0000u);
-    unsigned firsts[4];   // outputs 0..7, two a word (low bytes): first half, final
-    unsigned seconds[4];  // items 8..15's running extremes, two a word: second half, before the first's
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        // Byte k of the first half and of the second, each sign-extended to 16 bits.
-        const unsigned j = k & 3;
-        running = pair_extreme<MAX>(running, prmt(low[k / 4], high[k / 4], j | (8 | j) << 4 | (4 | j) << 8 | (12 | j) << 12));
-        if (k % 2 == 0) {
-            firsts[k / 2] = running;
-            seconds[k / 2] = running;
-        } else {
-            firsts[k / 2] = prmt(firsts[k / 2], running, 0x0040u);   // lanes' low bytes: outputs k - 1 and k
-            seconds[k / 2] = prmt(seconds[k / 2], running, 0x7632u);  // high lanes: items k + 7 and k + 8
-        }
-    }
-    const unsigned first_half = prmt(running, 0u, 0x1010u);  // output 7 in both lanes
-    unsigned words[4];
-#pragma unroll
-    for (int q = 0; q < 2; ++q) {
-        words[q] = prmt(firsts[2 * q], firsts[2 * q + 1], 0x5410u);
-        words[q + 2] = prmt(pair_extreme<MAX>(seconds[2 * q], first_half), pair_extreme<MAX>(seconds[2 * q + 1], first_half),
-                            0x6420u);
-    }
-    return make_uint4(words[0], words[1], words[2], words[3]);
 }
 
 /**
