@@ -215,6 +215,37 @@ __device__ __forceinline__ bool merge_path_span(const long long* offsets, long l
 }
 
 /**
+ * Asks L2 for bytes [from, from + bytes) of global memory, the whole 16-byte pieces among them (sm_90:
+ * one bulk prefetch; nothing before). A hint: no register, shared memory or wait is held for it.
+ */
+__device__ __forceinline__ void prefetch_l2(const void* from, long long bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const unsigned long long a = (reinterpret_cast<unsigned long long>(from) + 15) & ~15ull;
+    const unsigned long long b = (reinterpret_cast<unsigned long long>(from) + (unsigned long long)bytes) & ~15ull;
+    if (bytes > 0 && b > a) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"((unsigned)(b - a)) : "memory");
+#endif
+}
+
+/**
+ * Asks L2 for the values and offsets of tile t + MERGE_PATH_PREFETCH_AHEAD, whose block starts soon after this
+ * one's, so that its staging and offsets meet L2 rather than DRAM (sm_90). One thread calls, after its own loads.
+ */
+template <typename T>
+__device__ __forceinline__ void merge_path_prefetch_ahead(const T* in, const long long* offsets, const FlatRange& range,
+                                                          long long nseg, long long tile_items, long long tiles, long long t,
+                                                          unsigned char* scratch) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    const long long ahead = t + Constants::MERGE_PATH_PREFETCH_AHEAD;
+    if (ahead >= tiles) return;
+    const long long* splits = merge_path_splits(scratch);
+    MergePathSpan span;
+    if (!merge_path_span_of(range, nseg, tile_items, ahead, splits[ahead], splits[ahead + 1], span)) return;
+    prefetch_l2(in + range.base + span.j0, (long long)span.nb * (long long)sizeof(T));
+    prefetch_l2(offsets + span.i0, 8ll * (span.na + 1));
+#endif
+}
+
+/**
  * A tile's end, once each thread has walked its steps: a block-wide segmented scan of the threads'
  * open partials (a thread that closed a segment starts anew) gives each thread what precedes its
  * first closed segment. That segment's result goes to results[first_closed] (segment i0 +

@@ -99,19 +99,6 @@ __device__ __forceinline__ typename Rc::A prefix_at(const PrefixTileStorage<Rc, 
     return op(smem.group_prefix[q >> 2], group_head<Rc>(smem.values, q >> 2, q & 3));
 }
 
-/**
- * Asks L2 for the offsets of the segments closing in the tile, offsets[i0 .. i0 + na] (sm_90: one bulk
- * prefetch of the whole 16-byte pieces among them; nothing before), as the tile starts: its warps
- * read them only after the staging and the block scan, and would otherwise wait on DRAM then.
- */
-__device__ __forceinline__ void prefetch_tile_offsets_l2(const long long* offsets, const MergePathSpan& span) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned long long from = (reinterpret_cast<unsigned long long>(offsets + span.i0) + 15) & ~15ull;
-    const unsigned long long to = reinterpret_cast<unsigned long long>(offsets + span.i0 + span.na + 1) & ~15ull;
-    if (to > from) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(from), "r"((unsigned)(to - from)) : "memory");
-#endif
-}
-
 /** Tile t of BLOCK * ITEMS merge steps by prefix differences (see the top of this file). */
 template <class Rc, int BLOCK, int ITEMS>
 __device__ __forceinline__ void merge_path_prefix_tile(const typename Rc::T* __restrict__ in,
@@ -131,9 +118,12 @@ __device__ __forceinline__ void merge_path_prefix_tile(const typename Rc::T* __r
     if (!merge_path_span(offsets, nseg, in_length, (long long)BLOCK * ITEMS, t, scratch, range, span)) return;
     const int tid = threadIdx.x, nb = span.nb;
     const long long first_value = range.base + span.j0;
-    if (tid == 0) prefetch_tile_offsets_l2(offsets, span);
+    // Its warps read the offsets of the segments closing here only after the staging and the block
+    // scan: L2 is asked for them now, and for a later tile's values and offsets.
+    if (tid == 0) prefetch_l2(offsets + span.i0, 8ll * (span.na + 1));
 
     const int lead = stage_values_aligned<T, BLOCK, true>(in + first_value, nb, smem.values);  // value p at lead + p
+    if (tid == 0) merge_path_prefetch_ahead(in, offsets, range, nseg, (long long)BLOCK * ITEMS, tiles, t, scratch);
     const int places = lead + nb;
     // Zeros before the first value and up to the end of the last group: they add nothing to any sum.
     if (tid < lead) smem.values[tid] = T(0);
