@@ -215,18 +215,6 @@ __device__ __forceinline__ bool merge_path_span(const long long* offsets, long l
 }
 
 /**
- * Asks L2 for bytes [from, from + bytes) of global memory, the whole 16-byte pieces among them (sm_90:
- * one bulk prefetch; nothing before). A hint: no register, shared memory or wait is held for it.
- */
-__device__ __forceinline__ void prefetch_l2(const void* from, long long bytes) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    const unsigned long long a = (reinterpret_cast<unsigned long long>(from) + 15) & ~15ull;
-    const unsigned long long b = (reinterpret_cast<unsigned long long>(from) + (unsigned long long)bytes) & ~15ull;
-    if (bytes > 0 && b > a) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(a), "r"((unsigned)(b - a)) : "memory");
-#endif
-}
-
-/**
  * Asks L2 for the values and offsets of tile t + MERGE_PATH_PREFETCH_AHEAD, whose block starts soon after this
  * one's, so that its staging and offsets meet L2 rather than DRAM (sm_90). One thread calls, after its own loads.
  */

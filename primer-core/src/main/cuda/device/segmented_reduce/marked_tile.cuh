@@ -267,8 +267,6 @@ __device__ __forceinline__ void merge_path_marked_tile(const typename Rc::T* __r
         merge_path_tile_end<Rc, BLOCK>(acc, closed, first_partial, first_closed, smem.first_start, span.j0, span.i0,
                                        smem.scan, first_part, open_part, scratch, tile_out);
     }
-    // At the end, where thread 0 holds least (at the start, 4-byte argmin/argmax spilled 24-48 bytes).
-    if (tid == 0) merge_path_prefetch_ahead(in, offsets, range, nseg, (long long)BLOCK * ITEMS, tiles, t, scratch);
 }
 
 }  // namespace segmented
