@@ -25,6 +25,8 @@ struct Constants {
     static constexpr int MERGE_PATH_ITEMS = 13;       // merge-path steps per thread, 8-byte values (segmented_reduce_merge_path.cuh)
     static constexpr int MERGE_PATH_ITEMS_NARROW = 23; // the same for 1- to 4-byte values
     static constexpr int MERGE_PATH_PREFETCH_AHEAD = 192;  // tiles between a tile and the one it asks L2 for (merge_path_prefetch_ahead)
+    static constexpr int SHORT_PREFETCH_AHEAD = 1536;      // blocks between segments_short's block and the one it asks L2 for
+    static constexpr int SHORT_PREFETCH_SEGMENT_BYTES = 32; // ... where segments average at most this many bytes of values
     static constexpr int SLOT_BYTES = 16;
     static constexpr int HEADER_BYTES = 256;
     static constexpr int OVERFLOW_FLAG_OFFSET = 0;

@@ -4,6 +4,7 @@
 // (lane_fold) and queuing the long ones as work items for segments_long (queue_long_segments).
 #pragma once
 #include "policy.cuh"
+#include "../../thread/copy_async.cuh"
 #include "recipe.cuh"
 #include "run_fold.cuh"
 #include "segment_scratch.cuh"
