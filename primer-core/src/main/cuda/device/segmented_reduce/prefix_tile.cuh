@@ -25,6 +25,12 @@
 //   merge_path_fixup combines those slots as for every other recipe.
 // Measured: bench/results/2026-11-26-nvidia-h200-step84-ab.md (int8 sums 25% faster on power laws,
 // int32 27%).
+// Step 91: thread 0 asks L2 for the tile's own offsets as it starts (its warps read them only after
+// the block scan) and for tile t + 192's values and offsets (merge_path_prefetch_ahead), whose block
+// starts soon after. Power law, 2^26 int8 values, ms: 0.179-0.185 -> 0.163-0.166 (own offsets) ->
+// 0.157-0.158; the tile kernel 132 -> 116 -> 110 us; int32 about 2% faster; 96 tiles ahead gained
+// less, 384 as much (bench/results/2026-11-26-nvidia-h200-step91-ab.md). The marked tile ran 5-8%
+// slower with the same prefetch ahead (its L2 already 90% busy) and keeps none.
 #pragma once
 #include "marked_tile.cuh"
 

@@ -107,9 +107,12 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
  */
 /**
  * Whether segments_short's blocks ask L2 ahead (segments_short_prefetch_ahead): on sm_90, where segments
- * average at most SHORT_PREFETCH_SEGMENT_BYTES of values. Farther than about 16 MB past the blocks
- * running, the lines were evicted before use: float32 over uniform lengths 1-32 (66 bytes a segment)
- * ran 2-3% slower with it (step 91).
+ * average at most SHORT_PREFETCH_SEGMENT_BYTES of values. 2^26 values over uniform lengths 1-8, ms
+ * (step 91, bench/results/2026-11-26-nvidia-h200-step91-ab.md): int8 sums 0.141-0.145 -> 0.129 (the
+ * kernel 99 -> 88 us), float32 argmax 0.179-0.183 -> 0.178-0.179, float32 sums 1-2% faster. Farther
+ * than about 16 MB past the blocks running the lines were evicted before use: float32 over uniform
+ * lengths 1-32 (66 bytes a segment) ran 2-3% slower with it, so it asks nothing there. Asked as each
+ * block starts, 128 or 256 blocks ahead, it gained less (int8 0%, 5%).
  */
 template <typename T>
 __device__ __forceinline__ bool segments_short_prefetches(const WarpSegments& w, long long nseg) {
