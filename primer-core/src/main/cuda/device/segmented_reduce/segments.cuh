@@ -83,29 +83,6 @@ __device__ __forceinline__ void segments_small(const typename Rc::T* __restrict_
 }
 
 /**
- * segments_small for segments the offsets' check found all short (<= SHORT_SEGMENT): a lane per
- * segment and nothing else, so the kernel needs 25-40 registers instead of 55-64 (62 for the
- * user-defined operators' ordered segments_small), and an SM holds six or eight of its blocks
- * instead of two to four (three): warps in flight counted most there (see the top of this file).
- * The host takes it on the classic route when the check finds every value in a short segment, and
- * then launches no segments_long or segments_combine. Its gate opens only where the check raised
- * ROUTED_SHORT (check_offsets.cuh), so the host may queue it before it has the verdict. A segment
- * that grew past SHORT_SEGMENT since the check (offsets changed meanwhile) is still folded by its
- * lane, within the clamped bounds. Each lane folds in index order, so it serves operators that do
- * not commute (GpuCustomSegmentedReduce takes it too).
- * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
- * step75-ab.md): uniform lengths 1-8 (14.9M segments) 0.241-0.249 -> 0.172-0.179 ms, the kernel
- * 189 us at 41% achieved occupancy (segments_small, step 73's ncu) -> 119 us at 83%; uniform 1-32
- * 0.146-0.153 -> 0.130-0.134 ms. A user-defined operator (affine maps over int64, uniform 1-8,
- * step76-ab.md): 0.298-0.313 -> 0.244-0.277 ms, the kernel 223 -> 176 us at 91% of DRAM.
- * Step 86 (2026-11-26-nvidia-h200-step86-ab.md): int8 over uniform 1-8 is bound by the ALU pipe (81%
- * busy; DRAM 52%): the fold's bounds tests, clamps and predicated loads. Not kept: one wave of warps
- * taking group after group with the next group's offsets in flight (int8 1-3% slower, float32 3%
- * faster), and int8 values loaded a word at a time (24% more instructions, 19% slower). Step 87 summed
- * int8 batches in 32 bits (lane_fold, SumsBatchIn32): 116 -> 99 us; and had lanes issue each batch's
- * loads before folding the one before (FoldsAhead): float32 over uniform 1-32, 107 -> 96 us.
- */
-/**
  * Whether segments_short's blocks ask L2 ahead (segments_short_prefetch_ahead): on sm_90, where segments
  * average at most SHORT_PREFETCH_SEGMENT_BYTES of values. 2^26 values over uniform lengths 1-8, ms
  * (step 91, bench/results/2026-11-26-nvidia-h200-step91-ab.md): int8 sums 0.141-0.145 -> 0.129 (the
@@ -143,6 +120,29 @@ __device__ __forceinline__ void segments_short_prefetch_ahead(const T* in, const
     }
 }
 
+/**
+ * segments_small for segments the offsets' check found all short (<= SHORT_SEGMENT): a lane per
+ * segment and nothing else, so the kernel needs 25-40 registers instead of 55-64 (62 for the
+ * user-defined operators' ordered segments_small), and an SM holds six or eight of its blocks
+ * instead of two to four (three): warps in flight counted most there (see the top of this file).
+ * The host takes it on the classic route when the check finds every value in a short segment, and
+ * then launches no segments_long or segments_combine. Its gate opens only where the check raised
+ * ROUTED_SHORT (check_offsets.cuh), so the host may queue it before it has the verdict. A segment
+ * that grew past SHORT_SEGMENT since the check (offsets changed meanwhile) is still folded by its
+ * lane, within the clamped bounds. Each lane folds in index order, so it serves operators that do
+ * not commute (GpuCustomSegmentedReduce takes it too).
+ * Measured (H200, 2^26 float32 values, A/B three rounds, bench/results/2026-11-25-nvidia-h200-
+ * step75-ab.md): uniform lengths 1-8 (14.9M segments) 0.241-0.249 -> 0.172-0.179 ms, the kernel
+ * 189 us at 41% achieved occupancy (segments_small, step 73's ncu) -> 119 us at 83%; uniform 1-32
+ * 0.146-0.153 -> 0.130-0.134 ms. A user-defined operator (affine maps over int64, uniform 1-8,
+ * step76-ab.md): 0.298-0.313 -> 0.244-0.277 ms, the kernel 223 -> 176 us at 91% of DRAM.
+ * Step 86 (2026-11-26-nvidia-h200-step86-ab.md): int8 over uniform 1-8 is bound by the ALU pipe (81%
+ * busy; DRAM 52%): the fold's bounds tests, clamps and predicated loads. Not kept: one wave of warps
+ * taking group after group with the next group's offsets in flight (int8 1-3% slower, float32 3%
+ * faster), and int8 values loaded a word at a time (24% more instructions, 19% slower). Step 87 summed
+ * int8 batches in 32 bits (lane_fold, SumsBatchIn32): 116 -> 99 us; and had lanes issue each batch's
+ * loads before folding the one before (FoldsAhead): float32 over uniform 1-32, 107 -> 96 us.
+ */
 template <class Rc, int BLOCK>
 __device__ __forceinline__ void segments_short(const typename Rc::T* __restrict__ in,
                                                const long long* __restrict__ offsets, long long nseg,
