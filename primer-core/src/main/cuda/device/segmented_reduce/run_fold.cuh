@@ -7,6 +7,9 @@
 // (RunKeys), and keeps the value's place (an index the caller counts, within the segment or the
 // tile: place_frame.cuh) as an int: against ArgExtreme's (key, 64-bit index) operator, fewer
 // registers, no index comparison and no NaN tests. The result is ArgExtreme's: the first extreme.
+// Not the scans' float keys (../scan/float_keys.cuh), though the sign flip is the same: those keep
+// each NaN's own bits and so order NaNs by payload, where a run must keep its first NaN whatever
+// the payloads (one key for every NaN), and they leave no key past every value for the empty run.
 #pragma once
 #include "recipe.cuh"
 
