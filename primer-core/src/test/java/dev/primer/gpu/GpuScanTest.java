@@ -455,10 +455,54 @@ class GpuScanTest {
         }
     }
 
+    /**
+     * Segmented int8 min and max (ROW KEYS in scan_kernels.cuh: each row's chunk prefixes from one max scan
+     * of keys that count the heads before each lane): per warp row of 32 chunks of 16 items, no head, a head
+     * at the row's first item, in its last chunk, at a chunk's last item, two in one chunk, one in every
+     * chunk, or at random; whole tiles without any; data drifting into -128 and 127 and clamped there.
+     */
+    @Test
+    void int8SegmentedMinAndMaxByRowKeys() {
+        SplittableRandom random = new SplittableRandom(29);
+        int n = 3 * 32768 + 4099, row = 512, chunk = 16;
+        for (Op op : new Op[] {Op.MIN, Op.MAX}) {
+            for (boolean byOffsets : new boolean[] {false, true}) {
+                for (int shift : new int[] {0, 1 + random.nextInt(15)}) {
+                    List<Long> starts = new ArrayList<>(List.of(0L));
+                    for (int r = 0; r * row < n; r++) {
+                        if ((r * row / 32768) % 3 == 1) continue;  // a tile without heads
+                        int at = r * row;
+                        int lane = random.nextInt(32);
+                        switch (random.nextInt(7)) {
+                            case 0 -> { }
+                            case 1 -> starts.add((long) at);
+                            case 2 -> starts.add((long) at + 31 * chunk + random.nextInt(chunk));
+                            case 3 -> starts.add((long) at + lane * chunk + chunk - 1);
+                            case 4 -> {
+                                starts.add((long) at + lane * chunk + random.nextInt(chunk / 2));
+                                starts.add((long) at + lane * chunk + chunk / 2 + random.nextInt(chunk / 2));
+                            }
+                            case 5 -> {
+                                for (int l = 0; l < 32; l++) starts.add((long) at + l * chunk + random.nextInt(chunk));
+                            }
+                            default -> starts.add((long) at + random.nextInt(row));
+                        }
+                    }
+                    starts.removeIf(at -> at >= n);
+                    starts.add((long) n);
+                    boolean inclusive = random.nextBoolean();
+                    long init = random.nextBoolean() ? GpuScan.identityBits(DType.BYTE, op) : byteInitBits(random);
+                    checkSegmentedAt(DType.BYTE, op, inclusive, init, n, shift, shift, starts, byOffsets,
+                            byOffsets ? OFFSETS_PAD : 0, random.nextLong(), 1, "row keys");
+                }
+            }
+        }
+    }
+
     @Test
     void int8SegmentedByFlagsAndByOffsets() {
         SplittableRandom random = new SplittableRandom(13);
-        // Around the tiles: 16384 items, 32768 for sums (SEGMENTED BYTE SUMS).
+        // Around the tiles: 16384 items, 32768 for sums, min and max (SEGMENTED BYTE SUMS, ROW KEYS).
         int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, (1 << 15) + 1, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (boolean byOffsets : new boolean[] {false, true}) {
