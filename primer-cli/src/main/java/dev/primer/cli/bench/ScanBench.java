@@ -107,6 +107,7 @@ final class ScanBench {
                 segmented(s, "segscan_max_i32", Op.MAX, DType.INT, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_i64", Op.MAX, DType.LONG, SHORT_SEGMENTS),
                 segmented(s, "segscan_max_i8", Op.MAX, DType.BYTE, SHORT_SEGMENTS),
+                segmented(s, "segscan_max_i8_dense", Op.MAX, DType.BYTE, DType.BYTE, DENSE_SEGMENTS),
                 byOffsets(s, "segscan_offsets_f32", Op.SUM, DType.FLOAT),
                 byOffsets(s, "segscan_offsets_i32", Op.SUM, DType.INT),
                 byOffsets(s, "segscan_offsets_f64", Op.SUM, DType.DOUBLE),
