@@ -77,8 +77,7 @@
 #define PRIMER_SEGSCAN_BOUNDS(IN, OUT, OP) \
     PRIMER_SCAN_BOUNDS(IN, true, primer::segmented_scan_min_blocks(sizeof(IN), sizeof(OUT), primer::ByteSums<OP, IN>::value, \
                                                                    primer::ByteExtremes<OP, IN>::value))
-#define PRIMER_SEGSCAN_SHAPE_OF(IN, OP) \
-    primer::ScanShape<IN, true, primer::ByteSums<OP, IN>::value || primer::ByteMinMax<OP, IN>::value>
+#define PRIMER_SEGSCAN_SHAPE_OF(IN, OP) primer::ScanShape<IN, true, primer::ByteSums<OP, IN>::value>
 #define PRIMER_SEGSCAN_SHAPE(IN, OP) PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::BLOCK_THREADS, PRIMER_SEGSCAN_SHAPE_OF(IN, OP)::ROWS
 
 #define PRIMER_SEGSCAN_FLAGS(NAME, IN, OUT, OP)                                                                  \

@@ -343,9 +343,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // BYTE EXTREMES (int8 min and max, sm_90; scan/byte_extremes.cuh): a whole chunk's total by pair extremes.
     constexpr bool BYTE_EXTREMES = ByteExtremes<Op, InT>::value;
     constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
-    // ROW KEYS (segmented int8 min and max, every target, below): REDUCE_FIRST too, rows' prefixes by keys.
-    constexpr bool ROW_KEYS = SEGMENTED && ByteMinMax<Op, InT>::value;
-    constexpr TileScan HOW = BYTE_SUMS || ROW_KEYS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
+    constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
     // published early, and so no A holds a head (the segmented lookback_ordered relies on it).
     static_assert(!SEGMENTED || HOW != TileScan::EARLY_AGGREGATE, "segmented tiles publish their A in look_back");
@@ -651,12 +649,12 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     // index order: a warp's chunks in row-major order are its items in order, which is the order
     // warp_reduce_rows_ordered combines them in (ROWS + 4 shuffles instead of 5 a row).
     auto warp_total_with = [&](bool fast, bool& nan) -> Acc {
-        if constexpr ((BYTE_SUMS || ROW_KEYS) && SEGMENTED) {  // PLAIN ROW SCANS, ROW KEYS: shares of the warp's total
-            V share = Op::identity();
+        if constexpr (BYTE_SUMS && SEGMENTED) {  // PLAIN ROW SCANS: shares of the warp's total
+            V share = 0;
             unsigned any_heads = 0u;
 #pragma unroll
-            for (int r = 0; r < ROWS; ++r) scan_detail::fold_row_share(chunk_total(r), share, any_heads, op);
-            return scan_detail::warp_total_of_shares(share, any_heads, op);
+            for (int r = 0; r < ROWS; ++r) scan_detail::fold_row_share(chunk_total(r), share, any_heads);
+            return scan_detail::warp_total_of_shares(share, any_heads);
         } else if constexpr (Commutative<ScanOp>::value) {
             Acc thread_total;
 #pragma unroll
@@ -761,9 +759,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             int x[VEC];
             unsigned bits;
             chunk_of(r, x, bits);
-            scan_detail::fold_row_share(scan_detail::widening_chunk_total(x, bits, init), share, any_heads, op);
+            scan_detail::fold_row_share(scan_detail::widening_chunk_total(x, bits, init), share, any_heads);
         }
-        const Acc warp_total = scan_detail::warp_total_of_shares(share, any_heads, op);
+        const Acc warp_total = scan_detail::warp_total_of_shares(share, any_heads);
         if (lane == 0) s.totals.warp[warp] = warp_total;
         __syncthreads();
         long long carry = before_warp().value;
@@ -1038,10 +1036,6 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                         V next = carry.value;
                         chunk_prefix = Acc{scan_detail::segmented_sum_row_prefix(chunk_total(r), next), 0};
                         row_total = Acc{next, 1};  // with a head, carry op row_total below is next: what precedes the next row
-                    } else if constexpr (ROW_KEYS) {
-                        V next = carry.value;
-                        chunk_prefix = Acc{scan_detail::segmented_extreme_row_prefix<ByteMinMax<Op, InT>::MAX>(chunk_total(r), next), 0};
-                        row_total = Acc{next, 1};  // as above
                     } else {
                         chunk_prefix = warp_exclusive_scan(chunk_total(r), scan_op, carry, row_total);
                     }

@@ -10,26 +10,17 @@
 #include "../../ops.cuh"
 #include "integer_extremes.cuh"
 #include "byte_sums.cuh"
-#include "../../warp/warp_scan.cuh"
 
 namespace primer {
 
-/** int8 scans under min or max, on every target; MAX: the operator is max. Segmented, they take ROW KEYS. */
-template <typename Op, typename InT> struct ByteMinMax { static constexpr bool value = false, MAX = false; };
-template <> struct ByteMinMax<Max<int>, signed char> { static constexpr bool value = true, MAX = true; };
-template <> struct ByteMinMax<Min<int>, signed char> { static constexpr bool value = true, MAX = false; };
-template <> struct ByteMinMax<IntegerMax<int>, signed char> { static constexpr bool value = true, MAX = true; };
-template <> struct ByteMinMax<IntegerMin<int>, signed char> { static constexpr bool value = true, MAX = false; };
-
-/** Those whose chunk totals take pair extremes: sm_90 only. */
-template <typename Op, typename InT> struct ByteExtremes {
+/** int8 scans under min or max whose chunk totals take pair extremes (sm_90); MAX: the operator is max. */
+template <typename Op, typename InT> struct ByteExtremes { static constexpr bool value = false, MAX = false; };
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    static constexpr bool value = ByteMinMax<Op, InT>::value;
-#else
-    static constexpr bool value = false;
+template <> struct ByteExtremes<Max<int>, signed char> { static constexpr bool value = true, MAX = true; };
+template <> struct ByteExtremes<Min<int>, signed char> { static constexpr bool value = true, MAX = false; };
+template <> struct ByteExtremes<IntegerMax<int>, signed char> { static constexpr bool value = true, MAX = true; };
+template <> struct ByteExtremes<IntegerMin<int>, signed char> { static constexpr bool value = true, MAX = false; };
 #endif
-    static constexpr bool MAX = ByteMinMax<Op, InT>::MAX;
-};
 
 namespace scan_detail {
 
@@ -66,34 +57,6 @@ template <bool MAX, typename V>
 __device__ __forceinline__ Segmented<V> segmented_byte_extreme(const uint4& w, unsigned heads, V init) {
     const V from_last_head = byte_extreme_from<MAX>(w, heads ? 31 - __clz(heads) : 0);
     return {heads ? integer_extreme<MAX>(init, from_last_head) : from_last_head, heads ? 1 : 0};
-}
-
-/**
- * ROW KEYS (segmented int8 min and max, ../scan_kernels.cuh): lane l's chunk's exclusive prefix
- * within its segment (lane l: chunk l of a row); `carry`, what precedes the row, becomes what
- * precedes the next. A chunk's total t becomes the key (h << 8) | byte(t): h counts the chunks with
- * a head among lanes 0 .. l, byte(t) is t + 128 under max and 127 - t under min (so the largest key
- * is the extreme). A plain max scan of the keys then gives each lane, among the lanes before it,
- * those of the largest h (the last head's chunk and the lanes after it) and their extreme: one
- * plain warp scan instead of a scan of (value, head) pairs. Totals outside [-128, 127] come only
- * from chunks wholly past n (the identity), whose outputs are not stored: clamped, they are
- * the neutral byte.
- */
-template <bool MAX>
-__device__ __forceinline__ int segmented_extreme_row_prefix(Segmented<int> chunk, int& carry) {
-    const unsigned lane = lane_id();
-    const unsigned heads = __ballot_sync(0xffffffffu, chunk.head);
-    const int t = min(max(chunk.value, -128), 127);
-    unsigned key = (unsigned)__popc(heads & (0xffffffffu >> (31 - lane))) << 8 | (((unsigned)(MAX ? t : ~t) & 0xffu) ^ 0x80u);
-#pragma unroll
-    for (unsigned delta = 1; delta < 32; delta <<= 1) {
-        key = integer_extreme<true>(key, __shfl_up_sync(0xffffffffu, key, delta));  // lanes below delta get their own: max is idempotent
-    }
-    const int left = (int)(signed char)((__shfl_up_sync(0xffffffffu, key, 1) & 0xffu) ^ 0x80u);
-    const int before = MAX ? left : ~left;  // the extreme of the lanes before, from the last head's chunk on
-    const int prefix = heads & ((1u << lane) - 1u) ? before : lane == 0 ? carry : integer_extreme<MAX>(carry, before);
-    carry = __shfl_sync(0xffffffffu, chunk.head ? chunk.value : integer_extreme<MAX>(prefix, chunk.value), 31);
-    return prefix;
 }
 
 }  // namespace scan_detail

@@ -80,11 +80,11 @@ __host__ __device__ constexpr int segmented_scan_min_blocks(int item_bytes, int 
  * input only, and they take 256 x 8: 17-20% faster.
  * ScanPolicy.java mirrors these numbers.
  */
-template <typename InT, bool SEGMENTED = false, bool ROW_SCANS = false>
+template <typename InT, bool SEGMENTED = false, bool BYTE_SUMS = false>
 struct ScanShape {
     static constexpr int BLOCK_THREADS = 256;
     static constexpr int ROWS =  // 16-byte vectors per thread per tile
-        SEGMENTED && !ROW_SCANS && sizeof(InT) == 1 ? 4 : 8;
+        SEGMENTED && !BYTE_SUMS && sizeof(InT) == 1 ? 4 : 8;
     static constexpr int TILE_ITEMS = BLOCK_THREADS * ROWS * (ScanPolicyConstants::VECTOR_BYTES / (int)sizeof(InT));
 };
 

@@ -35,24 +35,23 @@ __device__ __forceinline__ Segmented<long long> widening_chunk_total(const int (
 }
 
 /**
- * Folds one row's chunk totals (lane l: chunk l of a row) into this lane's share of its warp's total
- * under `op`, commutative: a head discards everything before it, so the row's last head clears every
- * earlier row's shares and the shares of the lanes before it (to the identity). The warp's total is
- * the op of the shares, with a head where `any_heads` has a bit. Rows in order; every lane calls.
- * (Segmented int8 min and max share it: ROW KEYS in ../scan_kernels.cuh.)
+ * Folds one row's chunk totals (lane l: chunk l) into this lane's share of its warp's total: a head
+ * discards everything before it, so the row's last head clears every earlier row's shares and the
+ * shares of the lanes before it. The warp's total is the sum of the shares, with a head where
+ * `any_heads` has a bit. Rows in order; every lane calls.
  */
-template <typename V, typename Op>
-__device__ __forceinline__ void fold_row_share(Segmented<V> chunk, V& share, unsigned& any_heads, Op op) {
+template <typename V>
+__device__ __forceinline__ void fold_row_share(Segmented<V> chunk, V& share, unsigned& any_heads) {
     const unsigned heads = __ballot_sync(0xffffffffu, chunk.head);
-    if (heads) share = (int)lane_id() >= 31 - __clz(heads) ? chunk.value : Op::identity();
-    else share = op(share, chunk.value);
+    if (heads) share = (int)lane_id() >= 31 - __clz(heads) ? chunk.value : 0;
+    else share += chunk.value;
     any_heads |= heads;
 }
 
 /** The warp's (value, head) total from its lanes' shares (fold_row_share), in every lane. */
-template <typename V, typename Op>
-__device__ __forceinline__ Segmented<V> warp_total_of_shares(V share, unsigned any_heads, Op op) {
-    return {warp_reduce(share, op), any_heads ? 1 : 0};
+template <typename V>
+__device__ __forceinline__ Segmented<V> warp_total_of_shares(V share, unsigned any_heads) {
+    return {warp_reduce(share, Sum<V>{}), any_heads ? 1 : 0};
 }
 
 /**

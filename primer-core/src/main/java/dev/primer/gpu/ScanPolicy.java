@@ -47,27 +47,27 @@ public final class ScanPolicy {
     public static final int BLOCK_THREADS = 256;
 
     /**
-     * 16-byte vectors per thread per tile of {@code inType}, by an operator that does not scan by rows: a
+     * 16-byte vectors per thread per tile of {@code inType}, by an operator that does not sum bytes: a
      * user-defined one, or see {@link #rows(DType, Op, boolean)}. The output type plays no part.
      */
     public static int rows(DType inType, boolean segmented) {
         return segmented && inType.byteSize() == 1 ? 4 : 8;
     }
 
-    /** As above, by the built-in {@code op}: segmented int8 sums, min and max scan by rows, and take 8 rows. */
+    /** As above, by the built-in {@code op}: segmented int8 sums sum their bytes, and take 8 rows. */
     public static int rows(DType inType, Op op, boolean segmented) {
-        return segmented && scansByRows(inType, op) ? 8 : rows(inType, segmented);
+        return segmented && sumsBytes(inType, op) ? 8 : rows(inType, segmented);
     }
 
     /**
-     * Whether a segmented scan of {@code inType} by {@code op} needs no block scan: int8 sums
-     * ({@code SEGMENTED BYTE SUMS} in scan_kernels.cuh), min and max ({@code ROW KEYS}). Their tiles are 256 x 8.
+     * Whether a scan of {@code inType} by {@code op} sums its chunks' bytes by dp4a ({@code BYTE SUMS} in
+     * scan_kernels.cuh): int8 sums. Segmented, they need no block scan, so their tiles are 256 x 8.
      */
-    static boolean scansByRows(DType inType, Op op) {
-        return inType == DType.BYTE && (op == Op.SUM || op == Op.MIN || op == Op.MAX);
+    static boolean sumsBytes(DType inType, Op op) {
+        return inType == DType.BYTE && op == Op.SUM;
     }
 
-    /** Elements per tile of {@code inType}, by an operator that does not scan by rows. */
+    /** Elements per tile of {@code inType}, by an operator that does not sum bytes. */
     public static int tileItems(DType inType, boolean segmented) {
         return tileItemsOf(inType, rows(inType, segmented));
     }

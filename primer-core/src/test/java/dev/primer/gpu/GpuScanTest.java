@@ -456,13 +456,13 @@ class GpuScanTest {
     }
 
     /**
-     * Segmented int8 min and max (ROW KEYS in scan_kernels.cuh: each row's chunk prefixes from one max scan
-     * of keys that count the heads before each lane): per warp row of 32 chunks of 16 items, no head, a head
-     * at the row's first item, in its last chunk, at a chunk's last item, two in one chunk, one in every
-     * chunk, or at random; whole tiles without any; data drifting into -128 and 127 and clamped there.
+     * Segmented int8 min and max, heads placed by a warp's rows of 32 chunks of 16 items (BYTE EXTREMES in
+     * scan_kernels.cuh masks a chunk's bytes before its last head): per row no head, a head at the row's first
+     * item, in its last chunk, at a chunk's last item, two in one chunk, one in every chunk, or at random; a
+     * third of the 32768-item stretches without any; data drifting into -128 and 127 and clamped there.
      */
     @Test
-    void int8SegmentedMinAndMaxByRowKeys() {
+    void int8SegmentedMinAndMaxHeadsAtEveryPlaceInARow() {
         SplittableRandom random = new SplittableRandom(29);
         int n = 3 * 32768 + 4099, row = 512, chunk = 16;
         for (Op op : new Op[] {Op.MIN, Op.MAX}) {
@@ -493,7 +493,7 @@ class GpuScanTest {
                     boolean inclusive = random.nextBoolean();
                     long init = random.nextBoolean() ? GpuScan.identityBits(DType.BYTE, op) : byteInitBits(random);
                     checkSegmentedAt(DType.BYTE, op, inclusive, init, n, shift, shift, starts, byOffsets,
-                            byOffsets ? OFFSETS_PAD : 0, random.nextLong(), 1, "row keys");
+                            byOffsets ? OFFSETS_PAD : 0, random.nextLong(), 1, "heads by rows");
                 }
             }
         }
@@ -502,7 +502,7 @@ class GpuScanTest {
     @Test
     void int8SegmentedByFlagsAndByOffsets() {
         SplittableRandom random = new SplittableRandom(13);
-        // Around the tiles: 16384 items, 32768 for sums, min and max (SEGMENTED BYTE SUMS, ROW KEYS).
+        // Around the tiles: 16384 items, 32768 for sums (SEGMENTED BYTE SUMS).
         int[] sizes = {1, 15, 17, 33, (1 << 14) + 1, (1 << 15) + 1, 100_003, (1 << 20) + 3, 0};
         double[] rates = {0, 0.001, 0.05, 0.7};
         for (boolean byOffsets : new boolean[] {false, true}) {
