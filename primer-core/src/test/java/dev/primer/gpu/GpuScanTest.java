@@ -470,7 +470,7 @@ class GpuScanTest {
                 for (int shift : new int[] {0, 1 + random.nextInt(15)}) {
                     List<Long> starts = new ArrayList<>(List.of(0L));
                     for (int r = 0; r * row < n; r++) {
-                        if ((r * row / 32768) % 3 == 1) continue;  // a tile without heads
+                        if ((r * row / 32768) % 3 == 1) continue;  // 32768 items without a head
                         int at = r * row;
                         int lane = random.nextInt(32);
                         switch (random.nextInt(7)) {
