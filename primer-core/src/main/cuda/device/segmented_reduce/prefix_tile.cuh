@@ -125,7 +125,7 @@ __device__ __forceinline__ void merge_path_prefix_tile(const typename Rc::T* __r
     const int tid = threadIdx.x, nb = span.nb;
     const long long first_value = range.base + span.j0;
     // Its warps read the offsets of the segments closing here only after the staging and the block
-    // scan: L2 is asked for them now, and for a later tile's values and offsets.
+    // scan: L2 is asked for them now, and, once the staging is issued, for a later tile's values and offsets.
     if (tid == 0) prefetch_l2(offsets + span.i0, 8ll * (span.na + 1));
 
     const int lead = stage_values_aligned<T, BLOCK, true>(in + first_value, nb, smem.values);  // value p at lead + p
