@@ -1,7 +1,6 @@
 // The building block of every kernel here: group_fold, G cooperating threads (a few lanes, a warp
 // or a whole block) folding a range [begin, end) of one row into per-thread accumulators; and
-// group_reduce, which combines the accumulators of a group of lanes (group_reduce_ordered in lane
-// order, for operators that do not commute).
+// group_reduce_rows, which combines several rows' accumulators across a group of lanes.
 //
 // The range is cut into [head | body | tail]: scalar loads up to the first 16-byte boundary (rows
 // start anywhere when cols is odd), 16-byte vector loads for the body, scalars for the rest. Every
@@ -108,30 +107,58 @@ __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R
     }
 }
 
-/** Combines the accumulators of each aligned group of 2^log2_lanes lanes (every lane gets its group's). */
-template <typename A, typename Op>
-__device__ __forceinline__ A group_reduce(A value, int log2_lanes, Op op) {
-    switch (log2_lanes) {
-        case 1: return warp_reduce_lanes<2>(value, op);
-        case 2: return warp_reduce_lanes<4>(value, op);
-        case 3: return warp_reduce_lanes<8>(value, op);
-        case 4: return warp_reduce_lanes<16>(value, op);
-        case 5: return warp_reduce_lanes<32>(value, op);
-        default: return value;
-    }
+/** A lane's rows after group_reduce_rows: acc[0 .. count) are the totals of rows first .. first + count - 1. */
+struct GroupRows {
+    int first;
+    int count;  // 0: another lane of the group writes these rows
+};
+
+/**
+ * A lane's partial combined with its partner's at one step of a group reduce. ORDERED keeps lane
+ * order (the lower lane's partial first), for operators that need not commute; otherwise the lane's
+ * own partial comes first, which the built-in operators allow (they commute bit for bit).
+ */
+template <bool ORDERED, typename A, typename Op>
+__device__ __forceinline__ A combine_with_partner(A mine, A got, bool upper, Op op) {
+    if constexpr (ORDERED) return op(upper ? got : mine, upper ? mine : got);  // one op, its operands selected
+    else return op(mine, got);
 }
 
-/** The same in lane order (the group's values in its first lane), for operators that do not commute. */
-template <typename A, typename Op>
-__device__ __forceinline__ A group_reduce_ordered(A value, int log2_lanes, Op op) {
-    switch (log2_lanes) {
-        case 1: return warp_reduce_lanes_ordered<2>(value, op);
-        case 2: return warp_reduce_lanes_ordered<4>(value, op);
-        case 3: return warp_reduce_lanes_ordered<8>(value, op);
-        case 4: return warp_reduce_lanes_ordered<16>(value, op);
-        case 5: return warp_reduce_lanes_ordered<32>(value, op);
-        default: return value;
+/**
+ * Combines R = 2^LOG2_R rows' accumulators (acc[r]: row r) across each aligned group of
+ * 2^log2_lanes lanes. While a lane holds more than one row, each step halves them: at offset 1,
+ * 2, 4, ... the lane whose offset bit is set keeps the upper half of its rows, its partner the lower
+ * half, and each sends the half it drops: R - 1 values cross lanes in the first LOG2_R steps where
+ * a reduce per row sends R at every step (measured on an H200, 4M x 64 float32 sums in float64: 0.320
+ * -> 0.272 ms, bench/lab/rows_group_lab.cu). Then the single row left is reduced as usual. Offsets
+ * rise, so each partial covers adjacent lanes and ORDERED keeps lane order. The lanes that differ
+ * only in their higher bits end with the same totals; the one with those bits clear gets a nonzero
+ * count.
+ */
+template <int LOG2_R, bool ORDERED, typename A, typename Op>
+__device__ __forceinline__ GroupRows group_reduce_rows(A (&acc)[1 << LOG2_R], int log2_lanes, int lane_in_group, Op op) {
+    constexpr int R = 1 << LOG2_R;
+    int first = 0;
+#pragma unroll
+    for (int k = 0; k < 5; ++k) {
+        if (k >= log2_lanes) break;  // the same for the whole warp
+        const int offset = 1 << k;
+        const bool upper = (lane_in_group & offset) != 0;
+        if (k < LOG2_R) {
+            const int half = R >> (k + 1);
+#pragma unroll
+            for (int i = 0; i < half; ++i) {
+                const A low = acc[i], high = acc[i + half];  // copies: a select between array elements would take an address
+                const A got = detail::shfl_xor(upper ? low : high, offset);
+                acc[i] = combine_with_partner<ORDERED>(upper ? high : low, got, upper, op);
+            }
+            first += upper ? half : 0;
+        } else {
+            acc[0] = combine_with_partner<ORDERED>(acc[0], detail::shfl_xor(acc[0], offset), upper, op);
+        }
     }
+    const int halvings = log2_lanes < LOG2_R ? log2_lanes : LOG2_R;
+    return {first, (lane_in_group >> halvings) == 0 ? R >> halvings : 0};
 }
 
 }  // namespace segmented

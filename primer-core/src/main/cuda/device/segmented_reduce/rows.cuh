@@ -28,10 +28,10 @@ namespace segmented {
  * multiple of the vector) uses 16-byte loads; otherwise lanes load scalars, still coalesced (a group
  * reads G consecutive elements). Two instantiations rather than a branch: each gets the registers
  * of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
- * ORDERED (operators that need not commute: the user-defined ones) combines each group's lanes in
- * lane order; with the host's G, a lane holds one vector of a row (folded in index order), so each
- * row is folded in index order. It needs VECTORIZED: the scalar path deals a row's elements to the
- * lanes in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where
+ * The group's lanes combine in lane order (group_reduce_rows). ORDERED (operators that need not
+ * commute: the user-defined ones) needs VECTORIZED: with the host's G, a lane holds one vector of a
+ * row (folded in index order), so each row is folded in index order; the scalar path deals a row's
+ * elements to the lanes in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where
  * Rc's Finish never raises it.
  */
 template <class Rc, bool VECTORIZED, int R, int BLOCK, bool ORDERED = false>
@@ -39,6 +39,8 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
                                            int log2_lanes, typename Rc::Out* __restrict__ out,
                                            unsigned long long* overflow) {
     static_assert(VECTORIZED || !ORDERED, "the scalar path does not keep index order");
+    static_assert(R == 1 || R == 2 || R == 4 || R == 8, "group_reduce_rows halves R");
+    constexpr int LOG2_R = R == 8 ? 3 : R == 4 ? 2 : R == 2 ? 1 : 0;
     using T = typename Rc::T;
     using A = typename Rc::A;
     using V = Vec16<T>;
@@ -56,13 +58,14 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
     // The loop bound is the same for the whole warp: every lane reaches the shuffles.
     for (long long first = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows_per_warp_step;
          first < rows; first += warps * rows_per_warp_step) {
-        long long row[R];
+        bool valid[R];
         const T* p[R];
         A acc[R];
 #pragma unroll
         for (int r = 0; r < R; ++r) {
-            row[r] = first + (long long)r * groups_per_warp + group;
-            p[r] = in + (row[r] < rows ? row[r] : 0) * cols;
+            const long long row = first + (long long)r * groups_per_warp + group;
+            valid[r] = row < rows;
+            p[r] = in + (valid[r] ? row : 0) * cols;
             acc[r] = Rc::Op::identity();
         }
         if constexpr (VECTORIZED) {
@@ -72,11 +75,11 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
                 V items[R];
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    if (row[r] < rows && v < vectors) items[r] = load_vector(reinterpret_cast<const V*>(p[r]) + v);
+                    if (valid[r] && v < vectors) items[r] = load_vector(reinterpret_cast<const V*>(p[r]) + v);
                 }
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    if (row[r] < rows && v < vectors) acc[r] = op(acc[r], fold_vector<Rc>(items[r], (long long)v * VEC));
+                    if (valid[r] && v < vectors) acc[r] = op(acc[r], fold_vector<Rc>(items[r], (long long)v * VEC));
                 }
             }
         } else {
@@ -90,7 +93,7 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
 #pragma unroll
                     for (int k = 0; k < SCALARS; ++k) {
                         const int c = c0 + lane_in_group + k * lanes;
-                        if (row[r] < rows && c < n) items[r][k] = p[r][c];
+                        if (valid[r] && c < n) items[r][k] = p[r][c];
                     }
                 }
 #pragma unroll
@@ -98,15 +101,29 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
 #pragma unroll
                     for (int k = 0; k < SCALARS; ++k) {
                         const int c = c0 + lane_in_group + k * lanes;
-                        if (row[r] < rows && c < n) acc[r] = op(acc[r], Lift<T, A>::apply(items[r][k], c));
+                        if (valid[r] && c < n) acc[r] = op(acc[r], Lift<T, A>::apply(items[r][k], c));
                     }
                 }
             }
         }
+        const auto store = [&](A total, int r) {
+            const long long at = first + (long long)r * groups_per_warp + group;
+            if (at < rows) out[at] = finish<Rc>(total, at, overflow);
+        };
+        if constexpr (VECTORIZED) {
+            const GroupRows mine = group_reduce_rows<LOG2_R, ORDERED>(acc, log2_lanes, lane_in_group, op);
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-            acc[r] = ORDERED ? group_reduce_ordered(acc[r], log2_lanes, op) : group_reduce(acc[r], log2_lanes, op);
-            if (lane_in_group == 0 && row[r] < rows) out[row[r]] = finish<Rc>(acc[r], row[r], overflow);
+            for (int r = 0; r < R; ++r) {
+                if (r < mine.count) store(acc[r], mine.first + r);
+            }
+        } else {
+            // Row by row: halving would need registers that the scalar path's loads in flight hold
+            // (argmin and argmax spilled at three blocks per SM).
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                A one[1] = {acc[r]};
+                if (group_reduce_rows<0, ORDERED>(one, log2_lanes, lane_in_group, op).count) store(one[0], r);
+            }
         }
     }
 }

@@ -1,0 +1,176 @@
+// Short-rows lab: float32 row sums of 1 GiB matrices with 4 to 128 columns (rows_group's shapes),
+// production's rows_group beside variants: more rows in flight per group (R), a grid capped to a
+// few waves, and a group reduce that halves the rows held at each of its first steps (a lane sends
+// half its partials, keeps the other half: R - 1 + log2(G / R) shuffles per lane instead of
+// R * log2(G)). Every output poisoned first and checked against a host float64 sum; rows that differ
+// from production's bits are counted. Build with -I primer-core/src/main/cuda (README.md here);
+// argv[1] filters row names.
+#include "device/segmented_reduce_kernels.cuh"
+#include <cmath>
+#include "lab_common.cuh"
+namespace seg = primer::segmented;
+using Rc = seg::Recipe<float, double, float, primer::Sum<double>>;
+constexpr int BLOCK = 256;
+
+template <int R, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB) k_prod(const float* in, long long rows, long long cols, int log2_lanes, float* out) {
+    seg::rows_group<Rc, true, R, BLOCK>(in, rows, cols, log2_lanes, out, nullptr);
+}
+
+/**
+ * Group of G = 2^log2_lanes lanes, R = 2^LOG2_R rows (R <= G): lane values v[0..R) for rows 0..R-1.
+ * At offset G/2, G/4, ... a lane whose bit is set keeps the upper half of its rows, the other the
+ * lower half; each sends the half it drops. After LOG2_R steps a lane holds one row, the row given
+ * by those bits; the remaining offsets reduce it as usual. Returns that row's total; *which = its row.
+ */
+template <int LOG2_R, typename A, typename Op>
+__device__ __forceinline__ A halving_reduce(A (&v)[1 << LOG2_R], int log2_lanes, int lane_in_group, Op op, int* which) {
+    int row = 0;
+    int offset = 1 << (log2_lanes - 1);
+#pragma unroll
+    for (int step = 0; step < LOG2_R; ++step, offset >>= 1) {
+        const int half = (1 << LOG2_R) >> (step + 1);
+        const bool upper = (lane_in_group & offset) != 0;
+#pragma unroll
+        for (int i = 0; i < half; ++i) {
+            const A keep = upper ? v[i + half] : v[i];
+            const A send = upper ? v[i] : v[i + half];
+            const A got = __shfl_xor_sync(0xffffffffu, send, offset);
+            v[i] = upper ? op(got, keep) : op(keep, got);  // the lower lane's partial first
+        }
+        row += upper ? half : 0;
+    }
+    A x = v[0];
+    for (; offset >= 1; offset >>= 1) {
+        const A got = __shfl_xor_sync(0xffffffffu, x, offset);
+        x = (lane_in_group & offset) ? op(got, x) : op(x, got);
+    }
+    *which = row;
+    return x;
+}
+
+/** rows_group with the halving reduce, one vector per lane per row (the host's G); cols % 4 == 0, aligned. */
+template <int LOG2_R, int MINB>
+__global__ void __launch_bounds__(BLOCK, MINB) k_halving(const float* in, long long rows, long long cols, int log2_lanes, float* out) {
+    constexpr int R = 1 << LOG2_R;
+    using V = primer::Vec16<float>;
+    typename Rc::Op op;
+    const int lanes = 1 << log2_lanes;
+    const int groups_per_warp = 32 >> log2_lanes;
+    const long long step_rows = (long long)groups_per_warp * R;
+    const int lane = threadIdx.x & 31, group = lane >> log2_lanes, lane_in_group = lane & (lanes - 1);
+    const int vectors = (int)(cols / 4);
+    const long long warps = (long long)gridDim.x * (BLOCK / 32);
+    for (long long first = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * step_rows; first < rows;
+         first += warps * step_rows) {
+        V items[R];
+        double acc[R];
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long row = first + (long long)r * groups_per_warp + group;
+            if (row < rows && lane_in_group < vectors) items[r] = primer::load_vector(reinterpret_cast<const V*>(in + row * cols) + lane_in_group);
+        }
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            const long long row = first + (long long)r * groups_per_warp + group;
+            acc[r] = row < rows && lane_in_group < vectors ? seg::fold_vector<Rc>(items[r], 4LL * lane_in_group) : 0.0;
+        }
+        int which;
+        const double total = halving_reduce<LOG2_R>(acc, log2_lanes, lane_in_group, op, &which);
+        const long long row = first + (long long)which * groups_per_warp + group;
+        if ((lane_in_group & ((lanes >> LOG2_R) - 1)) == 0 && row < rows) out[row] = seg::finish<Rc>(total, row, nullptr);
+    }
+}
+
+/** The read ceiling: every 16-byte vector xor-folded, one word per block. */
+__global__ void __launch_bounds__(BLOCK) k_read(const uint4* in, long long vectors, unsigned* sink) {
+    unsigned x = 0;
+    for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < vectors; i += (long long)gridDim.x * BLOCK) {
+        const uint4 v = __ldg(in + i);
+        x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (x == 0x12345678u) sink[blockIdx.x] = x;
+}
+
+static int sms;
+static const char* only;
+static float* din;
+static float* dout;
+static std::vector<float> host;
+
+struct Shape { long long rows, cols; std::vector<double> ref, mag; std::vector<float> prod; };
+
+template <typename K>
+static void run(Shape& s, const char* name, K kernel, int R, int waves) {
+    if (!selected(only, name)) return;
+    int log2_lanes = 0;
+    while ((1LL << log2_lanes) * 4 < s.cols) ++log2_lanes;
+    int occ;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, BLOCK, 0));
+    const long long rows_per_block = (long long)(BLOCK / 32) * (32 >> log2_lanes) * R;
+    long long grid = (s.rows + rows_per_block - 1) / rows_per_block;
+    if (waves > 0) grid = std::min(grid, (long long)waves * occ * sms);
+    CK(cudaMemset(dout, 0xff, s.rows * 4));  // NaN: a row left unwritten fails the check
+    const double ms = time_ms([&]() { kernel<<<(unsigned)grid, BLOCK>>>(din, s.rows, s.cols, log2_lanes, dout); }, 3, 20);
+    std::vector<float> h(s.rows);
+    CK(cudaMemcpy(h.data(), dout, s.rows * 4, cudaMemcpyDeviceToHost));
+    long long bad = 0, differ = 0;
+    for (long long r = 0; r < s.rows; ++r) {
+        if (!(std::fabs(h[r] - s.ref[r]) <= 1e-6 * (s.mag[r] + 1))) ++bad;
+        if (!s.prod.empty() && std::memcmp(&h[r], &s.prod[r], 4) != 0) ++differ;
+    }
+    if (s.prod.empty()) s.prod = h;
+    printf("%lldx%-4lld %-22s occ %d grid %7lld: %.4f ms %7.1f GB/s  %s, %lld rows differ from production's bits\n", s.rows,
+           s.cols, name, occ, grid, ms, 4.0 * s.rows * s.cols / ms / 1e6, bad ? "BAD" : "ok", differ);
+    if (bad) printf("  %lld rows outside the bound\n", bad);
+    fflush(stdout);
+}
+
+int main(int argc, char** argv) {
+    only = argc > 1 ? argv[1] : nullptr;
+    CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+    const long long n = 1LL << 28;  // 1 GiB of float32: well past L2
+    host.resize(n);
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(-1, 1);
+    for (auto& v : host) v = u(rng);
+    CK(cudaMalloc(&din, n * 4));
+    CK(cudaMalloc(&dout, n / 4 * 4));
+    CK(cudaMemcpy(din, host.data(), n * 4, cudaMemcpyHostToDevice));
+    unsigned* sink;
+    CK(cudaMalloc(&sink, 1 << 20));
+    if (selected(only, "read")) {
+        const double ms = time_ms([&]() { k_read<<<sms * 8, BLOCK>>>(reinterpret_cast<const uint4*>(din), n / 4, sink); }, 3, 20);
+        printf("read 1 GiB: %.4f ms %.1f GB/s\n", ms, 4.0 * n / ms / 1e6);
+    }
+    for (long long cols : {64LL, 16LL, 128LL, 32LL, 4LL}) {
+        Shape s{n / cols, cols, {}, {}, {}};
+        s.ref.assign(s.rows, 0);
+        s.mag.assign(s.rows, 0);
+        for (long long r = 0; r < s.rows; ++r)
+            for (long long c = 0; c < cols; ++c) { s.ref[r] += host[r * cols + c]; s.mag[r] += std::fabs(host[r * cols + c]); }
+        run(s, "prod_R2", k_prod<2, 2>, 2, 0);  // production (first: the bits the others are compared with)
+        run(s, "prod_R2_waves4", k_prod<2, 2>, 2, 4);
+        run(s, "prod_R4", k_prod<4, 2>, 4, 0);
+        run(s, "prod_R4_waves4", k_prod<4, 2>, 4, 4);
+        run(s, "prod_R8", k_prod<8, 2>, 8, 0);
+        run(s, "prod_R2_minB6", k_prod<2, 6>, 2, 0);
+        run(s, "prod_R4_minB4", k_prod<4, 4>, 4, 0);
+        if (cols >= 8) {
+            run(s, "halving_R2", k_halving<1, 2>, 2, 0);
+            run(s, "halving_R2_waves4", k_halving<1, 2>, 2, 4);
+            run(s, "halving_R2_minB6", k_halving<1, 6>, 2, 0);
+        }
+        if (cols >= 16) {
+            run(s, "halving_R4", k_halving<2, 2>, 4, 0);
+            run(s, "halving_R4_waves4", k_halving<2, 2>, 4, 4);
+            run(s, "halving_R4_minB4", k_halving<2, 4>, 4, 0);
+        }
+        if (cols >= 32) {
+            run(s, "halving_R8", k_halving<3, 2>, 8, 0);
+            run(s, "halving_R8_minB3", k_halving<3, 3>, 8, 0);
+        }
+        run(s, "prod_R2", k_prod<2, 2>, 2, 0);  // again: the lease's drift
+    }
+    return 0;
+}
