@@ -1,6 +1,7 @@
 // The building block of every kernel here: group_fold, G cooperating threads (a few lanes, a warp
 // or a whole block) folding a range [begin, end) of one row into per-thread accumulators; and
-// group_reduce_rows, which combines several rows' accumulators across a group of lanes.
+// group_reduce and group_reduce_rows, which combine one row's or several rows' accumulators across
+// a group of lanes.
 //
 // The range is cut into [head | body | tail]: scalar loads up to the first 16-byte boundary (rows
 // start anywhere when cols is odd), 16-byte vector loads for the body, scalars for the rest. Every
@@ -104,6 +105,19 @@ __device__ __forceinline__ void group_fold(const typename Rc::T* const (&base)[R
             const Index e = tail_begin[r] + lane + k * G;
             if (e < length[r]) acc[r] = op(acc[r], Lift<T, A>::apply(tail_items[r][k], index_offset[r] + e));
         }
+    }
+}
+
+/** Combines the accumulators of each aligned group of 2^log2_lanes lanes (every lane gets its group's). */
+template <typename A, typename Op>
+__device__ __forceinline__ A group_reduce(A value, int log2_lanes, Op op) {
+    switch (log2_lanes) {
+        case 1: return warp_reduce_lanes<2>(value, op);
+        case 2: return warp_reduce_lanes<4>(value, op);
+        case 3: return warp_reduce_lanes<8>(value, op);
+        case 4: return warp_reduce_lanes<16>(value, op);
+        case 5: return warp_reduce_lanes<32>(value, op);
+        default: return value;
     }
 }
 

@@ -22,17 +22,17 @@ namespace segmented {
 
 /**
  * 2^log2_lanes lanes (G) per row, R rows per group at a time. At each of the R steps the warp's
- * 32 / G groups take consecutive rows, so a warp reads one contiguous stretch. Meant for short rows
- * (the host picks G >= cols / (16 / sizeof(T))), so a lane holds about one vector per row and R rows'
- * loads are in flight together. VECTORIZED (every row 16-byte aligned: an aligned input and cols a
- * multiple of the vector) uses 16-byte loads; otherwise lanes load scalars, still coalesced (a group
- * reads G consecutive elements). Two instantiations rather than a branch: each gets the registers
- * of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
+ * 32 / G groups take consecutive rows, so a warp reads one contiguous stretch. For short rows: R
+ * rows' loads are in flight together. VECTORIZED (every row 16-byte aligned: an aligned input and
+ * cols a multiple of the vector) uses 16-byte loads, one vector a lane, so it needs G >= the vectors
+ * of a row (the host's G: SegmentedReducePolicy.rows); otherwise lanes load scalars, still coalesced
+ * (a group reads G consecutive elements), any G. Two instantiations rather than a branch: each gets
+ * the registers of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
  * The group's lanes combine in lane order (group_reduce_rows). ORDERED (operators that need not
- * commute: the user-defined ones) needs VECTORIZED: with the host's G, a lane holds one vector of a
- * row (folded in index order), so each row is folded in index order; the scalar path deals a row's
- * elements to the lanes in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where
- * Rc's Finish never raises it.
+ * commute: the user-defined ones) needs VECTORIZED: a lane holds one vector of a row (folded in index
+ * order), so each row is folded in index order; the scalar path deals a row's elements to the lanes
+ * in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where Rc's Finish
+ * never raises it.
  */
 template <class Rc, bool VECTORIZED, int R, int BLOCK, bool ORDERED = false>
 __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in, long long rows, long long cols,
@@ -58,34 +58,36 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
     // The loop bound is the same for the whole warp: every lane reaches the shuffles.
     for (long long first = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * rows_per_warp_step;
          first < rows; first += warps * rows_per_warp_step) {
-        bool valid[R];
-        const T* p[R];
         A acc[R];
 #pragma unroll
-        for (int r = 0; r < R; ++r) {
-            const long long row = first + (long long)r * groups_per_warp + group;
-            valid[r] = row < rows;
-            p[r] = in + (valid[r] ? row : 0) * cols;
-            acc[r] = Rc::Op::identity();
-        }
+        for (int r = 0; r < R; ++r) acc[r] = Rc::Op::identity();
+        // A row's address is made again where it is used: R 64-bit pointers kept across the loads
+        // took rows_vector_sum_f32 from 40 registers to 48-54 (6 blocks per SM to 4-5).
+        const auto row_of = [&](int r) { return first + (long long)r * groups_per_warp + group; };
         if constexpr (VECTORIZED) {
             const int vectors = n / VEC;
-            for (int v0 = 0; v0 < vectors; v0 += lanes) {
-                const int v = v0 + lane_in_group;
+            if (const int v = lane_in_group; v < vectors) {  // G >= vectors: a lane's one vector
                 V items[R];
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    if (valid[r] && v < vectors) items[r] = load_vector(reinterpret_cast<const V*>(p[r]) + v);
+                    if (row_of(r) < rows) items[r] = load_vector(reinterpret_cast<const V*>(in + row_of(r) * cols) + v);
                 }
 #pragma unroll
                 for (int r = 0; r < R; ++r) {
-                    if (valid[r] && v < vectors) acc[r] = op(acc[r], fold_vector<Rc>(items[r], (long long)v * VEC));
+                    if (row_of(r) < rows) acc[r] = op(acc[r], fold_vector<Rc>(items[r], (long long)v * VEC));
                 }
             }
         } else {
             // A lane loads SCALARS elements of each row per step: a vector's worth, but at most four
             // (sixteen int8 bytes for each of R rows, a register each, would spill).
             constexpr int SCALARS = VEC < 4 ? VEC : 4;
+            bool valid[R];  // here rows made again would cost argmin and argmax spills at 3 blocks per SM
+            const T* p[R];
+#pragma unroll
+            for (int r = 0; r < R; ++r) {
+                valid[r] = row_of(r) < rows;
+                p[r] = in + (valid[r] ? row_of(r) : 0) * cols;
+            }
             for (int c0 = 0; c0 < n; c0 += lanes * SCALARS) {
                 T items[R][SCALARS];
 #pragma unroll
@@ -107,8 +109,7 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
             }
         }
         const auto store = [&](A total, int r) {
-            const long long at = first + (long long)r * groups_per_warp + group;
-            if (at < rows) out[at] = finish<Rc>(total, at, overflow);
+            if (row_of(r) < rows) out[row_of(r)] = finish<Rc>(total, row_of(r), overflow);
         };
         if constexpr (VECTORIZED) {
             const GroupRows mine = group_reduce_rows<LOG2_R, ORDERED>(acc, log2_lanes, lane_in_group, op);
@@ -121,8 +122,8 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
             // (argmin and argmax spilled at three blocks per SM).
 #pragma unroll
             for (int r = 0; r < R; ++r) {
-                A one[1] = {acc[r]};
-                if (group_reduce_rows<0, ORDERED>(one, log2_lanes, lane_in_group, op).count) store(one[0], r);
+                acc[r] = group_reduce(acc[r], log2_lanes, op);
+                if (lane_in_group == 0) store(acc[r], r);
             }
         }
     }

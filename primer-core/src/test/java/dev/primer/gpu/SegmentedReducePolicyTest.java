@@ -98,6 +98,22 @@ class SegmentedReducePolicyTest {
     }
 
     /** Enough tiles for every merge step, and the scratch layout of the .cuh: header, splits padded to 16, two slots a tile. */
+    /** rows_vector loads one vector a lane: a group must have a lane for every vector of a row. */
+    @Test
+    void aGroupHasALaneForEveryVectorOfItsRows() {
+        long aligned = 1L << 20;
+        for (DType type : DType.values()) {
+            int vec = 16 / type.byteSize();
+            for (long cols = 0; cols <= 32L * vec; cols += vec) {
+                SegmentedReducePolicy.RowsPlan plan = SegmentedReducePolicy.rows(type, aligned, 1000, cols, 132);
+                assertEquals(SegmentedReducePolicy.RowsKernel.GROUP, plan.kernel(), type + " cols=" + cols);
+                assertTrue(plan.vectorized(), type + " cols=" + cols);
+                assertTrue((1L << plan.log2Lanes()) * vec >= cols, type + " cols=" + cols + ": " + plan);
+                assertTrue(plan.log2Lanes() == 0 || (1L << (plan.log2Lanes() - 1)) * vec < cols, type + " cols=" + cols + ": the fewest lanes");
+            }
+        }
+    }
+
     @Test
     void theMergePathGridAndScratchCoverEveryStep() {
         long tile = SegmentedReducePolicy.MERGE_PATH_TILE;
