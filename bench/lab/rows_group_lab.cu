@@ -1,9 +1,11 @@
 // Short-rows lab: float32 row sums of 1 GiB matrices with 4 to 128 columns (rows_group's shapes),
-// production's rows_group beside variants: more rows in flight per group (R), a grid capped to a
-// few waves, and a group reduce that halves the rows held at each of its first steps (a lane sends
-// half its partials, keeps the other half: R - 1 + log2(G / R) shuffles per lane instead of
+// rows_group beside variants: more rows in flight per group (R), a grid capped to a few waves, more
+// blocks per SM, and a group reduce that halves the rows held at each of its first steps (a lane
+// sends half its partials, keeps the other half: R - 1 + log2(G / R) shuffles per lane instead of
 // R * log2(G)). Every output poisoned first and checked against a host float64 sum; rows that differ
-// from production's bits are counted. Build with -I primer-core/src/main/cuda (README.md here);
+// from the first row's bits are counted. `prod` rows run the headers it is built against: step 93's
+// results (bench/results/2026-11-26-nvidia-h200-step93-ab.md) built it against 71631ad, before
+// rows_group took the halving reduce. Build with -I primer-core/src/main/cuda (README.md here);
 // argv[1] filters row names.
 #include "device/segmented_reduce_kernels.cuh"
 #include <cmath>

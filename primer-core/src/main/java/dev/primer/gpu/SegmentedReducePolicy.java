@@ -70,6 +70,12 @@ public final class SegmentedReducePolicy {
     static final int ROWS_PER_GROUP_VECTOR = 2;
     static final int ROWS_PER_GROUP_SCALAR = 4;
     static final int CHUNK_VECS_PER_THREAD = 3;
+    /**
+     * rows_group's grid at most this many blocks per SM (a few waves; each warp then takes row after
+     * row): a block per 32 rows of 64 float32 spent its time starting and ending (H200, 4M x 64:
+     * 0.287 -> 0.272 ms, bench/results/2026-11-26-nvidia-h200-step93-ab.md).
+     */
+    static final int GROUP_BLOCKS_PER_SM = 24;
     /** Warp-per-row up to this many columns, given at least WARP_MIN_ROWS_PER_SM rows per SM. */
     static final long WARP_MAX_COLS = 32768;
     static final int WARP_MIN_ROWS_PER_SM = 32;
@@ -218,7 +224,7 @@ public final class SegmentedReducePolicy {
             long rowsPerBlock = (long) WARPS_PER_BLOCK * (32 >> log2Lanes)
                     * (vectorized ? ROWS_PER_GROUP_VECTOR : ROWS_PER_GROUP_SCALAR);
             return new RowsPlan(RowsKernel.GROUP, log2Lanes, vectorized, 1, 0,
-                    Math.min(MAX_GRID, ceilDiv(rows, rowsPerBlock)));
+                    Math.min((long) GROUP_BLOCKS_PER_SM * multiprocessors, ceilDiv(rows, rowsPerBlock)));
         }
         if (cols <= WARP_MAX_COLS && rows >= (long) WARP_MIN_ROWS_PER_SM * multiprocessors) {
             return new RowsPlan(RowsKernel.WARP, 5, false, 1, 0, Math.min(MAX_GRID, ceilDiv(rows, WARPS_PER_BLOCK)));

@@ -97,6 +97,18 @@ class GpuSegmentedReduceTest {
         checkRowsAllOps(type, rows, cols, 0, 11 + rows * 31 + cols);
     }
 
+    /**
+     * Short rows beyond one pass of rows_group's capped grid (at most 24 blocks per SM), so each warp
+     * takes several steps of rows, the last one partly past the end: 64 columns, a group of 4 to 32
+     * lanes a row, for up to 150 SMs.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(value = DType.class, names = {"BYTE", "INT", "DOUBLE"})
+    void shortRowsBeyondOneGridPassMatchReference(DType type) {
+        long rowsPerBlock = 8L * (32 / Math.max(1, 64 / (16 / type.byteSize()))) * 2;
+        checkRowsAllOps(type, 24 * 150 * rowsPerBlock + 7, 64, 0, 13);
+    }
+
     /** A slice one element in: rows are not 16-byte aligned, so heads and scalar paths are taken. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(DType.class)
