@@ -65,7 +65,7 @@
 //   policy.cuh           Constants: the shape constants SegmentedReducePolicy.java mirrors
 //   recipe.cuh           Recipe (input, accumulator, output, operator), Finish, mark_overflow
 //   vector_fold.cuh      a loaded 16-byte vector's fold (VectorFold; Vec16 and load_vector: thread/vector16.cuh)
-//   group_fold.cuh       group_fold (head | body | tail, loads in flight), group_reduce_rows
+//   group_fold.cuh       group_fold (head | body | tail, loads in flight), group_reduce, group_reduce_rows
 //   scratch.cuh          the scratch layout; overflow flag and partial slots
 //   rows.cuh             rows_group, rows_warp, rows_chunk, rows_combine (with their measurements)
 //   segment_scratch.cuh  the chunk tiling of long segments, LongWork, the segments' counters and flags

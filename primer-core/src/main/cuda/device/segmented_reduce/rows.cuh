@@ -30,8 +30,8 @@ namespace segmented {
  * of a row (the host's G: SegmentedReducePolicy.rows); otherwise lanes load scalars, still coalesced
  * (a group reads G consecutive elements), any G. Two instantiations rather than a branch: each gets
  * the registers of its own path. cols < 2^31. blockDim.x must be BLOCK; any grid.
- * The group's lanes combine in lane order (group_reduce_rows). ORDERED (operators that need not
- * commute: the user-defined ones) needs VECTORIZED: a lane holds one vector of a row (folded in index
+ * ORDERED (operators that need not commute: the user-defined ones) combines a group's lanes in lane
+ * order (group_reduce_rows) and needs VECTORIZED: a lane holds one vector of a row (folded in index
  * order), so each row is folded in index order; the scalar path deals a row's elements to the lanes
  * in turn. overflow: the 128-bit sums' overflow flag (overflow_flag(scratch)), null where Rc's Finish
  * never raises it.
