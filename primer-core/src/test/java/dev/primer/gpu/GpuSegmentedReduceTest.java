@@ -98,15 +98,16 @@ class GpuSegmentedReduceTest {
     }
 
     /**
-     * Short rows beyond one pass of rows_group's capped grid (at most 24 blocks per SM), so each warp
-     * takes several steps of rows, the last one partly past the end: 64 columns, a group of 4 to 32
-     * lanes a row, for up to 150 SMs.
+     * Short rows beyond one pass of rows_group's capped grid, so each warp takes several steps of rows,
+     * the last one partly past the end: 64 columns, a group of 4 to 32 lanes a row (one vector each),
+     * for up to 150 SMs.
      */
     @ParameterizedTest(name = "{0}")
     @EnumSource(value = DType.class, names = {"BYTE", "INT", "DOUBLE"})
     void shortRowsBeyondOneGridPassMatchReference(DType type) {
-        long rowsPerBlock = 8L * (32 / Math.max(1, 64 / (16 / type.byteSize()))) * 2;
-        checkRowsAllOps(type, 24 * 150 * rowsPerBlock + 7, 64, 0, 13);
+        int lanes = 64 / (16 / type.byteSize());
+        long rowsPerBlock = (long) SegmentedReducePolicy.WARPS_PER_BLOCK * (32 / lanes) * SegmentedReducePolicy.ROWS_PER_GROUP_VECTOR;
+        checkRowsAllOps(type, SegmentedReducePolicy.GROUP_BLOCKS_PER_SM * 150L * rowsPerBlock + 7, 64, 0, 13);
     }
 
     /** A slice one element in: rows are not 16-byte aligned, so heads and scalar paths are taken. */
