@@ -10,7 +10,7 @@
 //   segreduce_rows_scalar_*             (same parameters) the same with scalar loads, any alignment,
 //                                        4 rows per group at a time.
 //   segreduce_rows_warp_*               (const T* in, long long rows, long long cols, Out* out, unsigned char* scratch)
-//       a warp per row, 4 vectors per lane in flight.
+//       a warp per row, 2 vectors per lane in flight.
 //   segreduce_rows_chunk_*: grid = rows * chunks (or fewer: it grid-strides).
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
@@ -82,12 +82,16 @@ namespace seg = primer::segmented;
 // thread in flight at 4 blocks per SM read fastest, see segmented_reduce/rows.cuh); segments_small for four too
 // (more warps in flight: power-law segments 0.434 -> 0.339 ms, see segmented_reduce/segments.cuh), SMALL_BLOCKS below, except
 // where that spills on sm_80 to sm_90: three for argmin/argmax and float64 min/max, two for
-// float64 argmin/argmax and the 128-bit sums (int64 sum, int32 sum_exact).
+// float64 argmin/argmax and the 128-bit sums (int64 sum, int32 sum_exact). rows_warp for six,
+// WARP_BLOCKS below (<= 40 registers at 2 vectors a lane: rows of a few hundred columns leave a
+// warp one or two vectors a lane, so warps in flight count; see segmented_reduce/rows.cuh), except
+// where that spills on sm_80 to sm_90: five for argmin/argmax of up to 4 bytes, int8 and float64
+// min/max and int64 sum, four for 8-byte argmin/argmax (8 bytes spilled at five on sm_80 and sm_89).
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
 #define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
 #define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 4)
 
-#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR, SMALL_BLOCKS)                                             \
+#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR, SMALL_BLOCKS, WARP_BLOCKS)                                \
     using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                                     \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_rows_vector_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
@@ -105,7 +109,7 @@ namespace seg = primer::segmented;
                         seg::Constants::BLOCK_THREADS>(in, rows, cols, log2_lanes, out,                              \
                         seg::overflow_flag(scratch));                                                                \
     }                                                                                                                \
-    extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, WARP_BLOCKS)                       \
     segreduce_rows_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                    \
                                         OUT* __restrict__ out, unsigned char* __restrict__ scratch) {                \
         seg::rows_warp<Rc_##OP##_##SUFFIX, seg::Constants::WARP_VECS_PER_LANE, seg::Constants::BLOCK_THREADS>(       \
@@ -228,23 +232,24 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
                        gridDim.x - searchers);
 }
 
-#define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T)                                                  \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4)                   \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4)                                   \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, 4)                                   \
-    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>, 4)                                \
-    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>, 4)                                  \
-    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>, 4)                                \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, 3)           \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, 3)
+// *_WARP: rows_warp's blocks per SM for min/max and for argmin/argmax (WARP_BLOCKS above).
+#define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T, MINMAX_WARP, ARG_WARP)                                       \
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4, 6)                            \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4, MINMAX_WARP)                                  \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, 4, MINMAX_WARP)                                  \
+    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>, 4, 6)                                         \
+    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>, 4, 6)                                           \
+    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>, 4, 6)                                         \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, 3, ARG_WARP)             \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, 3, ARG_WARP)
 
-#define PRIMER_SEGRED_FLOATING(SUFFIX, T, MINMAX_BLOCKS, ARG_BLOCKS)                             \
-    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>, 4)                         \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>, 4)                       \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, MINMAX_BLOCKS)                       \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, MINMAX_BLOCKS)                       \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS)  \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS)
+#define PRIMER_SEGRED_FLOATING(SUFFIX, T, MINMAX_BLOCKS, ARG_BLOCKS, MINMAX_WARP, ARG_WARP)                  \
+    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>, 4, 6)                                  \
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>, 4, 6)                                \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, MINMAX_BLOCKS, MINMAX_WARP)                      \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, MINMAX_BLOCKS, MINMAX_WARP)                      \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS, ARG_WARP)     \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS, ARG_WARP)
 
 /** The routed kernels of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
 #define PRIMER_SEGRED_INTEGER_ROUTED(SUFFIX, T)                 \
@@ -269,20 +274,20 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
 // Merge paths for every recipe but int32 sum_exact (whose classic kernels won but on the power laws,
 // bench/results/2026-11-22-nvidia-h200-lab.md), and segments_short for those the check routes (all
 // of them but int64 SUM).
-PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4, 6)
 PRIMER_SEGRED_ROUTED(sum, i8, int8_t, long long)
-PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t)
+PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t, 5, 5)
 PRIMER_SEGRED_INTEGER_ROUTED(i8, int8_t)
-PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4)
+PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4, 6)
 PRIMER_SEGRED_ROUTED(sum, i32, int32_t, long long)
-PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2)
-PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t)
+PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2, 6)
+PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t, 6, 5)
 PRIMER_SEGRED_INTEGER_ROUTED(i32, int32_t)
-PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2)
+PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2, 5)
 PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)  // not routed: no segments_short
-PRIMER_SEGRED_INTEGER_COMMON(i64, long long)
+PRIMER_SEGRED_INTEGER_COMMON(i64, long long, 6, 4)
 PRIMER_SEGRED_INTEGER_ROUTED(i64, long long)
-PRIMER_SEGRED_FLOATING(f32, float, 4, 3)
+PRIMER_SEGRED_FLOATING(f32, float, 4, 3, 6, 5)
 PRIMER_SEGRED_FLOATING_ROUTED(f32, float)
-PRIMER_SEGRED_FLOATING(f64, double, 3, 2)
+PRIMER_SEGRED_FLOATING(f64, double, 3, 2, 5, 4)
 PRIMER_SEGRED_FLOATING_ROUTED(f64, double)

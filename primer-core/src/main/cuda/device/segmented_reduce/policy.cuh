@@ -13,7 +13,7 @@ struct Constants {
     static constexpr int CHUNK_BLOCK_THREADS = 256;   // rows_chunk
     static constexpr int CHUNK_VECS_PER_THREAD = 3;   // rows_chunk: vectors per thread per batch
     static constexpr int LONG_VECS_PER_THREAD = 4;    // segments_long
-    static constexpr int WARP_VECS_PER_LANE = 4;      // rows_warp
+    static constexpr int WARP_VECS_PER_LANE = 2;      // rows_warp (with six blocks per SM, segmented_reduce.cu)
     static constexpr int MEDIUM_VECS_PER_LANE = 2;    // medium segments, two at a time
     static constexpr int ROWS_PER_GROUP_VECTOR = 2;   // rows_group: rows in flight per group of lanes
     static constexpr int ROWS_PER_GROUP_SCALAR = 4;

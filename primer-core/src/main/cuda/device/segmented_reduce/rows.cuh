@@ -10,7 +10,10 @@
 // streamed in one front with a last-warp combine were 10-40% slower; L1/L2 cache hints on the
 // loads changed nothing. Short rows, 4M x 64 float32, step 93: rows_group 0.320 -> 0.272 ms with the
 // halving group reduce, one vector a lane at 40 registers and the grid capped at 24 blocks per SM;
-// rows_group_lab.cu.)
+// rows_group_lab.cu. Middle rows, 1 GiB of float32, step 94: rows_warp at 4 vectors a lane took 80
+// registers, three blocks per SM, and a row of 256 columns left a lane 2 vectors: 0.428 ms, slower
+// than torch.sum(dim=1) (0.334); at 2 vectors a lane and six blocks per SM 0.259 ms, and 512 to
+// 16384 columns 0-7% faster; a grid capped at a few waves was no faster here. rows_warp_lab.cu.)
 #pragma once
 #include "../../warp/warp_reduce.cuh"
 #include "../../block/block_reduce.cuh"
@@ -131,7 +134,10 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
     }
 }
 
-/** A warp per row, U vectors per lane in flight: rows of a few hundred to a few thousand elements. */
+/**
+ * A warp per row, U vectors per lane in flight: rows of a few hundred to a few thousand elements.
+ * Such a row gives a lane a few vectors, so the warps an SM holds matter more than U (see the top).
+ */
 template <class Rc, int U, int BLOCK>
 __device__ __forceinline__ void rows_warp(const typename Rc::T* __restrict__ in, long long rows, long long cols,
                                           typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {

@@ -30,6 +30,10 @@ record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile,
 
     long[] rowsNarrow() { return quick ? new long[] {262144, 64} : new long[] {4194304, 64}; }
 
+    long[] rowsMiddle() { return quick ? new long[] {65536, 256} : new long[] {1048576, 256}; }
+
+    long[] rowsMiddleLong() { return quick ? new long[] {4096, 4096} : new long[] {65536, 4096}; }
+
     long segmentValues() { return quick ? n() : 1L << 26; }
 
     long syncN() { return 1L << 20; }
