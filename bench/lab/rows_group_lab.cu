@@ -8,8 +8,7 @@
 // rows_group took the halving reduce. Build with -I primer-core/src/main/cuda (README.md here);
 // argv[1] filters row names.
 #include "device/segmented_reduce_kernels.cuh"
-#include <cmath>
-#include "lab_common.cuh"
+#include "lab_rows.cuh"
 namespace seg = primer::segmented;
 using Rc = seg::Recipe<float, double, float, primer::Sum<double>>;
 constexpr int BLOCK = 256;
@@ -84,26 +83,12 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_halving(const float* in, long l
     }
 }
 
-/** The read ceiling: every 16-byte vector xor-folded, one word per block. */
-__global__ void __launch_bounds__(BLOCK) k_read(const uint4* in, long long vectors, unsigned* sink) {
-    unsigned x = 0;
-    for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < vectors; i += (long long)gridDim.x * BLOCK) {
-        const uint4 v = __ldg(in + i);
-        x ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (x == 0x12345678u) sink[blockIdx.x] = x;
-}
-
 static int sms;
 static const char* only;
-static float* din;
 static float* dout;
-static std::vector<float> host;
-
-struct Shape { long long rows, cols; std::vector<double> ref, mag; std::vector<float> prod; };
 
 template <typename K>
-static void run(Shape& s, const char* name, K kernel, int R, int waves) {
+static void run(const RowsInput& in, RowsShape& s, const char* name, K kernel, int R, int waves) {
     if (!selected(only, name)) return;
     int log2_lanes = 0;
     while ((1LL << log2_lanes) * 4 < s.cols) ++log2_lanes;
@@ -113,66 +98,40 @@ static void run(Shape& s, const char* name, K kernel, int R, int waves) {
     long long grid = (s.rows + rows_per_block - 1) / rows_per_block;
     if (waves > 0) grid = std::min(grid, (long long)waves * occ * sms);
     CK(cudaMemset(dout, 0xff, s.rows * 4));  // NaN: a row left unwritten fails the check
-    const double ms = time_ms([&]() { kernel<<<(unsigned)grid, BLOCK>>>(din, s.rows, s.cols, log2_lanes, dout); }, 3, 20);
-    std::vector<float> h(s.rows);
-    CK(cudaMemcpy(h.data(), dout, s.rows * 4, cudaMemcpyDeviceToHost));
-    long long bad = 0, differ = 0;
-    for (long long r = 0; r < s.rows; ++r) {
-        if (!(std::fabs(h[r] - s.ref[r]) <= 1e-6 * (s.mag[r] + 1))) ++bad;
-        if (!s.prod.empty() && std::memcmp(&h[r], &s.prod[r], 4) != 0) ++differ;
-    }
-    if (s.prod.empty()) s.prod = h;
-    printf("%lldx%-4lld %-22s occ %d grid %7lld: %.4f ms %7.1f GB/s  %s, %lld rows differ from production's bits\n", s.rows,
-           s.cols, name, occ, grid, ms, 4.0 * s.rows * s.cols / ms / 1e6, bad ? "BAD" : "ok", differ);
-    if (bad) printf("  %lld rows outside the bound\n", bad);
-    fflush(stdout);
+    const double ms = time_ms([&]() { kernel<<<(unsigned)grid, BLOCK>>>(in.device, s.rows, s.cols, log2_lanes, dout); }, 3, 20);
+    s.check(dout, name, occ, grid, ms);
 }
 
 int main(int argc, char** argv) {
     only = argc > 1 ? argv[1] : nullptr;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const long long n = 1LL << 28;  // 1 GiB of float32: well past L2
-    host.resize(n);
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(-1, 1);
-    for (auto& v : host) v = u(rng);
-    CK(cudaMalloc(&din, n * 4));
-    CK(cudaMalloc(&dout, n / 4 * 4));
-    CK(cudaMemcpy(din, host.data(), n * 4, cudaMemcpyHostToDevice));
-    unsigned* sink;
-    CK(cudaMalloc(&sink, 1 << 20));
-    if (selected(only, "read")) {
-        const double ms = time_ms([&]() { k_read<<<sms * 8, BLOCK>>>(reinterpret_cast<const uint4*>(din), n / 4, sink); }, 3, 20);
-        printf("read 1 GiB: %.4f ms %.1f GB/s\n", ms, 4.0 * n / ms / 1e6);
-    }
+    const RowsInput in(1LL << 28);  // 1 GiB of float32: well past L2
+    CK(cudaMalloc(&dout, in.n / 4 * 4));
+    if (selected(only, "read")) in.time_read(sms);
     for (long long cols : {64LL, 16LL, 128LL, 32LL, 4LL}) {
-        Shape s{n / cols, cols, {}, {}, {}};
-        s.ref.assign(s.rows, 0);
-        s.mag.assign(s.rows, 0);
-        for (long long r = 0; r < s.rows; ++r)
-            for (long long c = 0; c < cols; ++c) { s.ref[r] += host[r * cols + c]; s.mag[r] += std::fabs(host[r * cols + c]); }
-        run(s, "prod_R2", k_prod<2, 2>, 2, 0);  // production (first: the bits the others are compared with)
-        run(s, "prod_R2_waves4", k_prod<2, 2>, 2, 4);
-        run(s, "prod_R4", k_prod<4, 2>, 4, 0);
-        run(s, "prod_R4_waves4", k_prod<4, 2>, 4, 4);
-        run(s, "prod_R8", k_prod<8, 2>, 8, 0);
-        run(s, "prod_R2_minB6", k_prod<2, 6>, 2, 0);
-        run(s, "prod_R4_minB4", k_prod<4, 4>, 4, 0);
+        RowsShape s(in, cols);
+        run(in, s, "prod_R2", k_prod<2, 2>, 2, 0);  // production (first: the bits the others are compared with)
+        run(in, s, "prod_R2_waves4", k_prod<2, 2>, 2, 4);
+        run(in, s, "prod_R4", k_prod<4, 2>, 4, 0);
+        run(in, s, "prod_R4_waves4", k_prod<4, 2>, 4, 4);
+        run(in, s, "prod_R8", k_prod<8, 2>, 8, 0);
+        run(in, s, "prod_R2_minB6", k_prod<2, 6>, 2, 0);
+        run(in, s, "prod_R4_minB4", k_prod<4, 4>, 4, 0);
         if (cols >= 8) {
-            run(s, "halving_R2", k_halving<1, 2>, 2, 0);
-            run(s, "halving_R2_waves4", k_halving<1, 2>, 2, 4);
-            run(s, "halving_R2_minB6", k_halving<1, 6>, 2, 0);
+            run(in, s, "halving_R2", k_halving<1, 2>, 2, 0);
+            run(in, s, "halving_R2_waves4", k_halving<1, 2>, 2, 4);
+            run(in, s, "halving_R2_minB6", k_halving<1, 6>, 2, 0);
         }
         if (cols >= 16) {
-            run(s, "halving_R4", k_halving<2, 2>, 4, 0);
-            run(s, "halving_R4_waves4", k_halving<2, 2>, 4, 4);
-            run(s, "halving_R4_minB4", k_halving<2, 4>, 4, 0);
+            run(in, s, "halving_R4", k_halving<2, 2>, 4, 0);
+            run(in, s, "halving_R4_waves4", k_halving<2, 2>, 4, 4);
+            run(in, s, "halving_R4_minB4", k_halving<2, 4>, 4, 0);
         }
         if (cols >= 32) {
-            run(s, "halving_R8", k_halving<3, 2>, 8, 0);
-            run(s, "halving_R8_minB3", k_halving<3, 3>, 8, 0);
+            run(in, s, "halving_R8", k_halving<3, 2>, 8, 0);
+            run(in, s, "halving_R8_minB3", k_halving<3, 3>, 8, 0);
         }
-        run(s, "prod_R2", k_prod<2, 2>, 2, 0);  // again: the lease's drift
+        run(in, s, "prod_R2", k_prod<2, 2>, 2, 0);  // again: the lease's drift
     }
     return 0;
 }

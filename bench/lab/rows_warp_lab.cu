@@ -5,8 +5,7 @@
 // against a host float64 sum; rows that differ from production's bits are counted. Build with
 // -I primer-core/src/main/cuda (README.md here); argv[1] filters row names.
 #include "device/segmented_reduce_kernels.cuh"
-#include <cmath>
-#include "lab_common.cuh"
+#include "lab_rows.cuh"
 namespace seg = primer::segmented;
 using Rc = seg::Recipe<float, double, float, primer::Sum<double>>;
 constexpr int BLOCK = 256;
@@ -57,102 +56,62 @@ __global__ void __launch_bounds__(BLOCK, MINB) k_groups(const float* in, long lo
     }
 }
 
-/** The read ceiling: every 16-byte vector xor-folded, one word per block. */
-__global__ void __launch_bounds__(BLOCK) k_read(const uint4* in, long long vectors, unsigned* sink) {
-    unsigned x = 0;
-    for (long long i = (long long)blockIdx.x * BLOCK + threadIdx.x; i < vectors; i += (long long)gridDim.x * BLOCK) {
-        const uint4 v = __ldg(in + i);
-        x ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    if (x == 0x12345678u) sink[blockIdx.x] = x;
-}
-
 static int sms;
 static const char* only;
-static float* din;
 static float* dout;
 static unsigned char* scratch;
-static std::vector<float> host;
-
-struct Shape { long long rows, cols; std::vector<double> ref, mag; std::vector<float> prod; };
 
 /** rows_per_block: rows one block takes per pass; per_sm: the grid's cap in blocks per SM (0: none). */
 template <typename K>
-static void run(Shape& s, const char* name, K kernel, long long rows_per_block, int per_sm) {
+static void run(const RowsInput& in, RowsShape& s, const char* name, K kernel, long long rows_per_block, int per_sm) {
     if (!selected(only, name)) return;
     int occ;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, kernel, BLOCK, 0));
     long long grid = (s.rows + rows_per_block - 1) / rows_per_block;
     if (per_sm > 0) grid = std::min(grid, (long long)per_sm * sms);
     CK(cudaMemset(dout, 0xff, s.rows * 4));  // NaN: a row left unwritten fails the check
-    const double ms = time_ms([&]() { kernel<<<(unsigned)grid, BLOCK>>>(din, s.rows, s.cols, dout, scratch); }, 3, 20);
-    std::vector<float> h(s.rows);
-    CK(cudaMemcpy(h.data(), dout, s.rows * 4, cudaMemcpyDeviceToHost));
-    long long bad = 0, differ = 0;
-    for (long long r = 0; r < s.rows; ++r) {
-        if (!(std::fabs(h[r] - s.ref[r]) <= 1e-6 * (s.mag[r] + 1))) ++bad;
-        if (!s.prod.empty() && std::memcmp(&h[r], &s.prod[r], 4) != 0) ++differ;
-    }
-    if (s.prod.empty()) s.prod = h;
-    printf("%lldx%-5lld %-18s occ %d grid %7lld: %.4f ms %7.1f GB/s  %s, %lld rows differ from production's bits\n", s.rows,
-           s.cols, name, occ, grid, ms, 4.0 * s.rows * s.cols / ms / 1e6, bad ? "BAD" : "ok", differ);
-    if (bad) printf("  %lld rows outside the bound\n", bad);
-    fflush(stdout);
+    const double ms = time_ms([&]() { kernel<<<(unsigned)grid, BLOCK>>>(in.device, s.rows, s.cols, dout, scratch); }, 3, 20);
+    s.check(dout, name, occ, grid, ms);
 }
 
 int main(int argc, char** argv) {
     only = argc > 1 ? argv[1] : nullptr;
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-    const long long n = 1LL << 28;  // 1 GiB of float32: well past L2
-    host.resize(n);
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<float> u(-1, 1);
-    for (auto& v : host) v = u(rng);
-    CK(cudaMalloc(&din, n * 4));
-    CK(cudaMalloc(&dout, n / 256 * 4));
+    const RowsInput in(1LL << 28);  // 1 GiB of float32: well past L2
+    CK(cudaMalloc(&dout, in.n / 256 * 4));
     CK(cudaMalloc(&scratch, 1 << 20));
     CK(cudaMemset(scratch, 0, 1 << 20));
-    CK(cudaMemcpy(din, host.data(), n * 4, cudaMemcpyHostToDevice));
-    unsigned* sink;
-    CK(cudaMalloc(&sink, 1 << 20));
-    if (selected(only, "read")) {
-        const double ms = time_ms([&]() { k_read<<<sms * 8, BLOCK>>>(reinterpret_cast<const uint4*>(din), n / 4, sink); }, 3, 20);
-        printf("read 1 GiB: %.4f ms %.1f GB/s\n", ms, 4.0 * n / ms / 1e6);
-    }
+    if (selected(only, "read")) in.time_read(sms);
     for (long long cols : {256LL, 1024LL, 512LL, 4096LL, 16384LL}) {
-        Shape s{n / cols, cols, {}, {}, {}};
-        s.ref.assign(s.rows, 0);
-        s.mag.assign(s.rows, 0);
-        for (long long r = 0; r < s.rows; ++r)
-            for (long long c = 0; c < cols; ++c) { s.ref[r] += host[r * cols + c]; s.mag[r] += std::fabs(host[r * cols + c]); }
-        run(s, "prod", k_warp<4, 2>, 8, 0);  // production (first: the bits the others are compared with)
-        run(s, "prod_cap16", k_warp<4, 2>, 8, 16);
-        run(s, "warp_u4_b4", k_warp<4, 4>, 8, 0);
-        run(s, "warp_u4_b4_cap16", k_warp<4, 4>, 8, 16);
-        run(s, "warp_u2_b4", k_warp<2, 4>, 8, 0);
-        run(s, "warp_u2_b6", k_warp<2, 6>, 8, 0);
-        run(s, "warp_u2_b6_cap24", k_warp<2, 6>, 8, 24);
-        run(s, "warp_u3_b5", k_warp<3, 5>, 8, 0);
-        run(s, "warp_u4_b5", k_warp<4, 5>, 8, 0);
-        run(s, "g32_r2_u2_b4", k_groups<32, 1, 2, 4>, 16, 0);
-        run(s, "g32_r2_u2_b4_cap16", k_groups<32, 1, 2, 4>, 16, 16);
-        run(s, "g32_r2_u4_b2", k_groups<32, 1, 4, 2>, 16, 0);
+        RowsShape s(in, cols);
+        run(in, s, "prod", k_warp<4, 2>, 8, 0);  // production (first: the bits the others are compared with)
+        run(in, s, "prod_cap16", k_warp<4, 2>, 8, 16);
+        run(in, s, "warp_u4_b4", k_warp<4, 4>, 8, 0);
+        run(in, s, "warp_u4_b4_cap16", k_warp<4, 4>, 8, 16);
+        run(in, s, "warp_u2_b4", k_warp<2, 4>, 8, 0);
+        run(in, s, "warp_u2_b6", k_warp<2, 6>, 8, 0);
+        run(in, s, "warp_u2_b6_cap24", k_warp<2, 6>, 8, 24);
+        run(in, s, "warp_u3_b5", k_warp<3, 5>, 8, 0);
+        run(in, s, "warp_u4_b5", k_warp<4, 5>, 8, 0);
+        run(in, s, "g32_r2_u2_b4", k_groups<32, 1, 2, 4>, 16, 0);
+        run(in, s, "g32_r2_u2_b4_cap16", k_groups<32, 1, 2, 4>, 16, 16);
+        run(in, s, "g32_r2_u4_b2", k_groups<32, 1, 4, 2>, 16, 0);
         if (cols <= 4096) {
-            run(s, "g16_r1_u4_b4", k_groups<16, 0, 4, 4>, 16, 0);
-            run(s, "g16_r1_u2_b6", k_groups<16, 0, 2, 6>, 16, 0);
-            run(s, "g16_r2_u2_b4", k_groups<16, 1, 2, 4>, 32, 0);
-            run(s, "g16_r2_u2_b4_cap16", k_groups<16, 1, 2, 4>, 32, 16);
+            run(in, s, "g16_r1_u4_b4", k_groups<16, 0, 4, 4>, 16, 0);
+            run(in, s, "g16_r1_u2_b6", k_groups<16, 0, 2, 6>, 16, 0);
+            run(in, s, "g16_r2_u2_b4", k_groups<16, 1, 2, 4>, 32, 0);
+            run(in, s, "g16_r2_u2_b4_cap16", k_groups<16, 1, 2, 4>, 32, 16);
         }
         if (cols <= 1024) {
-            run(s, "g8_r1_u4_b4", k_groups<8, 0, 4, 4>, 32, 0);
-            run(s, "g8_r1_u2_b6", k_groups<8, 0, 2, 6>, 32, 0);
-            run(s, "g8_r2_u2_b4", k_groups<8, 1, 2, 4>, 64, 0);
+            run(in, s, "g8_r1_u4_b4", k_groups<8, 0, 4, 4>, 32, 0);
+            run(in, s, "g8_r1_u2_b6", k_groups<8, 0, 2, 6>, 32, 0);
+            run(in, s, "g8_r2_u2_b4", k_groups<8, 1, 2, 4>, 64, 0);
         }
         if (cols >= 4096) {
-            run(s, "chunk_block", k_chunk<4>, 1, 0);
-            run(s, "chunk_block_cap8", k_chunk<4>, 1, 8);
+            run(in, s, "chunk_block", k_chunk<4>, 1, 0);
+            run(in, s, "chunk_block_cap8", k_chunk<4>, 1, 8);
         }
-        run(s, "prod", k_warp<4, 2>, 8, 0);  // again: the lease's drift
+        run(in, s, "prod", k_warp<4, 2>, 8, 0);  // again: the lease's drift
     }
     return 0;
 }
