@@ -283,8 +283,10 @@ def plan(quick, dry):
     n = 2**16 if dry else 2**24 if quick else 2**28
     rows_a, rows_b = ((64, 1024), (4096, 64)) if dry else \
         ((2048, 8192), (262144, 64)) if quick else ((2048, 262144), (4194304, 64))
-    rows_c, rows_d = ((256, 256), (16, 4096)) if dry else \
-        ((65536, 256), (4096, 4096)) if quick else ((1048576, 256), (65536, 4096))
+    rows_d = (16, 4096) if dry else (4096, 4096) if quick else (65536, 4096)
+
+    def rows_c(dtype):  # rows of 1 KiB
+        return (256 if dry else 65536 if quick else 1048576, 1024 // np.dtype(dtype).itemsize)
     sync_n = 2**12 if dry else 2**20
     seg_n = n if dry or quick else 2**26
     f32 = "float32"
@@ -299,8 +301,10 @@ def plan(quick, dry):
             ("sum_sync_f32_2^20", sum_sync, "sum", f32, (sync_n,)),
             ("rows_sum_f32_2048x262144", array_op, "rows_sum", f32, rows_a),
             ("rows_sum_f32_4Mx64", array_op, "rows_sum", f32, rows_b),
-            ("rows_sum_f32_1Mx256", array_op, "rows_sum", f32, rows_c),
+            ("rows_sum_f32_1Mx256", array_op, "rows_sum", f32, rows_c(f32)),
             ("rows_sum_f32_64Kx4096", array_op, "rows_sum", f32, rows_d),
+            ("rows_sum_f64_1Mx128", array_op, "rows_sum", "float64", rows_c("float64")),
+            ("rows_sum_i8_1Mx1024", array_op, "rows_sum", "int8", rows_c("int8")),
             ("rows_sum_i8_2048x262144", array_op, "rows_sum", "int8", rows_a),
             ("segments_sum_f32_powerlaw", segments, "segments", f32, (seg_n,)),
             ("segments_sum_i64_powerlaw", segments, "segments", "int64", (seg_n,)),

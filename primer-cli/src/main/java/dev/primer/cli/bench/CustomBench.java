@@ -23,7 +23,8 @@ import java.util.SplittableRandom;
  * reduce and scan: a float sum written as a CustomOp (commutative, but it takes the order-preserving
  * reduce like every CustomOp), affine maps composed (associative, not commutative), and a forward
  * fill scan; then the segmented forms: a forward fill restarting at head flags (one in about 1024
- * elements), affine maps composed along each row of a (n / 4096) x 4096 and a (n / 16) x 16 matrix,
+ * elements), affine maps composed along each row of a (n / 4096) x 4096, a (n / 16) x 16 and a
+ * 1048576 x 128 matrix, the float sum along rows of 256 (beside the built-in rows_sum_f32_1Mx256),
  * and over segments of power-law lengths (the offsets of the built-in segments benchmark,
  * SegmentOffsets) and of lengths uniform in [1, 8] (a lane per segment). Reduces
  * are timed with events around the call, which waits for its result (the segmented one for its
@@ -44,9 +45,10 @@ final class CustomBench {
                 Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
                 Guard.run(s, GROUP, "custom_scan_affine_i8", "int8", String.valueOf(s.n()), () -> scan(s, "custom_scan_affine_i8", CustomOps.AFFINE4)),
                 Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
-                Guard.run(s, GROUP, "custom_rows_affine_i64", "int64", (s.n() / ROW) + "x" + ROW, () -> rows(s, "custom_rows_affine_i64", ROW)),
-                Guard.run(s, GROUP, "custom_rows_affine_i64_short", "int64", (s.n() / SHORT_ROW) + "x" + SHORT_ROW,
-                        () -> rows(s, "custom_rows_affine_i64_short", SHORT_ROW)),
+                rows(s, "custom_rows_affine_i64", CustomOps.AFFINE32, s.n() / ROW, ROW),
+                rows(s, "custom_rows_affine_i64_short", CustomOps.AFFINE32, s.n() / SHORT_ROW, SHORT_ROW),
+                rows(s, "custom_rows_affine_i64_1Mx128", CustomOps.AFFINE32, s.rowsMiddle(DType.LONG)[0], s.rowsMiddle(DType.LONG)[1]),
+                rows(s, "custom_rows_fsum_f32_1Mx256", CustomOps.FSUM, s.rowsMiddle(DType.FLOAT)[0], s.rowsMiddle(DType.FLOAT)[1]),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_powerlaw", "int64", "powerlaw",
                         () -> segments(s, "custom_segments_affine_i64_powerlaw", 0)),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_uniform8", "int64", "uniform",
@@ -88,10 +90,16 @@ final class CustomBench {
         }
     }
 
-    /** Affine maps composed along each row of {@code cols} columns; every row checked against the CPU backend. */
-    private static BenchRecord rows(BenchSetup s, String name, long cols) {
-        CustomOp op = CustomOps.AFFINE32;
-        long n = s.n() / cols * cols, rows = n / cols, bytes = n * 8;
+    /**
+     * {@code op} along each row of a rows x cols matrix; every row checked against the CPU backend
+     * (exactly, or for the float sum within the summation bound of its float64 sum).
+     */
+    private static BenchRecord rows(BenchSetup s, String name, CustomOp op, long rows, long cols) {
+        return Guard.run(s, GROUP, name, op.type().toString(), rows + "x" + cols, () -> measureRows(s, name, op, rows, cols));
+    }
+
+    private static BenchRecord measureRows(BenchSetup s, String name, CustomOp op, long rows, long cols) {
+        long n = rows * cols, size = op.type().byteSize(), bytes = n * size;
         try (Arena arena = Arena.ofShared(); Closer closer = new Closer()) {
             MemorySegment host = input(arena, op, n);
             DeviceArray in = closer.add(s.gpu().allocate(op.type(), n));
@@ -100,16 +108,38 @@ final class CustomBench {
             EventTimer timer = closer.add(new EventTimer(s.ctx()));
             Timing t = timer.time(BenchSetup.WARMUP, s.reps(), i -> GpuCustomSegmentedReduce.reduceRows(s.ctx(), op,
                     in.devicePointer(), rows, cols, out.devicePointer()));
-            MemorySegment got = arena.allocate(rows * 8, 64), want = arena.allocate(rows * 8, 64);
+            MemorySegment got = arena.allocate(rows * size, 64);
             out.copyTo(got);
-            CpuCustomReduce.reduceRows(op, host, rows, cols, want);
-            String check = got.mismatch(want) < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row "
-                    + got.mismatch(want) / 8 + " differs from the CPU's";
-            return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + cols, n, (double) bytes + rows * 8, t,
+            String check = op == CustomOps.FSUM ? checkFloatRows(host, got, rows, cols) : checkRowsExactly(op, host, got, rows, cols);
+            return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + cols, n, (double) bytes + rows * size, t,
                     !check.startsWith("FAILED"), check + "; each row folded in order (" + (cols <= 32 ? "a group of lanes per row, in lane order"
-                            : "a warp per row at full size on an H200, a block per row at --quick")
+                            : cols < ROW ? "a warp per row" : "a warp per row at full size on an H200, a block per row at --quick")
                             + ": GpuCustomSegmentedReduce.reduceRows); one buffer");
         }
+    }
+
+    private static String checkRowsExactly(CustomOp op, MemorySegment host, MemorySegment got, long rows, long cols) {
+        MemorySegment want = Arena.ofAuto().allocate(got.byteSize(), 64);
+        CpuCustomReduce.reduceRows(op, host, rows, cols, want);
+        long at = got.mismatch(want);
+        return at < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row " + at / op.type().byteSize() + " differs from the CPU's";
+    }
+
+    /** Each float32 row sum against its float64 sum, within (cols - 1) u sum|x| of the row. */
+    private static String checkFloatRows(MemorySegment host, MemorySegment got, long rows, long cols) {
+        double worst = 0;
+        for (long r = 0; r < rows; r++) {
+            double exact = 0, abs = 0;
+            for (long i = r * cols; i < (r + 1) * cols; i++) {
+                float v = host.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                exact += v;
+                abs += Math.abs(v);
+            }
+            double err = Math.abs(got.getAtIndex(ValueLayout.JAVA_FLOAT, r) - exact);
+            if (err > (cols - 1) * 0x1p-24 * abs) return "FAILED: row " + r + " off by " + err;
+            worst = Math.max(worst, err / Math.max(abs, 1e-30));
+        }
+        return String.format(Locale.ROOT, "ok: every row within the bound (worst error %.1e of sum|x|)", worst);
     }
 
     /**

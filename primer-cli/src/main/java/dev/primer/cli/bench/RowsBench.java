@@ -15,8 +15,9 @@ import java.util.Locale;
  * Row-wise SUM of a row-major matrix, in float32 shapes from each end of the dispatch and its
  * middle: few long rows (2048 × 262144: a block per row or more), many short rows (4194304 × 64:
  * several rows per warp), and rows of 256 and 4096 columns (a warp per row: 1048576 × 256, 65536 ×
- * 4096); and int8 in the long-row shape, summed into int64 (as torch.sum does), where the packed
- * byte fold matters. Bytes = matrix + result.
+ * 4096); float64 and int8 in rows of 1 KiB as the float32 1048576 × 256 (a warp per row); and int8
+ * in the long-row shape. int8 sums into int64 (as torch.sum does), where the packed byte fold
+ * matters. Bytes = matrix + result.
  */
 final class RowsBench {
     static final String GROUP = "rows";
@@ -26,8 +27,10 @@ final class RowsBench {
     static List<BenchRecord> run(BenchSetup s) {
         return List.of(shape(s, "rows_sum_f32_2048x262144", DType.FLOAT, s.rowsWide()),
                 shape(s, "rows_sum_f32_4Mx64", DType.FLOAT, s.rowsNarrow()),
-                shape(s, "rows_sum_f32_1Mx256", DType.FLOAT, s.rowsMiddle()),
+                shape(s, "rows_sum_f32_1Mx256", DType.FLOAT, s.rowsMiddle(DType.FLOAT)),
                 shape(s, "rows_sum_f32_64Kx4096", DType.FLOAT, s.rowsMiddleLong()),
+                shape(s, "rows_sum_f64_1Mx128", DType.DOUBLE, s.rowsMiddle(DType.DOUBLE)),
+                shape(s, "rows_sum_i8_1Mx1024", DType.BYTE, s.rowsMiddle(DType.BYTE)),
                 shape(s, "rows_sum_i8_2048x262144", DType.BYTE, s.rowsWide()));
     }
 
