@@ -1,6 +1,6 @@
-// What the rows labs share (rows_group_lab.cu, rows_warp_lab.cu): 1 GiB of random float32 on the
-// device, the read ceiling over it, and each shape's host float64 row sums, against which every
-// row a variant writes is checked (and its bits against the first variant's).
+// What the rows labs share (rows_group_lab.cu, rows_warp_lab.cu): 1 GiB of random float32 or
+// float64 on the device, the read ceiling over it, and each shape's host float64 row sums, against
+// which every row a variant writes is checked (and its bits against the first variant's).
 #pragma once
 #include <cmath>
 #include "lab_common.cuh"
@@ -15,37 +15,44 @@ __global__ void __launch_bounds__(256) k_read(const uint4* in, long long vectors
     if (x == 0x12345678u) sink[blockIdx.x] = x;
 }
 
-/** n float32 uniform in [-1, 1) (seed 11), on the host and on the device. */
-struct RowsInput {
+/** n values of T (float or double) uniform in [-1, 1) (seed 11), on the host and on the device. */
+template <typename T>
+struct RowsInputOf {
     long long n;
-    std::vector<float> host;
-    float* device;
+    std::vector<T> host;
+    T* device;
 
-    explicit RowsInput(long long count) : n(count), host(count) {
+    explicit RowsInputOf(long long count) : n(count), host(count) {
         std::mt19937 rng(11);
-        std::uniform_real_distribution<float> u(-1, 1);
+        std::uniform_real_distribution<T> u(-1, 1);
         for (auto& v : host) v = u(rng);
-        CK(cudaMalloc(&device, n * 4));
-        CK(cudaMemcpy(device, host.data(), n * 4, cudaMemcpyHostToDevice));
+        CK(cudaMalloc(&device, n * sizeof(T)));
+        CK(cudaMemcpy(device, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     }
 
     /** Prints the read ceiling's time over the whole input. */
     void time_read(int sms) const {
         unsigned* sink;
         CK(cudaMalloc(&sink, 1 << 20));
-        const double ms = time_ms([&]() { k_read<<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(device), n / 4, sink); }, 3, 20);
-        printf("read 1 GiB: %.4f ms %.1f GB/s\n", ms, 4.0 * n / ms / 1e6);
+        const long long bytes = n * (long long)sizeof(T);
+        const double ms = time_ms([&]() { k_read<<<sms * 8, 256>>>(reinterpret_cast<const uint4*>(device), bytes / 16, sink); }, 3, 20);
+        printf("read 1 GiB: %.4f ms %.1f GB/s\n", ms, bytes / ms / 1e6);
         CK(cudaFree(sink));
     }
 };
+using RowsInput = RowsInputOf<float>;
 
-/** The input as rows x cols, its host float64 row sums, and the first checked variant's outputs. */
-struct RowsShape {
+/**
+ * The input as rows x cols, its host float64 row sums, and the first checked variant's outputs.
+ * A row passes within 1e-6 (float32) or 1e-12 (float64) of its sum of magnitudes, plus that much.
+ */
+template <typename T>
+struct RowsShapeOf {
     long long rows, cols;
     std::vector<double> ref, mag;
-    std::vector<float> first;
+    std::vector<T> first;
 
-    RowsShape(const RowsInput& in, long long columns) : rows(in.n / columns), cols(columns), ref(rows), mag(rows) {
+    RowsShapeOf(const RowsInputOf<T>& in, long long columns) : rows(in.n / columns), cols(columns), ref(rows), mag(rows) {
         for (long long r = 0; r < rows; ++r)
             for (long long c = 0; c < cols; ++c) {
                 ref[r] += in.host[r * cols + c];
@@ -54,18 +61,20 @@ struct RowsShape {
     }
 
     /** Checks every row of out against the host sums and the first variant's bits, and prints the row. */
-    void check(const float* out, const char* name, int occ, long long grid, double ms) {
-        std::vector<float> h(rows);
-        CK(cudaMemcpy(h.data(), out, rows * 4, cudaMemcpyDeviceToHost));
+    void check(const T* out, const char* name, int occ, long long grid, double ms) {
+        const double tolerance = sizeof(T) == 4 ? 1e-6 : 1e-12;
+        std::vector<T> h(rows);
+        CK(cudaMemcpy(h.data(), out, rows * sizeof(T), cudaMemcpyDeviceToHost));
         long long bad = 0, differ = 0;
         for (long long r = 0; r < rows; ++r) {
-            if (!(std::fabs(h[r] - ref[r]) <= 1e-6 * (mag[r] + 1))) ++bad;
-            if (!first.empty() && std::memcmp(&h[r], &first[r], 4) != 0) ++differ;
+            if (!(std::fabs(h[r] - ref[r]) <= tolerance * (mag[r] + 1))) ++bad;
+            if (!first.empty() && std::memcmp(&h[r], &first[r], sizeof(T)) != 0) ++differ;
         }
         if (first.empty()) first = h;
         printf("%lldx%-5lld %-22s occ %d grid %7lld: %.4f ms %7.1f GB/s  %s, %lld rows differ from production's bits\n", rows,
-               cols, name, occ, grid, ms, 4.0 * rows * cols / ms / 1e6, bad ? "BAD" : "ok", differ);
+               cols, name, occ, grid, ms, (double)sizeof(T) * rows * cols / ms / 1e6, bad ? "BAD" : "ok", differ);
         if (bad) printf("  %lld rows outside the bound\n", bad);
         fflush(stdout);
     }
 };
+using RowsShape = RowsShapeOf<float>;

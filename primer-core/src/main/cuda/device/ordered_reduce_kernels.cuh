@@ -106,7 +106,8 @@ __device__ __forceinline__ OpValue<Op> warp_fold_vectors_ordered(const Vec16<T>*
 /**
  * base[0, length) folded in index order, the total in lane 0: the elements before the first 16-byte
  * boundary, the vectors (warp_fold_vectors_ordered), the elements after the last. base: aligned to
- * sizeof(T). All 32 lanes call.
+ * sizeof(T). All 32 lanes call. An empty head or tail (an aligned row's) is skipped, not reduced as
+ * identities: each would cost a warp reduction.
  */
 template <int VECS, typename T, typename Op>
 __device__ __forceinline__ OpValue<Op> warp_fold_range_ordered(const T* base, long long length, Op op) {
@@ -116,9 +117,10 @@ __device__ __forceinline__ OpValue<Op> warp_fold_range_ordered(const T* base, lo
     if (head > length) head = length;
     const long long vectors = (length - head) / VEC;
     const long long tail_begin = head + vectors * VEC;
-    OpValue<Op> total = warp_fold_elements(base, 0, head, op);
-    total = op(total, warp_fold_vectors_ordered<VECS>(reinterpret_cast<const Vec16<T>*>(base + head), 0, vectors, op));
-    return op(total, warp_fold_elements(base, tail_begin, length - tail_begin, op));
+    OpValue<Op> total = warp_fold_vectors_ordered<VECS>(reinterpret_cast<const Vec16<T>*>(base + head), 0, vectors, op);
+    if (head > 0) total = op(warp_fold_elements(base, 0, head, op), total);
+    if (tail_begin < length) total = op(total, warp_fold_elements(base, tail_begin, length - tail_begin, op));
+    return total;
 }
 
 /**

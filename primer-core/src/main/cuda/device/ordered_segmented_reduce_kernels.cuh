@@ -40,7 +40,7 @@ namespace segmented {
 /** 16-byte vectors per lane per tile (two tiles in flight). */
 struct OrderedConstants {
     static constexpr int MEDIUM_VECS_PER_LANE = 2;  // medium segments: many are a tile or two long
-    static constexpr int ROW_VECS_PER_LANE = 4;     // rows_warp
+    static constexpr int ROW_VECS_PER_LANE = 2;     // rows_warp: at 4, 72-80 registers and three blocks per SM
     static constexpr int LONG_VECS_PER_LANE = 4;    // work items of long segments, rows_block
     /**
      * The vectors per lane for elements of type T: half for int8, whose vectors hold 16 elements

@@ -11,6 +11,8 @@
 //                                        4 rows per group at a time.
 //   segreduce_rows_warp_*               (const T* in, long long rows, long long cols, Out* out, unsigned char* scratch)
 //       a warp per row, 2 vectors per lane in flight.
+//   segreduce_rows_half_warp_*          (the same)
+//       a half-warp per row (rows of at most 1 KiB), 2 vectors per lane in flight.
 //   segreduce_rows_chunk_*: grid = rows * chunks (or fewer: it grid-strides).
 //   segreduce_rows_chunk_*              (const T* in, long long rows, long long cols, long long chunks,
 //                                        long long chunk_vecs, Out* out, unsigned char* scratch)
@@ -87,11 +89,14 @@ namespace seg = primer::segmented;
 // warp one or two vectors a lane, so warps in flight count; see segmented_reduce/rows.cuh), except
 // where that spills on sm_80 to sm_90: five for argmin/argmax of up to 4 bytes, int8 and float64
 // min/max and int64 sum, four for 8-byte argmin/argmax (8 bytes spilled at five on sm_80 and sm_89).
+// rows_half_warp for five, HALF_BLOCKS below (at six, sums of every type spilled 4-8 bytes on sm_80
+// to sm_90), except four where rows_warp asks for four and for int32 argmin/argmax (4 bytes spilled
+// at five on sm_80).
 #define PRIMER_SEGRED_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 2)
 #define PRIMER_SEGRED_SCALAR_BOUNDS __launch_bounds__(seg::Constants::BLOCK_THREADS, 3)
 #define PRIMER_SEGRED_CHUNK_BOUNDS __launch_bounds__(seg::Constants::CHUNK_BLOCK_THREADS, 4)
 
-#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR, SMALL_BLOCKS, WARP_BLOCKS)                                \
+#define PRIMER_SEGRED_ALL(OP, SUFFIX, T, A, OUT, OPERATOR, SMALL_BLOCKS, WARP_BLOCKS, HALF_BLOCKS)                   \
     using Rc_##OP##_##SUFFIX = seg::Recipe<T, A, OUT, OPERATOR>;                                                     \
     extern "C" __global__ void PRIMER_SEGRED_BOUNDS                                                                  \
     segreduce_rows_vector_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                  \
@@ -112,7 +117,13 @@ namespace seg = primer::segmented;
     extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, WARP_BLOCKS)                       \
     segreduce_rows_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,                    \
                                         OUT* __restrict__ out, unsigned char* __restrict__ scratch) {                \
-        seg::rows_warp<Rc_##OP##_##SUFFIX, seg::Constants::WARP_VECS_PER_LANE, seg::Constants::BLOCK_THREADS>(       \
+        seg::rows_warp<Rc_##OP##_##SUFFIX, 32, seg::Constants::WARP_VECS_PER_LANE, seg::Constants::BLOCK_THREADS>(   \
+            in, rows, cols, out, scratch);                                                                           \
+    }                                                                                                                \
+    extern "C" __global__ void __launch_bounds__(seg::Constants::BLOCK_THREADS, HALF_BLOCKS)                       \
+    segreduce_rows_half_warp_##OP##_##SUFFIX(const T* __restrict__ in, long long rows, long long cols,               \
+                                             OUT* __restrict__ out, unsigned char* __restrict__ scratch) {           \
+        seg::rows_warp<Rc_##OP##_##SUFFIX, 16, seg::Constants::WARP_VECS_PER_LANE, seg::Constants::BLOCK_THREADS>(   \
             in, rows, cols, out, scratch);                                                                           \
     }                                                                                                                \
     extern "C" __global__ void PRIMER_SEGRED_CHUNK_BOUNDS                                                            \
@@ -232,24 +243,25 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
                        gridDim.x - searchers);
 }
 
-// *_WARP: rows_warp's blocks per SM for min/max and for argmin/argmax (WARP_BLOCKS above).
-#define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T, MINMAX_WARP, ARG_WARP)                                       \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4, 6)                            \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4, MINMAX_WARP)                                  \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, 4, MINMAX_WARP)                                  \
-    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>, 4, 6)                                         \
-    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>, 4, 6)                                           \
-    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>, 4, 6)                                         \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, 3, ARG_WARP)             \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, 3, ARG_WARP)
+// *_WARP: rows_warp's blocks per SM for min/max and for argmin/argmax (WARP_BLOCKS above); ARG_HALF:
+// rows_half_warp's for argmin/argmax (HALF_BLOCKS).
+#define PRIMER_SEGRED_INTEGER_COMMON(SUFFIX, T, MINMAX_WARP, ARG_WARP, ARG_HALF)                             \
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, Wide, long long, primer::Prod<Wide>, 4, 6, 5)                         \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, 4, MINMAX_WARP, 5)                               \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, 4, MINMAX_WARP, 5)                               \
+    PRIMER_SEGRED_ALL(and, SUFFIX, T, T, T, primer::BitAnd<T>, 4, 6, 5)                                      \
+    PRIMER_SEGRED_ALL(or, SUFFIX, T, T, T, primer::BitOr<T>, 4, 6, 5)                                        \
+    PRIMER_SEGRED_ALL(xor, SUFFIX, T, T, T, primer::BitXor<T>, 4, 6, 5)                                      \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, 3, ARG_WARP, ARG_HALF)   \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, 3, ARG_WARP, ARG_HALF)
 
 #define PRIMER_SEGRED_FLOATING(SUFFIX, T, MINMAX_BLOCKS, ARG_BLOCKS, MINMAX_WARP, ARG_WARP)                  \
-    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>, 4, 6)                                  \
-    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>, 4, 6)                                \
-    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, MINMAX_BLOCKS, MINMAX_WARP)                      \
-    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, MINMAX_BLOCKS, MINMAX_WARP)                      \
-    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS, ARG_WARP)     \
-    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS, ARG_WARP)
+    PRIMER_SEGRED_ALL(sum, SUFFIX, T, double, T, primer::Sum<double>, 4, 6, 5)                               \
+    PRIMER_SEGRED_ALL(prod, SUFFIX, T, double, T, primer::Prod<double>, 4, 6, 5)                             \
+    PRIMER_SEGRED_ALL(min, SUFFIX, T, T, T, primer::Min<T>, MINMAX_BLOCKS, MINMAX_WARP, 5)                   \
+    PRIMER_SEGRED_ALL(max, SUFFIX, T, T, T, primer::Max<T>, MINMAX_BLOCKS, MINMAX_WARP, 5)                   \
+    PRIMER_SEGRED_ALL(argmin, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMin<T>, ARG_BLOCKS, ARG_WARP, ARG_WARP)  \
+    PRIMER_SEGRED_ALL(argmax, SUFFIX, T, KeyIndex<T>, long long, primer::ArgMax<T>, ARG_BLOCKS, ARG_WARP, ARG_WARP)
 
 /** The routed kernels of PRIMER_SEGRED_INTEGER_COMMON's recipes. */
 #define PRIMER_SEGRED_INTEGER_ROUTED(SUFFIX, T)                 \
@@ -274,18 +286,18 @@ segreduce_check_offsets(const long long* __restrict__ offsets, long long nseg, l
 // Merge paths for every recipe but int32 sum_exact (whose classic kernels won but on the power laws,
 // bench/results/2026-11-22-nvidia-h200-lab.md), and segments_short for those the check routes (all
 // of them but int64 SUM).
-PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4, 6)
+PRIMER_SEGRED_ALL(sum, i8, int8_t, Wide, long long, primer::Sum<Wide>, 4, 6, 5)
 PRIMER_SEGRED_ROUTED(sum, i8, int8_t, long long)
-PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t, 5, 5)
+PRIMER_SEGRED_INTEGER_COMMON(i8, int8_t, 5, 5, 5)
 PRIMER_SEGRED_INTEGER_ROUTED(i8, int8_t)
-PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4, 6)
+PRIMER_SEGRED_ALL(sum, i32, int32_t, Wide, long long, primer::Sum<Wide>, 4, 6, 5)
 PRIMER_SEGRED_ROUTED(sum, i32, int32_t, long long)
-PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2, 6)
-PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t, 6, 5)
+PRIMER_SEGRED_ALL(sum_exact, i32, int32_t, __int128, long long, primer::Sum<__int128>, 2, 6, 5)
+PRIMER_SEGRED_INTEGER_COMMON(i32, int32_t, 6, 5, 4)
 PRIMER_SEGRED_INTEGER_ROUTED(i32, int32_t)
-PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2, 5)
+PRIMER_SEGRED_ALL(sum, i64, long long, __int128, long long, primer::Sum<__int128>, 2, 5, 5)
 PRIMER_SEGRED_MERGE_PATH(sum, i64, long long, long long)  // not routed: no segments_short
-PRIMER_SEGRED_INTEGER_COMMON(i64, long long, 6, 4)
+PRIMER_SEGRED_INTEGER_COMMON(i64, long long, 6, 4, 4)
 PRIMER_SEGRED_INTEGER_ROUTED(i64, long long)
 PRIMER_SEGRED_FLOATING(f32, float, 4, 3, 6, 5)
 PRIMER_SEGRED_FLOATING_ROUTED(f32, float)

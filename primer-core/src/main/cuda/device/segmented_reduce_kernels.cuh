@@ -10,7 +10,8 @@
 //   rows_group   G lanes per row, G in {1, 2, 4, 8, 16, 32}, then a shuffle reduce within G lanes.
 //                G = 1 is thread-per-row; 64 float columns use G = 16, one float4 per lane.
 //                Vector loads when every row is 16-byte aligned, coalesced scalar loads otherwise.
-//   rows_warp    a warp per row (a few hundred to a few thousand columns).
+//   rows_warp    a warp per row (a few hundred to a few thousand columns), or a half-warp (rows of
+//                at most 1 KiB).
 //   rows_chunk   a block of 256 threads per (row, chunk): long rows. With one chunk per row it
 //                writes the result; with several (few rows, huge cols) it leaves partials in
 //                scratch and

@@ -135,24 +135,32 @@ __device__ __forceinline__ void rows_group(const typename Rc::T* __restrict__ in
 }
 
 /**
- * A warp per row, U vectors per lane in flight: rows of a few hundred to a few thousand elements.
- * Such a row gives a lane a few vectors, so the warps an SM holds matter more than U (see the top).
+ * A warp (LANES 32) or half-warp (16) per row, U vectors per lane in flight, grid-striding: rows of a
+ * few hundred to a few thousand elements. Such a row gives a lane a few vectors, so the warps an SM
+ * holds matter more than U (see the top). Half-warps serve rows of at most 1 KiB
+ * (SegmentedReducePolicy.rows): they reduce a warp's two rows together in four shuffle rounds, where
+ * a warp would take five for each row in turn.
  */
-template <class Rc, int U, int BLOCK>
+template <class Rc, int LANES, int U, int BLOCK>
 __device__ __forceinline__ void rows_warp(const typename Rc::T* __restrict__ in, long long rows, long long cols,
                                           typename Rc::Out* __restrict__ out, unsigned char* __restrict__ scratch) {
+    static_assert(LANES == 32 || LANES == 16, "a warp or a half-warp per row");
     using A = typename Rc::A;
     typename Rc::Op op;
-    const int lane = threadIdx.x & 31;
+    constexpr int ROWS_PER_WARP = 32 / LANES;
+    const int lane_in_group = threadIdx.x & (LANES - 1);
     const long long warps = (long long)gridDim.x * (BLOCK / 32);
-    for (long long row = (long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5); row < rows; row += warps) {
-        const typename Rc::T* base[1] = {in + row * cols};
-        const long long length[1] = {cols};
+    // The loop bound is the same for the whole warp: every lane reaches the shuffles.
+    for (long long first = ((long long)blockIdx.x * (BLOCK / 32) + (threadIdx.x >> 5)) * ROWS_PER_WARP; first < rows;
+         first += warps * ROWS_PER_WARP) {
+        const long long row = first + (threadIdx.x & 31) / LANES;
+        const typename Rc::T* base[1] = {in + (row < rows ? row : first) * cols};
+        const long long length[1] = {row < rows ? cols : 0};
         const long long index_offset[1] = {0};
         A acc[1] = {Rc::Op::identity()};
-        group_fold<32, U, 1, long long, Rc>(base, length, index_offset, lane, acc);
-        acc[0] = warp_reduce(acc[0], op);
-        if (lane == 0) out[row] = finish<Rc>(acc[0], row, overflow_flag(scratch));
+        group_fold<LANES, U, 1, long long, Rc>(base, length, index_offset, lane_in_group, acc);
+        acc[0] = warp_reduce_lanes<LANES>(acc[0], op);
+        if (lane_in_group == 0 && row < rows) out[row] = finish<Rc>(acc[0], row, overflow_flag(scratch));
     }
 }
 

@@ -221,7 +221,8 @@ public final class GpuSegmentedReduce {
             switch (plan.kernel()) {
                 case GROUP -> kernel(ctx, plan.vectorized() ? "rows_vector" : "rows_scalar", op, type).launch(plan.grid(),
                         block, 0, in, rows, cols, plan.log2Lanes(), out, scratch);
-                case WARP -> kernel(ctx, "rows_warp", op, type).launch(plan.grid(), block, 0, in, rows, cols, out, scratch);
+                case WARP -> kernel(ctx, plan.log2Lanes() == 4 ? "rows_half_warp" : "rows_warp", op, type).launch(plan.grid(),
+                        block, 0, in, rows, cols, out, scratch);
                 case CHUNK -> {
                     kernel(ctx, "rows_chunk", op, type).launch(plan.grid(), SegmentedReducePolicy.CHUNK_BLOCK_THREADS, 0,
                             in, rows, cols, plan.chunksPerRow(), plan.chunkVectors(), out, scratch);

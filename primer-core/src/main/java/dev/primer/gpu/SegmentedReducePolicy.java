@@ -18,7 +18,8 @@ import dev.primer.DType;
  *       vector of columns).</li>
  *   <li>{@link RowsKernel#WARP}: a warp per row, up to {@link #WARP_MAX_COLS} columns, while there are
  *       enough rows to fill the GPU with warps (a 512-thread block per 9000-column row spends more
- *       on its start and its barrier than on its 36 KB).</li>
+ *       on its start and its barrier than on its 36 KB); a half-warp per row (rows_half_warp,
+ *       log2Lanes 4) for rows of at most {@link #HALF_WARP_MAX_ROW_BYTES}.</li>
  *   <li>{@link RowsKernel#CHUNK}: a 256-thread block per (row, chunk) for long rows. With enough
  *       rows, one chunk per row and the block writes the result. With few rows (fewer than
  *       {@link #TARGET_BLOCKS_PER_SM} blocks per SM) each row is cut into equal chunks of at least
@@ -79,6 +80,13 @@ public final class SegmentedReducePolicy {
     /** Warp-per-row up to this many columns, given at least WARP_MIN_ROWS_PER_SM rows per SM. */
     static final long WARP_MAX_COLS = 32768;
     static final int WARP_MIN_ROWS_PER_SM = 32;
+    /**
+     * Rows of at most this many bytes take a half-warp each: a warp's two rows reduce together in
+     * four shuffle rounds, not five each. H200, 1 GiB in rows of 1 KiB (bench/lab/rows_warp_lab.cu,
+     * 2026-11-26-nvidia-h200-step95-ab.md): float64 0.310 -> 0.255 ms, float32 0.261 -> 0.251; at 2 KiB
+     * float32 was 2% slower, at 16 KiB 4%.
+     */
+    static final long HALF_WARP_MAX_ROW_BYTES = 1024;
     /**
      * Blocks per SM below which long rows are split into several chunks each (rows_chunk keeps four
      * 256-thread blocks per SM; 2048 rows of 262144 float32 run fastest unsplit).
@@ -203,8 +211,9 @@ public final class SegmentedReducePolicy {
     public enum RowsKernel { GROUP, WARP, CHUNK }
 
     /**
-     * A plan for batched rows. {@code log2Lanes} and {@code vectorized} apply to GROUP; {@code chunksPerRow}
-     * and {@code chunkVectors} to CHUNK (chunksPerRow &gt; 1 adds the combine launch).
+     * A plan for batched rows. {@code log2Lanes} applies to GROUP and WARP (5: a warp per row, 4: a
+     * half-warp), {@code vectorized} to GROUP; {@code chunksPerRow} and {@code chunkVectors} to CHUNK
+     * (chunksPerRow &gt; 1 adds the combine launch).
      */
     public record RowsPlan(RowsKernel kernel, int log2Lanes, boolean vectorized, long chunksPerRow,
                            long chunkVectors, long grid) {
@@ -227,7 +236,9 @@ public final class SegmentedReducePolicy {
                     Math.min((long) GROUP_BLOCKS_PER_SM * multiprocessors, ceilDiv(rows, rowsPerBlock)));
         }
         if (cols <= WARP_MAX_COLS && rows >= (long) WARP_MIN_ROWS_PER_SM * multiprocessors) {
-            return new RowsPlan(RowsKernel.WARP, 5, false, 1, 0, Math.min(MAX_GRID, ceilDiv(rows, WARPS_PER_BLOCK)));
+            int log2Lanes = cols * type.byteSize() <= HALF_WARP_MAX_ROW_BYTES ? 4 : 5;
+            return new RowsPlan(RowsKernel.WARP, log2Lanes, false, 1, 0,
+                    Math.min(MAX_GRID, ceilDiv(rows, (long) WARPS_PER_BLOCK << (5 - log2Lanes))));
         }
         long targetBlocks = (long) TARGET_BLOCKS_PER_SM * multiprocessors;
         long rowVectors = ceilDiv(cols, vec);

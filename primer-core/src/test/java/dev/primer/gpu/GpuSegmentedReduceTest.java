@@ -68,12 +68,16 @@ class GpuSegmentedReduceTest {
 
     /**
      * Shapes (rows, cols): group kernels (1..32 lanes, vector and scalar loads), warp, chunk, multi-chunk.
-     * int8 vectors hold 16 elements, so it takes the last two for thread-per-row vectors and a warp per row
-     * (4300 rows reach the warp-per-row kernel on up to 134 SMs: 32 rows per SM).
+     * int8 vectors hold 16 elements, so it takes the last two for thread-per-row vectors and a half-warp
+     * per row (4300 rows reach the warp-per-row kernels on up to 134 SMs: 32 rows per SM). Half-warps
+     * (rows of 513 bytes to 1 KiB, an odd number of them, so a warp's second half may have no row):
+     * 5001 x 256 and 9001 x 129 for 4-byte types, 5001 x 127 for 8-byte ones, 4300 x 999 for int8;
+     * the same shapes give the others a warp per row or groups.
      */
     private static final long[][] SHAPES = {
             {1, 1}, {3, 0}, {5, 31}, {7, 33}, {1000, 1}, {333, 7}, {17, 1025}, {4096, 64}, {100, 128},
-            {17000, 300}, {2, (1 << 20) + 3}, {64, 100003}, {999, 16}, {4300, 999}, {1001, 8}, {777, 32}};
+            {17000, 300}, {2, (1 << 20) + 3}, {64, 100003}, {999, 16}, {4300, 999}, {1001, 8}, {777, 32},
+            {5001, 256}, {9001, 129}, {5001, 127}};
 
     private CudaContext ctx;
 

@@ -65,7 +65,15 @@ class SegmentedReducePolicyTest {
             long manyRows = 32L * sms;
             SegmentedReducePolicy.RowsPlan warp = SegmentedReducePolicy.rows(type, aligned, manyRows, 32L * vec + 1, sms);
             assertEquals(SegmentedReducePolicy.RowsKernel.WARP, warp.kernel(), t + ": one column past the group's reach");
-            assertEquals(SegmentedReducePolicy.ceilDiv(manyRows, SegmentedReducePolicy.WARPS_PER_BLOCK), warp.grid(), t);
+            assertEquals(4, warp.log2Lanes(), t + ": 513 bytes or so, a half-warp per row");
+            assertEquals(SegmentedReducePolicy.ceilDiv(manyRows, 2 * SegmentedReducePolicy.WARPS_PER_BLOCK), warp.grid(),
+                    t + ": two rows a warp");
+            long halfWarpCols = SegmentedReducePolicy.HALF_WARP_MAX_ROW_BYTES / type.byteSize();
+            assertEquals(4, SegmentedReducePolicy.rows(type, aligned, manyRows, halfWarpCols, sms).log2Lanes(), t + ": 1 KiB rows");
+            SegmentedReducePolicy.RowsPlan whole = SegmentedReducePolicy.rows(type, aligned, manyRows, halfWarpCols + 1, sms);
+            assertEquals(SegmentedReducePolicy.RowsKernel.WARP, whole.kernel(), t);
+            assertEquals(5, whole.log2Lanes(), t + ": past 1 KiB, a warp per row");
+            assertEquals(SegmentedReducePolicy.ceilDiv(manyRows, SegmentedReducePolicy.WARPS_PER_BLOCK), whole.grid(), t);
             assertEquals(SegmentedReducePolicy.RowsKernel.WARP,
                     SegmentedReducePolicy.rows(type, aligned, manyRows, SegmentedReducePolicy.WARP_MAX_COLS, sms).kernel(), t);
             assertEquals(SegmentedReducePolicy.RowsKernel.CHUNK,
