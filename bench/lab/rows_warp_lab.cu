@@ -1,8 +1,8 @@
 // Middle rows lab: float32 or float64 row sums of 1 GiB matrices with rows of 1 to 64 KiB (256 to
 // 16384 float32 columns, 128 to 8192 float64: rows_warp's shapes), rows_warp (a warp per row) and
-// its half-warp form beside other vectors a lane and blocks per SM, a capped grid (warps take row after row),
-// several rows per warp in flight (R), groups of fewer lanes per row (G = 16 or 8, several vectors a
-// lane), and, for long rows, rows_chunk's block per row. Every output poisoned first and checked
+// its half-warp form beside other vectors a lane and blocks per SM, a capped grid (warps take row
+// after row), several rows per warp in flight (R), groups of fewer lanes per row (G = 16 or 8,
+// several vectors a lane), and, for long rows, rows_chunk's block per row. Every output poisoned first and checked
 // against a host float64 sum; rows that differ from production's bits are counted. Build with
 // -I primer-core/src/main/cuda (README.md here); argv[1] filters row names, argv[2] "f64" sums
 // float64 (default float32).
