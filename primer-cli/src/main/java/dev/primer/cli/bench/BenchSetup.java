@@ -1,7 +1,6 @@
 package dev.primer.cli.bench;
 
 import dev.primer.DType;
-
 import dev.primer.Primer;
 import dev.primer.cuda.CudaContext;
 
@@ -32,7 +31,7 @@ record BenchSetup(CudaContext ctx, Primer gpu, boolean quick, Path segmentsFile,
 
     long[] rowsNarrow() { return quick ? new long[] {262144, 64} : new long[] {4194304, 64}; }
 
-    /** Rows of 1 KiB (256 float32, 128 float64 or int64, 1024 int8 columns): a warp per row. */
+    /** Rows of 1 KiB (256 float32, 128 float64 or int64, 1024 int8 columns): rows_warp's range. */
     long[] rowsMiddle(DType type) { return new long[] {quick ? 65536 : 1048576, 1024 / type.byteSize()}; }
 
     long[] rowsMiddleLong() { return quick ? new long[] {4096, 4096} : new long[] {65536, 4096}; }

@@ -14,9 +14,9 @@ import java.util.Locale;
 /**
  * Row-wise SUM of a row-major matrix, in float32 shapes from each end of the dispatch and its
  * middle: few long rows (2048 × 262144: a block per row or more), many short rows (4194304 × 64:
- * several rows per warp), and rows of 256 and 4096 columns (a warp per row: 1048576 × 256, 65536 ×
- * 4096); float64 and int8 in rows of 1 KiB as the float32 1048576 × 256 (a warp per row); and int8
- * in the long-row shape. int8 sums into int64 (as torch.sum does), where the packed byte fold
+ * several rows per warp), and rows of 256 and 4096 columns (a half-warp and a warp per row:
+ * 1048576 × 256, 65536 × 4096); float64 and int8 in rows of 1 KiB as the float32 1048576 × 256 (a
+ * half-warp per row); and int8 in the long-row shape. int8 sums into int64 (as torch.sum does), where the packed byte fold
  * matters. Bytes = matrix + result.
  */
 final class RowsBench {
