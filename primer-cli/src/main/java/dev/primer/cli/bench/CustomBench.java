@@ -45,10 +45,10 @@ final class CustomBench {
                 Guard.run(s, GROUP, "custom_scan_ffill_f64", "float64", String.valueOf(s.n()), () -> scan(s, "custom_scan_ffill_f64", CustomOps.FFILL)),
                 Guard.run(s, GROUP, "custom_scan_affine_i8", "int8", String.valueOf(s.n()), () -> scan(s, "custom_scan_affine_i8", CustomOps.AFFINE4)),
                 Guard.run(s, GROUP, "custom_segscan_ffill_f64", "float64", String.valueOf(s.n()), () -> segmentedScan(s, "custom_segscan_ffill_f64")),
-                rows(s, "custom_rows_affine_i64", CustomOps.AFFINE32, s.n() / ROW, ROW),
-                rows(s, "custom_rows_affine_i64_short", CustomOps.AFFINE32, s.n() / SHORT_ROW, SHORT_ROW),
-                rows(s, "custom_rows_affine_i64_1Mx128", CustomOps.AFFINE32, s.rowsMiddle(DType.LONG)[0], s.rowsMiddle(DType.LONG)[1]),
-                rows(s, "custom_rows_fsum_f32_1Mx256", CustomOps.FSUM, s.rowsMiddle(DType.FLOAT)[0], s.rowsMiddle(DType.FLOAT)[1]),
+                rows(s, "custom_rows_affine_i64", CustomOps.AFFINE32, new long[] {s.n() / ROW, ROW}),
+                rows(s, "custom_rows_affine_i64_short", CustomOps.AFFINE32, new long[] {s.n() / SHORT_ROW, SHORT_ROW}),
+                rows(s, "custom_rows_affine_i64_1Mx128", CustomOps.AFFINE32, s.rowsMiddle(DType.LONG)),
+                rows(s, "custom_rows_fsum_f32_1Mx256", CustomOps.FSUM, s.rowsMiddle(DType.FLOAT)),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_powerlaw", "int64", "powerlaw",
                         () -> segments(s, "custom_segments_affine_i64_powerlaw", 0)),
                 Guard.run(s, GROUP, "custom_segments_affine_i64_uniform8", "int64", "uniform",
@@ -91,10 +91,11 @@ final class CustomBench {
     }
 
     /**
-     * {@code op} along each row of a rows x cols matrix; every row checked against the CPU backend
-     * (exactly, or for the float sum within the summation bound of its float64 sum).
+     * {@code op} along each row of a rows x cols matrix ({@code shape}); every row checked against the
+     * CPU backend (exactly, or for the float sum within the summation bound of its float64 sum).
      */
-    private static BenchRecord rows(BenchSetup s, String name, CustomOp op, long rows, long cols) {
+    private static BenchRecord rows(BenchSetup s, String name, CustomOp op, long[] shape) {
+        long rows = shape[0], cols = shape[1];
         return Guard.run(s, GROUP, name, op.type().toString(), rows + "x" + cols, () -> measureRows(s, name, op, rows, cols));
     }
 
@@ -125,19 +126,14 @@ final class CustomBench {
         return at < 0 ? "ok: every row the CPU's, exactly" : "FAILED: row " + at / op.type().byteSize() + " differs from the CPU's";
     }
 
-    /** Each float32 row sum against its float64 sum, within (cols - 1) u sum|x| of the row. */
+    /** Each float32 row sum against its float64 sum, within the summation bound of the row (FloatSum). */
     private static String checkFloatRows(MemorySegment host, MemorySegment got, long rows, long cols) {
         double worst = 0;
         for (long r = 0; r < rows; r++) {
-            double exact = 0, abs = 0;
-            for (long i = r * cols; i < (r + 1) * cols; i++) {
-                float v = host.getAtIndex(ValueLayout.JAVA_FLOAT, i);
-                exact += v;
-                abs += Math.abs(v);
-            }
-            double err = Math.abs(got.getAtIndex(ValueLayout.JAVA_FLOAT, r) - exact);
-            if (err > (cols - 1) * 0x1p-24 * abs) return "FAILED: row " + r + " off by " + err;
-            worst = Math.max(worst, err / Math.max(abs, 1e-30));
+            FloatSum row = FloatSum.of(host, r * cols, (r + 1) * cols);
+            double err = row.error(got.getAtIndex(ValueLayout.JAVA_FLOAT, r));
+            if (err > row.bound()) return "FAILED: row " + r + " off by " + err;
+            worst = Math.max(worst, err / Math.max(row.abs(), 1e-30));
         }
         return String.format(Locale.ROOT, "ok: every row within the bound (worst error %.1e of sum|x|)", worst);
     }
@@ -239,18 +235,29 @@ final class CustomBench {
         return x;
     }
 
-    /** A float32 sum against the float64 sum, within the float32 summation bound (n - 1) u sum|x|. */
+    /** A float32 sum against the float64 sum, within the float32 summation bound (FloatSum). */
     private static String checkFloatSum(float got, MemorySegment host, long n) {
-        double exact = 0, abs = 0;
-        for (long i = 0; i < n; i++) {
-            float v = host.getAtIndex(ValueLayout.JAVA_FLOAT, i);
-            exact += v;
-            abs += Math.abs(v);
+        FloatSum sum = FloatSum.of(host, 0, n);
+        double err = sum.error(got);
+        return String.format(Locale.ROOT, "%s: %.6g vs float64 %.6g, error %.2g (bound %.2g)", err <= sum.bound() ? "ok" : "FAILED",
+                got, sum.exact(), err, sum.bound());
+    }
+
+    /** The float64 sum and sum of magnitudes of float32 x[from, to); bound: (n - 1) u sum|x|, u = 2^-24. */
+    private record FloatSum(double exact, double abs, long n) {
+        static FloatSum of(MemorySegment x, long from, long to) {
+            double exact = 0, abs = 0;
+            for (long i = from; i < to; i++) {
+                float v = x.getAtIndex(ValueLayout.JAVA_FLOAT, i);
+                exact += v;
+                abs += Math.abs(v);
+            }
+            return new FloatSum(exact, abs, to - from);
         }
-        double bound = (n - 1) * 0x1p-24 * abs;
-        double err = Math.abs(got - exact);
-        return String.format(Locale.ROOT, "%s: %.6g vs float64 %.6g, error %.2g (bound %.2g)", err <= bound ? "ok" : "FAILED",
-                got, exact, err, bound);
+
+        double bound() { return (n - 1) * 0x1p-24 * abs; }
+
+        double error(float got) { return Math.abs(got - exact); }
     }
 
     /**
