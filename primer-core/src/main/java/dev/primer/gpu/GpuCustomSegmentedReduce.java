@@ -16,7 +16,7 @@ import java.util.Objects;
  * ({@code device/segmented_reduce/one_launch.cuh}); for segments all short the lane-per-segment
  * kernel of {@code device/segmented_reduce/segments.cuh}, and for short aligned rows the
  * lane-group-per-row kernel of {@code device/segmented_reduce/rows.cuh}, both in index order: one
- * source, twelve entry points, compiled once and cached as {@link GpuCustomReduce#compile} says.
+ * source, thirteen entry points, compiled once and cached as {@link GpuCustomReduce#compile} says.
  * Each row or segment is folded in index order with an association fixed by the shape, the offsets
  * and the input address, so the operator need be associative only, and float results are the same
  * bits every run. An empty row or segment gives the identity.
@@ -44,6 +44,7 @@ public final class GpuCustomSegmentedReduce {
     static final String ROWS_SMALL = "primer_custom_rows_small";
     static final String ROWS_COMBINE = "primer_custom_rows_combine";
     static final String ROWS_WARP = "primer_custom_rows_warp";
+    static final String ROWS_HALF_WARP = "primer_custom_rows_half_warp";
     static final String ROWS_BLOCK = "primer_custom_rows_block";
     static final String MERGE_PATH = "primer_custom_merge_path";
     static final String MERGE_PATH_FIXUP = "primer_custom_merge_path_fixup";
@@ -55,7 +56,7 @@ public final class GpuCustomSegmentedReduce {
      */
     static final int MIN_BLOCKS = 3;
 
-    /** The CUDA source of the twelve entry points for {@code op}. */
+    /** The CUDA source of the thirteen entry points for {@code op}. */
     static String source(CustomOp op) {
         return GpuCustomReduce.RTC_PRELUDE + """
                 #include "device/ordered_segmented_reduce_kernels.cuh"
@@ -70,6 +71,7 @@ public final class GpuCustomSegmentedReduce {
                 constexpr int BLOCK = seg::Constants::BLOCK_THREADS;
                 #define PRIMER_CUSTOM_BOUNDS __launch_bounds__(BLOCK, %8$d)
                 #define PRIMER_SHORT_BOUNDS __launch_bounds__(BLOCK, seg::segments_short_blocks(sizeof(T)))
+                #define PRIMER_HALF_WARP_BOUNDS __launch_bounds__(BLOCK, seg::OrderedConstants::half_warp_blocks(sizeof(T)))
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %2$s(const T* __restrict__ in, const long long* __restrict__ offsets, long long nseg, long long in_length,
                      T* __restrict__ out, unsigned char* __restrict__ scratch) {
@@ -107,6 +109,10 @@ public final class GpuCustomSegmentedReduce {
                 %7$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out) {
                     seg::ordered_rows_warp<T, UserOp, BLOCK>(in, rows, cols, out);
                 }
+                extern "C" __global__ void PRIMER_HALF_WARP_BOUNDS
+                %15$s(const T* __restrict__ in, long long rows, long long cols, T* __restrict__ out) {
+                    seg::ordered_rows_half_warp<T, UserOp, BLOCK>(in, rows, cols, out);
+                }
                 extern "C" __global__ void PRIMER_CUSTOM_BOUNDS
                 %9$s(const T* __restrict__ in, long long cols, T* __restrict__ out) {
                     seg::ordered_rows_block<T, UserOp, BLOCK>(in, cols, out);
@@ -132,16 +138,16 @@ public final class GpuCustomSegmentedReduce {
                 }
                 """.formatted(GpuCustomReduce.cudaType(op.type()), SEGMENTS_SMALL, ROWS_SMALL, SEGMENTS_LONG,
                 SEGMENTS_COMBINE, ROWS_COMBINE, ROWS_WARP, MIN_BLOCKS, ROWS_BLOCK, MERGE_PATH, MERGE_PATH_FIXUP,
-                ONE_LAUNCH, SEGMENTS_SHORT, ROWS_GROUP);
+                ONE_LAUNCH, SEGMENTS_SHORT, ROWS_GROUP, ROWS_HALF_WARP);
     }
 
-    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other eleven. */
+    /** The kernel {@code entry} for {@code op}, compiled once (NVRTC) with the other twelve. */
     static CudaKernel kernel(CudaContext ctx, CustomOp op, String entry) {
         return module(ctx, op).kernel(entry);
     }
 
     /**
-     * The twelve entry points' module for {@code op} (compiled once): a call takes it once and its
+     * The thirteen entry points' module for {@code op} (compiled once): a call takes it once and its
      * kernels from it, as building and looking up the source costs a few microseconds each time.
      */
     private static CudaModule module(CudaContext ctx, CustomOp op) {
@@ -203,7 +209,9 @@ public final class GpuCustomSegmentedReduce {
      *       (the built-in policy's vectorized GROUP plan);</li>
      *   <li>a lane per row up to {@link SegmentedReducePolicy#SHORT_SEGMENT} columns (the small kernel);</li>
      *   <li>a warp per row up to C ({@link SegmentedReducePolicy#longChunkLength}) columns, or up to
-     *       {@link SegmentedReducePolicy#WARP_MAX_COLS} while there are enough rows to fill the GPU with warps;</li>
+     *       {@link SegmentedReducePolicy#WARP_MAX_COLS} while there are enough rows to fill the GPU with warps;
+     *       a half-warp per row for rows of at most {@link SegmentedReducePolicy#HALF_WARP_MAX_ROW_BYTES}
+     *       (two rows reduce together, four shuffle rounds for both);</li>
      *   <li>a block per row while there are enough rows to fill it with blocks (one launch of {@code rows} blocks);</li>
      *   <li>otherwise (few, very long rows) every row queued as long segments are, the pieces combined in order.</li>
      * </ul>
@@ -227,9 +235,10 @@ public final class GpuCustomSegmentedReduce {
         boolean shortRows = cols <= SegmentedReducePolicy.SHORT_SEGMENT;
         if (!shortRows && (cols <= SegmentedReducePolicy.longChunkLength(n) || cols <= SegmentedReducePolicy.WARP_MAX_COLS
                 && rows >= SegmentedReducePolicy.WARP_MIN_ROWS_PER_SM * sms)) {
+            boolean half = cols * type.byteSize() <= SegmentedReducePolicy.HALF_WARP_MAX_ROW_BYTES;
             long grid = Math.min(SegmentedReducePolicy.MAX_GRID, SegmentedReducePolicy.ceilDiv(rows,
-                    SegmentedReducePolicy.WARPS_PER_BLOCK));
-            module(ctx, op).kernel(ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
+                    (long) SegmentedReducePolicy.WARPS_PER_BLOCK << (half ? 1 : 0)));
+            module(ctx, op).kernel(half ? ROWS_HALF_WARP : ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
             return;
         }
         if (!shortRows && rows >= SegmentedReducePolicy.TARGET_BLOCKS_PER_SM * sms && rows <= SegmentedReducePolicy.MAX_GRID) {

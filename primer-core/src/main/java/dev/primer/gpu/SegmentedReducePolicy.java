@@ -86,7 +86,7 @@ public final class SegmentedReducePolicy {
      * 2026-11-26-nvidia-h200-step95-ab.md): float64 0.310 -> 0.255 ms, float32 0.261 -> 0.251; at 2 KiB
      * float32 was 2% slower, at 16 KiB 4%.
      */
-    static final long HALF_WARP_MAX_ROW_BYTES = 1024;
+    public static final long HALF_WARP_MAX_ROW_BYTES = 1024;
     /**
      * Blocks per SM below which long rows are split into several chunks each (rows_chunk keeps four
      * 256-thread blocks per SM; 2048 rows of 262144 float32 run fastest unsplit).

@@ -34,7 +34,8 @@ class GpuCustomSegmentedReduceTest {
             GpuCustomSegmentedReduce.SEGMENTS_COMBINE, GpuCustomSegmentedReduce.ROWS_SMALL,
             GpuCustomSegmentedReduce.ROWS_COMBINE, GpuCustomSegmentedReduce.ROWS_WARP, GpuCustomSegmentedReduce.ROWS_BLOCK,
             GpuCustomSegmentedReduce.MERGE_PATH, GpuCustomSegmentedReduce.MERGE_PATH_FIXUP, GpuCustomSegmentedReduce.ONE_LAUNCH,
-            GpuCustomSegmentedReduce.SEGMENTS_SHORT, GpuCustomSegmentedReduce.ROWS_GROUP};
+            GpuCustomSegmentedReduce.SEGMENTS_SHORT, GpuCustomSegmentedReduce.ROWS_GROUP,
+            GpuCustomSegmentedReduce.ROWS_HALF_WARP};
 
     @Test
     void theSourceInstantiatesTheOrderedKernels() {
@@ -62,7 +63,7 @@ class GpuCustomSegmentedReduceTest {
         NvccCheck.assertCompiles(ops, GpuCustomSegmentedReduce::source, ENTRIES);
     }
 
-    /** One source, twelve entry points: each is its own kernel, in any order of asking (one compile). */
+    /** One source, thirteen entry points: each is its own kernel, in any order of asking (one compile). */
     @Test
     void theEntriesOfOneSourceAreDistinctKernels() {
         CudaContext ctx = CustomGpu.context();
@@ -224,6 +225,25 @@ class GpuCustomSegmentedReduceTest {
                 CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.FIRST_NONZERO}) {
             int vector = 16 / op.type().byteSize();
             for (int vectors : new int[] {0, 1, 3, 8, 32}) checkRows(ctx, op, 4099, (long) vectors * vector, 0);
+        }
+    }
+
+    /**
+     * Rows of more than 32 elements and at most 1 KiB (a half-warp per row, two rows a warp): 33
+     * columns, just over half of 1 KiB, the 1 KiB edge and one element either side (a warp per row);
+     * 5001 rows, so the last warp's second half has none; aligned and misaligned, where the rows of
+     * a warp differ in head and tail. Non-commutative operators of every size: a lane, a head or a
+     * tail combined out of order shows.
+     */
+    @Test
+    void rowsOfAtMostOneKibFoldInOrderByHalfWarps() {
+        CudaContext ctx = CustomGpu.context();
+        for (CustomOp op : new CustomOp[] {CustomScanOps.AFFINE32, CustomScanOps.FFILL, CustomScanOps.AFFINE16,
+                CustomScanOps.ABS_MAX, CustomScanOps.AFFINE4, CustomScanOps.FIRST_NONZERO, CustomScanOps.BYTE_SUM}) {
+            long edge = 1024 / op.type().byteSize();
+            for (long cols : new long[] {33, edge / 2 + 1, edge - 1, edge, edge + 1}) {
+                for (int shift : new int[] {0, 1, op.type().byteSize() == 1 ? 7 : 3}) checkRows(ctx, op, 5001, cols, shift);
+            }
         }
     }
 

@@ -10,6 +10,7 @@ import dev.primer.cpu.CpuCustomScan;
 import dev.primer.cpu.CpuCustomSegmentedScan;
 import dev.primer.gpu.GpuCustomScan;
 import dev.primer.gpu.GpuCustomSegmentedReduce;
+import dev.primer.gpu.SegmentedReducePolicy;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -55,7 +56,7 @@ final class CustomBench {
                         () -> segments(s, "custom_segments_affine_i64_uniform8", 8)));
     }
 
-    /** Columns of the rows rows: long ones (a warp per row), and short ones (a lane per row). */
+    /** Columns of the rows rows: long ones (a warp per row), and short ones (a group of lanes per row). */
     private static final long ROW = 4096, SHORT_ROW = 16;
 
     /** Forward fill restarting at head flags, inclusive; every element checked against the CPU backend's scan. */
@@ -114,6 +115,7 @@ final class CustomBench {
             String check = op == CustomOps.FSUM ? checkFloatRows(host, got, rows, cols) : checkRowsExactly(op, host, got, rows, cols);
             return BenchRecord.measured(GROUP, name, op.type().toString(), rows + "x" + cols, n, (double) bytes + rows * size, t,
                     !check.startsWith("FAILED"), check + "; each row folded in order (" + (cols <= 32 ? "a group of lanes per row, in lane order"
+                            : bytes / rows <= SegmentedReducePolicy.HALF_WARP_MAX_ROW_BYTES ? "a half-warp per row"
                             : cols < ROW ? "a warp per row" : "a warp per row at full size on an H200, a block per row at --quick")
                             + ": GpuCustomSegmentedReduce.reduceRows); one buffer");
         }
