@@ -278,6 +278,7 @@
 #include "scan/tile_io.cuh"
 #include "scan/byte_sums.cuh"
 #include "scan/byte_extremes.cuh"
+#include "scan/byte_bitwise.cuh"
 #include "scan/segmented_sums.cuh"
 
 namespace primer {
@@ -342,6 +343,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr bool BYTE_SUMS = ByteSums<Op, InT>::value;
     // BYTE EXTREMES (int8 min and max, sm_90; scan/byte_extremes.cuh): a whole chunk's total by pair extremes.
     constexpr bool BYTE_EXTREMES = ByteExtremes<Op, InT>::value;
+    // BYTE BITWISE (int8 AND, OR, XOR; scan/byte_bitwise.cuh): whole chunks four bytes a word.
+    constexpr bool BYTE_BITWISE = ByteBitwise<Op, InT>::value;
     constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
@@ -570,6 +573,9 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     else return (Acc)scan_detail::byte_extreme_from<MAX>(w, 0);
                 }
             }
+            if constexpr (BYTE_BITWISE && !SEGMENTED) {  // a whole chunk four bytes a word
+                if (valid == WHOLE) return (Acc)scan_detail::byte_bitwise_total<Op>(scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS));
+            }
             InT x[VEC];
             scan_detail::read_chunk<VEC>(s.stage + thread_offset + r * ROW_ITEMS, x);
             auto fold = [&](bool check) -> Acc {
@@ -587,7 +593,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 }
                 return total;
             };
-            if constexpr (BYTE_EXTREMES) return fold(true);  // a chunk at an end of [0, n)
+            if constexpr (BYTE_EXTREMES || (BYTE_BITWISE && !SEGMENTED)) return fold(true);  // a chunk at an end of [0, n)
             else return valid == WHOLE ? fold(false) : fold(true);
         } else {
             Acc a[VEC];
@@ -628,6 +634,32 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             else fold(true);
             store.put(piece, o);
         }
+    };
+    // A folded chunk's outputs from its prefix: BYTE WORDS (int8 min and max on sm_90, AND, OR, XOR)
+    // take a whole chunk four bytes a word where no chunk of the warp's row holds a head; the others
+    // fold. Every lane of the warp calls (segmented: a vote).
+    auto chunk_outputs = [&](int r, Acc chunk_prefix) {
+        if constexpr (BYTE_EXTREMES || BYTE_BITWISE) {
+            bool by_words = interior || scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n) == WHOLE;
+            V running;
+            if constexpr (SEGMENTED) {
+                by_words = __all_sync(0xffffffffu, row_heads(r) == 0u) && by_words;
+                running = chunk_prefix.value;
+            } else {
+                running = chunk_prefix;
+            }
+            if (by_words) {
+                const uint4 w = scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS);
+                uint4 words;
+                if constexpr (BYTE_EXTREMES) words = scan_detail::byte_chunk_extremes<ByteExtremes<Op, InT>::MAX>(w, (int)running, inclusive);
+                else words = scan_detail::byte_chunk_bitwise<Op>(w, (int)running, inclusive);
+                OutT o[VEC];
+                __builtin_memcpy(o, &words, 16);
+                scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
+                return;
+            }
+        }
+        fold_chunk_outputs(r, chunk_prefix);
     };
 
     // NAN FAST PATH (plain REDUCE_FIRST scans under Java's float32 min and max, NaNFreeForm). A warp
@@ -1073,7 +1105,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                             fold_chunk_outputs(r, chunk_prefix);
                         }
                     } else {
-                        fold_chunk_outputs(r, chunk_prefix);
+                        chunk_outputs(r, chunk_prefix);
                     }
                 } else {
                     Acc a[VEC];
@@ -1122,7 +1154,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             if constexpr (FOLD) {
-                fold_chunk_outputs(r, prefix[r]);
+                chunk_outputs(r, prefix[r]);
             } else {
                 Acc a[VEC];
                 int skip;

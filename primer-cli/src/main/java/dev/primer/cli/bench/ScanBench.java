@@ -22,7 +22,8 @@ import java.util.Locale;
  * (int8 aside) is checked as the segmented rows' are, one segment; beyond that, and for the widening
  * and int8 rows, every 2^16-th position and the last 10 against a host prefix (exact for integers,
  * float64 for float32 and float64). cumprod_f64, cumprod_i64 and cumxor_i64 are inclusive PROD and XOR
- * scans beside the 8-byte sums. Their factors keep every product exact (doubles of +-1, odd longs);
+ * scans beside the 8-byte sums, cumxor_i8 an XOR scan beside the int8 ones. Their factors keep every
+ * product exact (doubles of +-1, odd longs);
  * the baselines multiply their usual random data, whose products underflow or wrap to zero (a
  * multiply costs the same whatever it yields). Checked exactly, every element up to 2^24 and the
  * sample beyond; no library has a cumulative xor. segscan_* are inclusive SUM scans segmented by head flags (about
@@ -78,6 +79,7 @@ final class ScanBench {
                 scan(s, "cummax_f64", Op.MAX, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummax_i64", Op.MAX, DType.LONG, DType.LONG),
                 scan(s, "cummax_i8", Op.MAX, DType.BYTE, DType.BYTE),
+                scan(s, "cumxor_i8", Op.XOR, DType.BYTE, DType.BYTE),
                 scan(s, "cummin_f64", Op.MIN, DType.DOUBLE, DType.DOUBLE),
                 scan(s, "cummin_i64", Op.MIN, DType.LONG, DType.LONG),
                 ArgScanBench.argmax(s, "argmax_scan_f32", DType.FLOAT),
@@ -400,11 +402,12 @@ final class ScanBench {
 
     /**
      * Walks the host prefix once, comparing the sampled positions (every position if {@code every}).
-     * SUM of any type; PROD of doubles (+-1, so exact) and longs; XOR of longs.
+     * SUM of any type; PROD of doubles (+-1, so exact) and longs; XOR of longs and bytes.
      */
     static String check(MemorySegment in, Op op, DType inType, MemorySegment out, DType outType, long n, boolean every) {
         boolean sum = op == Op.SUM;
-        if (!sum && !(inType == outType && (inType == DType.LONG || op == Op.PROD && inType == DType.DOUBLE))) {
+        if (!sum && !(inType == outType && (inType == DType.LONG || op == Op.PROD && inType == DType.DOUBLE
+                || op == Op.XOR && inType == DType.BYTE))) {
             throw new IllegalArgumentException("no host reference for " + op + " of " + inType);
         }
         long sampled = 0, wrong = 0, firstWrong = -1;
@@ -420,7 +423,10 @@ final class ScanBench {
                     long x = in.getAtIndex(ValueLayout.JAVA_LONG, i);
                     exact = sum ? exact + x : op == Op.PROD ? exact * x : exact ^ x;
                 }
-                case BYTE -> exact += in.get(ValueLayout.JAVA_BYTE, i);
+                case BYTE -> {
+                    byte x = in.get(ValueLayout.JAVA_BYTE, i);
+                    exact = sum ? exact + x : exact ^ x;
+                }
             }
             if (!every && (i & 0xFFFF) != 0 && i < n - 10) continue;
             sampled++;

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The scan rows' host check (cumprod_*, cumxor_i64, the sampled sums): it accepts the CPU backend's
+ * The scan rows' host check (cumprod_*, cumxor_*, the sampled sums): it accepts the CPU backend's
  * scans of the bench's data, and fails on one wrong output, wherever the check looks at every one.
  */
 class ScanBenchCheckTest {
@@ -25,7 +25,8 @@ class ScanBenchCheckTest {
 
     @Test
     void productAndXorRowsAcceptTheCpuScanAndRejectOneWrongOutput() {
-        Object[][] rows = {{Op.PROD, DType.DOUBLE}, {Op.PROD, DType.LONG}, {Op.XOR, DType.LONG}, {Op.SUM, DType.LONG}};
+        Object[][] rows = {{Op.PROD, DType.DOUBLE}, {Op.PROD, DType.LONG}, {Op.XOR, DType.LONG}, {Op.XOR, DType.BYTE},
+                {Op.SUM, DType.LONG}};
         try (Primer primer = Primer.open(BackendKind.CPU); Arena arena = Arena.ofShared()) {
             for (long n : SIZES) {
                 for (Object[] row : rows) {
@@ -39,7 +40,8 @@ class ScanBenchCheckTest {
                     assertTrue(verdict.endsWith("ok"), what + ": " + verdict);
                     assertTrue(verdict.startsWith(n + " positions (every one)"), what + ": " + verdict);
                     long wrong = n / 2;
-                    out.setAtIndex(ValueLayout.JAVA_LONG, wrong, out.getAtIndex(ValueLayout.JAVA_LONG, wrong) ^ 4);
+                    if (type == DType.BYTE) out.set(ValueLayout.JAVA_BYTE, wrong, (byte) (out.get(ValueLayout.JAVA_BYTE, wrong) ^ 4));
+                    else out.setAtIndex(ValueLayout.JAVA_LONG, wrong, out.getAtIndex(ValueLayout.JAVA_LONG, wrong) ^ 4);
                     assertEquals("FAILED: 1 of " + n + " positions (every one) exact wrong, first at " + wrong,
                             ScanBench.check(in, op, type, out, type, n, true), what);
                 }
@@ -84,6 +86,7 @@ class ScanBenchCheckTest {
             MemorySegment s = arena.allocate(64);
             assertThrows(IllegalArgumentException.class, () -> ScanBench.check(s, Op.XOR, DType.INT, s, DType.INT, 4, true));
             assertThrows(IllegalArgumentException.class, () -> ScanBench.check(s, Op.PROD, DType.FLOAT, s, DType.FLOAT, 4, true));
+            assertThrows(IllegalArgumentException.class, () -> ScanBench.check(s, Op.AND, DType.BYTE, s, DType.BYTE, 4, true));
         }
     }
 
