@@ -166,6 +166,20 @@
 // (bench/results/2026-11-26-nvidia-h200-step89-ab.md): max by flags 0.290-0.294 -> 0.272-0.274 (the
 // kernel 292.6 -> 266.7 us; the fold at 6 blocks alone 0.280-0.282, pair extremes at 5 0.286), by
 // offsets 0.286-0.289 -> 0.258-0.259, plain cummax 0.183-0.191 -> 0.175-0.179.
+// Tried (step 96), not kept: the outputs by pair extremes too, nine instructions a word (ext(E, O)
+// with the carry, the carry and o1 moved into one pair, two more extremes), where no chunk of the
+// warp's row held a head. Plain cummax 0.174-0.176 -> 0.173-0.176 ms (ncu 167.7 -> 165.9 us,
+// 96.2 M -> 87.5 M warp instructions); segmented max by flags 0.274-0.280 -> 0.278-0.281, a head in
+// about 8 0.272-0.280 -> 0.282, by offsets 0.257-0.259 -> 0.267-0.274
+// (bench/results/2026-11-26-nvidia-h200-step96-ab.md).
+//
+// BYTE BITWISE (plain int8 AND, OR and XOR; scan/byte_bitwise.cuh, step 96). A whole chunk's total
+// is its four words combined, then the halves, then the bytes (five operations); its outputs are
+// each word combined with itself moved up one byte and then two (the identity's byte moved in), and
+// with the running value in every byte: six or seven instructions a word, where the fold took about
+// four an item. 2^28 int8 XOR, ms: 0.175-0.181 -> 0.157-0.158 (ncu 167.7 -> 149.8 us, 100.8 M ->
+// 67.4 M warp instructions; bench/results/2026-11-26-nvidia-h200-step96-ab.md). Segmented ones keep
+// the fold: the segmented min and max above lost time to the row's vote and the third form.
 //
 // SEGMENTED SCANS run the same machinery on pairs (value, head): (a, ha) op (b, hb) =
 // (hb ? b : a op b, ha | hb), associative, not commutative (the combinations keep operand order).
@@ -256,8 +270,9 @@
 // segment_heads.cuh (where segments start: none or flags, their bits in registers or shared
 // memory), offset_heads.cuh (by offsets: the tile starts and the offsets check), tile_io.cuh
 // (staging, the L2 prefetch, sector-filling stores), byte_sums.cuh (int8 sums by dp4a),
-// byte_extremes.cuh (int8 min and max chunk totals by pair extremes), segmented_sums.cuh (segmented
-// integer sums by plain warp scans). This file: the tile's work, device_scan.
+// byte_extremes.cuh (int8 min and max chunk totals by pair extremes), byte_bitwise.cuh (int8 AND,
+// OR and XOR four bytes a word), segmented_sums.cuh (segmented integer sums by plain warp scans).
+// This file: the tile's work, device_scan.
 //
 // These headers are self-contained (ops.cuh, warp/, block/, scan/ only; no host code, no standard headers),
 // so NVRTC can instantiate device_scan<...> for a user-defined operator (GpuCustomScan.java: any
@@ -343,8 +358,8 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
     constexpr bool BYTE_SUMS = ByteSums<Op, InT>::value;
     // BYTE EXTREMES (int8 min and max, sm_90; scan/byte_extremes.cuh): a whole chunk's total by pair extremes.
     constexpr bool BYTE_EXTREMES = ByteExtremes<Op, InT>::value;
-    // BYTE BITWISE (int8 AND, OR, XOR; scan/byte_bitwise.cuh): whole chunks four bytes a word.
-    constexpr bool BYTE_BITWISE = ByteBitwise<Op, InT>::value;
+    // BYTE BITWISE (plain int8 AND, OR, XOR; scan/byte_bitwise.cuh): whole chunks four bytes a word.
+    constexpr bool BYTE_BITWISE = ByteBitwise<Op, InT>::value && !SEGMENTED;
     constexpr bool SLICED = BYTE_SUMS && sizeof(OutT) == 8;
     constexpr TileScan HOW = BYTE_SUMS ? TileScan::REDUCE_FIRST : TileScanFor<ScanOp, Acc, VEC>::value;
     // A segmented tile publishes an aggregate holding a head as its P (look_back): its A is never
@@ -573,7 +588,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                     else return (Acc)scan_detail::byte_extreme_from<MAX>(w, 0);
                 }
             }
-            if constexpr (BYTE_BITWISE && !SEGMENTED) {  // a whole chunk four bytes a word
+            if constexpr (BYTE_BITWISE) {  // a whole chunk four bytes a word
                 if (valid == WHOLE) return (Acc)scan_detail::byte_bitwise_total<Op>(scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS));
             }
             InT x[VEC];
@@ -593,7 +608,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
                 }
                 return total;
             };
-            if constexpr (BYTE_EXTREMES || (BYTE_BITWISE && !SEGMENTED)) return fold(true);  // a chunk at an end of [0, n)
+            if constexpr (BYTE_EXTREMES || BYTE_BITWISE) return fold(true);  // a chunk at an end of [0, n)
             else return valid == WHOLE ? fold(false) : fold(true);
         } else {
             Acc a[VEC];
@@ -635,24 +650,13 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
             store.put(piece, o);
         }
     };
-    // A folded chunk's outputs from its prefix: BYTE WORDS (int8 min and max on sm_90, AND, OR, XOR)
-    // take a whole chunk four bytes a word where no chunk of the warp's row holds a head; the others
-    // fold. Every lane of the warp calls (segmented: a vote).
+    // A folded chunk's outputs from its prefix: plain int8 AND, OR and XOR take a whole chunk four
+    // bytes a word (BYTE BITWISE); the others fold.
     auto chunk_outputs = [&](int r, Acc chunk_prefix) {
-        if constexpr (BYTE_EXTREMES || BYTE_BITWISE) {
-            bool by_words = interior || scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n) == WHOLE;
-            V running;
-            if constexpr (SEGMENTED) {
-                by_words = __all_sync(0xffffffffu, row_heads(r) == 0u) && by_words;
-                running = chunk_prefix.value;
-            } else {
-                running = chunk_prefix;
-            }
-            if (by_words) {
-                const uint4 w = scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS);
-                uint4 words;
-                if constexpr (BYTE_EXTREMES) words = scan_detail::byte_chunk_extremes<ByteExtremes<Op, InT>::MAX>(w, (int)running, inclusive);
-                else words = scan_detail::byte_chunk_bitwise<Op>(w, (int)running, inclusive);
+        if constexpr (BYTE_BITWISE) {
+            if (interior || scan_detail::valid_mask<VEC>(first + r * ROW_ITEMS, n) == WHOLE) {
+                const uint4 words = scan_detail::byte_chunk_bitwise<Op>(
+                    scan_detail::read_byte_chunk(s.stage + thread_offset + r * ROW_ITEMS), (int)chunk_prefix, inclusive);
                 OutT o[VEC];
                 __builtin_memcpy(o, &words, 16);
                 scan_detail::store_row<VEC>(out, first + r * ROW_ITEMS, n, o, stores_whole());
@@ -1154,7 +1158,7 @@ __device__ __forceinline__ void device_scan(const InT* in, OutT* out, long long 
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             if constexpr (FOLD) {
-                chunk_outputs(r, prefix[r]);
+                fold_chunk_outputs(r, prefix[r]);
             } else {
                 Acc a[VEC];
                 int skip;

@@ -1,6 +1,6 @@
-// int8 AND, OR and XOR (BYTE BITWISE in ../scan_kernels.cuh): a whole chunk four bytes a word. The
-// operators work on each bit alone, so one 32-bit operation combines four bytes, and a sign-extended
-// byte's combinations are the sign extensions of the bytes' combinations.
+// int8 AND, OR and XOR (BYTE BITWISE in ../scan_kernels.cuh: plain scans): a whole chunk four bytes
+// a word. The operators work on each bit alone, so one 32-bit operation combines four bytes, and a
+// sign-extended byte's combinations are the sign extensions of the bytes' combinations.
 #pragma once
 #include "../../ops.cuh"
 #include "byte_sums.cuh"

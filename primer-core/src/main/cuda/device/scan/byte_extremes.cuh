@@ -1,5 +1,4 @@
-// int8 min and max (BYTE EXTREMES in ../scan_kernels.cuh): a chunk's total two bytes an instruction,
-// and where no head interrupts them its outputs too.
+// int8 min and max (BYTE EXTREMES in ../scan_kernels.cuh): a chunk's total two bytes an instruction.
 //
 // sm_90 has min and max on pairs of 16-bit lanes (PTX .s16x2, one VIMNMX); sm_80 and sm_89 have no
 // such instruction and keep the fold of sixteen items. A chunk's 16 bytes become eight pairs of
@@ -48,33 +47,6 @@ __device__ __forceinline__ int byte_extreme_from(const uint4& w, int from) {
     }
     const unsigned last = pair_extreme<MAX>(pair_extreme<MAX>(pairs[0], pairs[1]), pair_extreme<MAX>(pairs[2], pairs[3]));
     return integer_extreme<MAX>((int)(short)(last & 0xffffu), (int)last >> 16);
-}
-
-/**
- * A chunk's 16 outputs under max (MAX) or min from `prefix` (what precedes the chunk: a byte,
- * sign-extended, or the operator's identity), four bytes a word in two 16-bit lanes: with E = (b0, b2)
- * and O = (b1, b3) sign-extended and c the running value in both lanes, X = ext(ext(E, O), c) =
- * (o1, ext(c, b2, b3)); S = (c, o1) from X's low lane; then ext(X, S) = (o1, o3) and ext(E, S) =
- * (o0, o2), and o3 carries on. Inclusive outputs interleave the low bytes of (o0, o2) and (o1, o3),
- * exclusive ones those of S and (o0, o2). Nine instructions a word against four an item folded.
- */
-template <bool MAX>
-__device__ __forceinline__ uint4 byte_chunk_extremes(const uint4& w, int prefix, int inclusive) {
-    unsigned words[4] = {w.x, w.y, w.z, w.w};
-    // The identity becomes the neutral byte (never an output: a scan's outputs come from data and init).
-    unsigned carry = prmt((unsigned)min(max(prefix, -128), 127), 0u, 0x1010u);
-#pragma unroll
-    for (int k = 0; k < 4; ++k) {
-        const unsigned even = prmt(words[k], 0u, 0xA280u);  // (b0, b2)
-        const unsigned odd = prmt(words[k], 0u, 0xB391u);   // (b1, b3)
-        const unsigned x = pair_extreme<MAX>(pair_extreme<MAX>(even, odd), carry);
-        const unsigned shifted = prmt(x, carry, 0x1054u);  // (c, o1)
-        const unsigned odd_out = pair_extreme<MAX>(x, shifted);
-        const unsigned even_out = pair_extreme<MAX>(even, shifted);
-        carry = prmt(odd_out, 0u, 0x3232u);
-        words[k] = inclusive ? prmt(even_out, odd_out, 0x6240u) : prmt(shifted, even_out, 0x6240u);
-    }
-    return make_uint4(words[0], words[1], words[2], words[3]);
 }
 
 /**
