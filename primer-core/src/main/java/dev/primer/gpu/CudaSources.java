@@ -26,7 +26,7 @@ final class CudaSources {
             "device/ordered_reduce_kernels.cuh", "device/scan_kernels.cuh", "device/scan/policy.cuh",
             "device/scan/float_keys.cuh", "device/scan/integer_extremes.cuh", "device/scan/operator_traits.cuh", "device/scan/tile_status.cuh", "device/scan/lookback.cuh",
             "device/scan/segment_heads.cuh", "device/scan/offset_heads.cuh", "device/scan/tile_io.cuh", "device/scan/byte_sums.cuh",
-            "device/scan/byte_extremes.cuh", "device/scan/segmented_sums.cuh",
+            "device/scan/byte_extremes.cuh", "device/scan/byte_bitwise.cuh", "device/scan/segmented_sums.cuh",
             "device/segmented_reduce_kernels.cuh", "device/segmented_reduce/policy.cuh",
             "device/segmented_reduce/recipe.cuh", "device/segmented_reduce/vector_fold.cuh",
             "device/segmented_reduce/group_fold.cuh", "device/segmented_reduce/scratch.cuh",
