@@ -235,10 +235,9 @@ public final class GpuCustomSegmentedReduce {
         boolean shortRows = cols <= SegmentedReducePolicy.SHORT_SEGMENT;
         if (!shortRows && (cols <= SegmentedReducePolicy.longChunkLength(n) || cols <= SegmentedReducePolicy.WARP_MAX_COLS
                 && rows >= SegmentedReducePolicy.WARP_MIN_ROWS_PER_SM * sms)) {
-            boolean half = cols * type.byteSize() <= SegmentedReducePolicy.HALF_WARP_MAX_ROW_BYTES;
-            long grid = Math.min(SegmentedReducePolicy.MAX_GRID, SegmentedReducePolicy.ceilDiv(rows,
-                    (long) SegmentedReducePolicy.WARPS_PER_BLOCK << (half ? 1 : 0)));
-            module(ctx, op).kernel(half ? ROWS_HALF_WARP : ROWS_WARP).launch(grid, block, 0, in, rows, cols, out);
+            int log2Lanes = SegmentedReducePolicy.warpLog2Lanes(type, cols);
+            module(ctx, op).kernel(log2Lanes == 4 ? ROWS_HALF_WARP : ROWS_WARP)
+                    .launch(SegmentedReducePolicy.warpGrid(rows, log2Lanes), block, 0, in, rows, cols, out);
             return;
         }
         if (!shortRows && rows >= SegmentedReducePolicy.TARGET_BLOCKS_PER_SM * sms && rows <= SegmentedReducePolicy.MAX_GRID) {

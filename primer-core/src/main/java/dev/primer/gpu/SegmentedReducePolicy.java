@@ -236,9 +236,8 @@ public final class SegmentedReducePolicy {
                     Math.min((long) GROUP_BLOCKS_PER_SM * multiprocessors, ceilDiv(rows, rowsPerBlock)));
         }
         if (cols <= WARP_MAX_COLS && rows >= (long) WARP_MIN_ROWS_PER_SM * multiprocessors) {
-            int log2Lanes = cols * type.byteSize() <= HALF_WARP_MAX_ROW_BYTES ? 4 : 5;
-            return new RowsPlan(RowsKernel.WARP, log2Lanes, false, 1, 0,
-                    Math.min(MAX_GRID, ceilDiv(rows, (long) WARPS_PER_BLOCK << (5 - log2Lanes))));
+            int log2Lanes = warpLog2Lanes(type, cols);
+            return new RowsPlan(RowsKernel.WARP, log2Lanes, false, 1, 0, warpGrid(rows, log2Lanes));
         }
         long targetBlocks = (long) TARGET_BLOCKS_PER_SM * multiprocessors;
         long rowVectors = ceilDiv(cols, vec);
@@ -250,6 +249,16 @@ public final class SegmentedReducePolicy {
         chunks = ceilDiv(rowVectors, chunkVectors);
         return new RowsPlan(RowsKernel.CHUNK, 0, false, chunks, chunkVectors,
                 Math.min(MAX_GRID, rows * chunks));
+    }
+
+    /** Lanes per row (log2) of a warp-per-row launch: 4, a half-warp, for rows of at most HALF_WARP_MAX_ROW_BYTES; else 5. */
+    static int warpLog2Lanes(DType type, long cols) {
+        return cols * type.byteSize() <= HALF_WARP_MAX_ROW_BYTES ? 4 : 5;
+    }
+
+    /** Blocks of a warp-per-row launch of 2^log2Lanes lanes a row: a row per group, at most MAX_GRID (they grid-stride). */
+    static long warpGrid(long rows, int log2Lanes) {
+        return Math.min(MAX_GRID, ceilDiv(rows, (long) WARPS_PER_BLOCK << (5 - log2Lanes)));
     }
 
     /** Scratch bytes a rows plan needs (the header, plus a slot per chunk when chunks combine). */
